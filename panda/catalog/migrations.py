@@ -1,0 +1,111 @@
+"""Catalog schema as named migrations, applied in order and recorded in `_migrations`.
+
+Like llm's migrations.py: each migration is a function with a stable name; `pending()` lists what
+would run without running it. Never edit a migration that has shipped; add a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import duckdb
+
+EMBEDDING_DIM = 384
+
+Migration = Callable[[duckdb.DuckDBPyConnection], None]
+
+
+def m001_documents(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(f"""
+        CREATE TABLE documents (
+            id VARCHAR PRIMARY KEY, kind VARCHAR NOT NULL, title VARCHAR, primary_topic VARCHAR,
+            keywords VARCHAR[], intent VARCHAR, content_types VARCHAR[], scope VARCHAR,
+            quality DOUBLE, importance DOUBLE, owner_user VARCHAR, session_id VARCHAR, turn_number INTEGER,
+            usage_count INTEGER DEFAULT 0, reference_count INTEGER DEFAULT 0,
+            validation_count INTEGER DEFAULT 0, validation_success INTEGER DEFAULT 0,
+            created_at TIMESTAMPTZ, modified_at TIMESTAMPTZ, expires_at TIMESTAMPTZ,
+            valid_at TIMESTAMPTZ, invalid_at TIMESTAMPTZ,
+            links VARCHAR[], source_urls VARCHAR[], doc_path VARCHAR,
+            search_text VARCHAR, doc_length INTEGER, embedding FLOAT[{EMBEDDING_DIM}]
+        )""")
+    con.execute("CREATE INDEX idx_documents_owner ON documents(owner_user)")
+    con.execute("CREATE INDEX idx_documents_path ON documents(doc_path)")
+    con.execute("CREATE TABLE postings (term VARCHAR NOT NULL, doc_id VARCHAR NOT NULL, tf INTEGER NOT NULL)")
+    con.execute("CREATE INDEX idx_postings_term ON postings(term)")
+
+
+def m002_turn_index(con: duckdb.DuckDBPyConnection) -> None:
+    # Seed 000's canonical turn_index plus archival, revision and input-tracking columns.
+    con.execute("""
+        CREATE TABLE turn_index (
+            id VARCHAR PRIMARY KEY, user_id VARCHAR NOT NULL, turn_number INTEGER NOT NULL,
+            session_id VARCHAR, topic VARCHAR, intent VARCHAR, validation_outcome VARCHAR,
+            strategy_summary VARCHAR, quality_score DOUBLE,
+            user_feedback_status VARCHAR DEFAULT 'neutral', rejection_detected_in VARCHAR,
+            created_at TIMESTAMPTZ, keywords VARCHAR, doc_path VARCHAR,
+            archived BOOLEAN DEFAULT FALSE, summary_json VARCHAR, revision_count INTEGER DEFAULT 0,
+            input_key VARCHAR UNIQUE, source_file VARCHAR, source_line INTEGER
+        )""")
+    for column in ("session_id", "topic", "validation_outcome", "created_at", "user_feedback_status"):
+        con.execute(f"CREATE INDEX idx_turn_{column} ON turn_index({column})")
+
+
+def m003_observability(con: duckdb.DuckDBPyConnection) -> None:
+    # Seed 004's observability tables, adapted: ids are text, users are Panda user ids.
+    con.execute("""
+        CREATE TABLE llm_calls (
+            id VARCHAR PRIMARY KEY, user_id VARCHAR, session_id VARCHAR, turn_id VARCHAR,
+            phase VARCHAR NOT NULL, role VARCHAR, model VARCHAR NOT NULL, prompt_version VARCHAR,
+            prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms DOUBLE, batch_size INTEGER,
+            started_at TIMESTAMPTZ, status VARCHAR, error_message VARCHAR
+        )""")
+    con.execute("""
+        CREATE TABLE retrieval_operations (
+            id VARCHAR PRIMARY KEY, user_id VARCHAR, session_id VARCHAR, turn_id VARCHAR,
+            query VARCHAR, retrieval_type VARCHAR, candidates INTEGER, results INTEGER,
+            result_ids VARCHAR[], retrieval_ms DOUBLE, context_tokens INTEGER, created_at TIMESTAMPTZ
+        )""")
+    con.execute("""
+        CREATE TABLE system_events (
+            id VARCHAR PRIMARY KEY, event_type VARCHAR NOT NULL, entity_type VARCHAR, entity_id VARCHAR,
+            data VARCHAR, created_at TIMESTAMPTZ
+        )""")
+    con.execute("CREATE INDEX idx_llm_calls_phase ON llm_calls(phase)")
+    con.execute("CREATE INDEX idx_events_type ON system_events(event_type)")
+
+
+MIGRATIONS: list[tuple[str, Migration]] = [
+    ("m001_documents", m001_documents),
+    ("m002_turn_index", m002_turn_index),
+    ("m003_observability", m003_observability),
+]
+
+
+def applied(con: duckdb.DuckDBPyConnection) -> set[str]:
+    con.execute("CREATE TABLE IF NOT EXISTS _migrations (name VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ)")
+    return {row[0] for row in con.execute("SELECT name FROM _migrations").fetchall()}
+
+
+def pending(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Names of migrations not yet applied (read-only apart from creating the bookkeeping table)."""
+    done = applied(con)
+    return [name for name, _ in MIGRATIONS if name not in done]
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Apply pending migrations in order, each in its own transaction. Returns their names."""
+    done = applied(con)
+    ran = []
+    for name, fn in MIGRATIONS:
+        if name in done:
+            continue
+        con.execute("BEGIN")
+        try:
+            fn(con)
+            con.execute("INSERT INTO _migrations VALUES (?, now())", [name])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        ran.append(name)
+    return ran

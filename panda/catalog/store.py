@@ -1,0 +1,302 @@
+"""The DuckDB catalog: the only code in Panda that writes SQL.
+
+`Catalog` opens (or creates) catalog/panda.duckdb, applies migrations, and offers typed methods for
+documents (with BM25 postings and 384-d embeddings), the turn index, and the observability tables.
+The catalog is derived from the vault: `panda reindex` can drop and rebuild it. Left out: scoring
+(memory/scoring.py) and reading markdown (documents/).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from panda.catalog.migrations import EMBEDDING_DIM, migrate, pending
+from panda.documents.model import Document, utc
+from panda.memory.text import term_frequencies
+
+DOC_COLUMNS = (
+    "id", "kind", "title", "primary_topic", "keywords", "intent", "content_types", "scope", "quality",
+    "importance", "owner_user", "session_id", "turn_number", "usage_count", "reference_count",
+    "validation_count", "validation_success", "created_at", "modified_at", "expires_at", "valid_at",
+    "invalid_at", "links", "source_urls", "doc_path",
+)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Which documents a search may see. `user_id` sees its own documents plus global ones."""
+
+    user_id: str | None = None
+    session_id: str | None = None
+    scope: str | None = None
+    content_types: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    topic_prefix: str | None = None
+    min_quality: float = 0.0
+    include_expired: bool = False
+    include_invalid: bool = False
+    now: datetime | None = None
+
+    def where(self) -> tuple[str, list[Any]]:
+        clauses, params = ["TRUE"], []
+        if self.user_id is not None:
+            clauses.append("(d.owner_user = ? OR d.scope = 'global')")
+            params.append(self.user_id)
+        if self.session_id is not None:
+            clauses.append("d.session_id = ?")
+            params.append(self.session_id)
+        if self.scope is not None:
+            clauses.append("d.scope = ?")
+            params.append(self.scope)
+        if self.content_types:
+            clauses.append("len(list_intersect(d.content_types, ?)) > 0")
+            params.append(list(self.content_types))
+        if self.kinds:
+            clauses.append("list_contains(?, d.kind)")
+            params.append(list(self.kinds))
+        if self.topic_prefix:
+            clauses.append("(d.primary_topic = ? OR starts_with(d.primary_topic, ?) OR starts_with(?, d.primary_topic || '.'))")
+            params += [self.topic_prefix, self.topic_prefix + ".", self.topic_prefix]
+        if self.min_quality > 0:
+            clauses.append("d.quality >= ?")
+            params.append(self.min_quality)
+        now = self.now or datetime.now(UTC)
+        if not self.include_expired:
+            clauses.append("(d.expires_at IS NULL OR d.expires_at > ?)")
+            params.append(now)
+        if not self.include_invalid:
+            clauses.append("(d.invalid_at IS NULL OR d.invalid_at > ?)")
+            params.append(now)
+        return " AND ".join(clauses), params
+
+
+class Catalog:
+    def __init__(self, path: Path | str | None = None, read_only: bool = False) -> None:
+        """Open the catalog at `path` (None: an in-memory database, for tests)."""
+        target = ":memory:"
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            target = str(path)
+        self.path = path
+        self.con = duckdb.connect(target, read_only=read_only)
+        self.con.execute("SET TimeZone = 'UTC'")
+        if not read_only:
+            migrate(self.con)
+
+    def pending_migrations(self) -> list[str]:
+        return pending(self.con)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def transaction(self) -> _Transaction:
+        return _Transaction(self.con)
+
+    # ---- documents -----------------------------------------------------------------------------
+    def upsert_document(self, doc: Document, embedding: Sequence[float] | np.ndarray | None) -> None:
+        self.upsert_documents([doc], None if embedding is None else [embedding])
+
+    def upsert_documents(self, docs: Sequence[Document], embeddings: Sequence[Any] | None) -> None:
+        if not docs:
+            return
+        ids = [d.id for d in docs]
+        self.con.execute("DELETE FROM postings WHERE list_contains(?, doc_id)", [ids])
+        self.con.execute("DELETE FROM documents WHERE list_contains(?, id)", [ids])
+        rows, postings = [], []
+        for i, doc in enumerate(docs):
+            data = doc.model_dump(include=set(DOC_COLUMNS))
+            text = doc.search_text()
+            tf = term_frequencies(text)
+            vector = None
+            if embeddings is not None and embeddings[i] is not None:
+                vector = [float(x) for x in embeddings[i]]
+                if len(vector) != EMBEDDING_DIM:
+                    raise ValueError(f"document {doc.id}: embedding has {len(vector)} dims, expected {EMBEDDING_DIM}")
+            rows.append([data[c] for c in DOC_COLUMNS] + [text, sum(tf.values()), vector])
+            postings += [(term, doc.id, count) for term, count in tf.items()]
+        placeholders = ", ".join("?" for _ in range(len(DOC_COLUMNS) + 3))
+        columns = ", ".join(DOC_COLUMNS) + ", search_text, doc_length, embedding"
+        self.con.executemany(f"INSERT INTO documents ({columns}) VALUES ({placeholders})", rows)
+        if postings:
+            self.con.executemany("INSERT INTO postings VALUES (?, ?, ?)", postings)
+
+    def bulk_load(self, table: Any, postings: Any) -> None:
+        """Append pre-built Arrow/pandas tables (benchmarks and reindex of large homes)."""
+        self.con.register("_bulk_docs", table)
+        self.con.execute("INSERT INTO documents SELECT * FROM _bulk_docs")
+        self.con.unregister("_bulk_docs")
+        self.con.register("_bulk_postings", postings)
+        self.con.execute("INSERT INTO postings SELECT * FROM _bulk_postings")
+        self.con.unregister("_bulk_postings")
+
+    def delete_document(self, doc_id: str) -> None:
+        self.con.execute("DELETE FROM postings WHERE doc_id = ?", [doc_id])
+        self.con.execute("DELETE FROM documents WHERE id = ?", [doc_id])
+
+    def get_document(self, doc_id: str) -> dict[str, Any] | None:
+        rows = self._dicts(f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE id = ?", [doc_id])
+        return rows[0] if rows else None
+
+    def find_by_path(self, doc_path: str) -> dict[str, Any] | None:
+        rows = self._dicts(f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE doc_path = ? LIMIT 1", [doc_path])
+        return rows[0] if rows else None
+
+    def count_documents(self) -> int:
+        return int(self.con.execute("SELECT count(*) FROM documents").fetchone()[0])  # type: ignore[index]
+
+    def bm25_candidates(self, terms: list[str], filters: SearchFilters, limit: int,
+                        k1: float = 1.2, b: float = 0.75) -> list[tuple[str, float]]:
+        """Okapi BM25 over the postings table, restricted by `filters`."""
+        if not terms:
+            return []
+        where, params = filters.where()
+        sql = f"""
+            WITH stats AS (SELECT count(*)::DOUBLE AS n, coalesce(avg(doc_length), 1)::DOUBLE AS avgdl FROM documents),
+            q AS (SELECT unnest(?::VARCHAR[]) AS term),
+            df AS (SELECT p.term, count(*)::DOUBLE AS df FROM postings p JOIN q USING (term) GROUP BY p.term),
+            hits AS (
+                SELECT p.doc_id, sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
+                       * (p.tf * (? + 1)) / (p.tf + ? * (1 - ? + ? * d.doc_length / s.avgdl))) AS score
+                FROM postings p JOIN df USING (term) JOIN documents d ON d.id = p.doc_id, stats s
+                WHERE {where}
+                GROUP BY p.doc_id)
+            SELECT doc_id, score FROM hits ORDER BY score DESC, doc_id LIMIT ?"""
+        rows = self.con.execute(sql, [sorted(set(terms)), k1, k1, b, b, *params, limit]).fetchall()
+        return [(r[0], float(r[1])) for r in rows]
+
+    def vector_candidates(self, vector: Sequence[float], filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
+        where, params = filters.where()
+        sql = f"""SELECT d.id, array_cosine_similarity(d.embedding, ?::FLOAT[{EMBEDDING_DIM}]) AS sim
+                  FROM documents d WHERE d.embedding IS NOT NULL AND {where}
+                  ORDER BY sim DESC, d.id LIMIT ?"""
+        rows = self.con.execute(sql, [[float(x) for x in vector], *params, limit]).fetchall()
+        return [(r[0], float(r[1])) for r in rows]
+
+    def candidate_rows(self, ids: list[str], vector: Sequence[float] | None) -> list[dict[str, Any]]:
+        """Metadata, text head and cosine similarity for the candidate ids."""
+        if not ids:
+            return []
+        sim = (f"array_cosine_similarity(embedding, ?::FLOAT[{EMBEDDING_DIM}])" if vector is not None else "0.0")
+        params: list[Any] = [[float(x) for x in vector]] if vector is not None else []
+        sql = (f"SELECT {', '.join(DOC_COLUMNS)}, search_text, coalesce({sim}, 0.0) AS cosine "
+               "FROM documents WHERE list_contains(?, id)")
+        return self._dicts(sql, [*params, ids])
+
+    def increment_counters(self, ids: Iterable[str], column: str, by: int = 1) -> None:
+        if column not in ("reference_count", "usage_count", "validation_count", "validation_success"):
+            raise ValueError(f"not a counter column: {column}")
+        id_list = list(ids)
+        if id_list:
+            self.con.execute(f"UPDATE documents SET {column} = {column} + ? WHERE list_contains(?, id)", [by, id_list])
+
+    def documents_of_user(self, user_id: str) -> list[dict[str, Any]]:
+        return self._dicts(f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE owner_user = ?", [user_id])
+
+    # ---- turn index ----------------------------------------------------------------------------
+    def upsert_turn(self, row: dict[str, Any]) -> None:
+        columns = list(row)
+        self.con.execute("DELETE FROM turn_index WHERE id = ?", [row["id"]])
+        self.con.execute(
+            f"INSERT INTO turn_index ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
+            [row[c] for c in columns],
+        )
+
+    def turn_by_input_key(self, input_key: str) -> dict[str, Any] | None:
+        rows = self._dicts("SELECT * FROM turn_index WHERE input_key = ?", [input_key])
+        return rows[0] if rows else None
+
+    def finished_input_keys(self, keys: list[str]) -> set[str]:
+        if not keys:
+            return set()
+        rows = self.con.execute("SELECT input_key FROM turn_index WHERE list_contains(?, input_key)", [keys]).fetchall()
+        return {r[0] for r in rows}
+
+    def max_turn_number(self, user_id: str) -> int:
+        row = self.con.execute("SELECT max(turn_number) FROM turn_index WHERE user_id = ?", [user_id]).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def turns(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        if user_id is None:
+            return self._dicts("SELECT * FROM turn_index ORDER BY user_id, turn_number")
+        return self._dicts("SELECT * FROM turn_index WHERE user_id = ? ORDER BY turn_number", [user_id])
+
+    def outcome_counts(self) -> dict[str, int]:
+        rows = self.con.execute("SELECT validation_outcome, count(*) FROM turn_index GROUP BY 1 ORDER BY 1").fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    # ---- observability -------------------------------------------------------------------------
+    def record_llm_calls(self, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        columns = ("id", "user_id", "session_id", "turn_id", "phase", "role", "model", "prompt_version",
+                   "prompt_tokens", "completion_tokens", "latency_ms", "batch_size", "started_at", "status",
+                   "error_message")
+        values = [[r.get(c) if c != "id" else r.get("id") or _uid() for c in columns] for r in rows]
+        self.con.executemany(
+            f"INSERT INTO llm_calls ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})", values)
+
+    def record_retrieval(self, *, user_id: str | None, session_id: str | None, turn_id: str | None, query: str,
+                         retrieval_type: str, candidates: int, result_ids: list[str], retrieval_ms: float,
+                         context_tokens: int, created_at: datetime | None = None) -> None:
+        self.con.execute(
+            "INSERT INTO retrieval_operations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [_uid(), user_id, session_id, turn_id, query, retrieval_type, candidates, len(result_ids),
+             result_ids, retrieval_ms, context_tokens, created_at or datetime.now(UTC)],
+        )
+
+    def record_event(self, event_type: str, entity_type: str | None = None, entity_id: str | None = None,
+                     data: dict[str, Any] | None = None, created_at: datetime | None = None) -> None:
+        self.con.execute(
+            "INSERT INTO system_events VALUES (?, ?, ?, ?, ?, ?)",
+            [_uid(), event_type, entity_type, entity_id, json.dumps(data or {}, default=str),
+             created_at or datetime.now(UTC)],
+        )
+
+    def table_count(self, table: str) -> int:
+        if table not in ("documents", "postings", "turn_index", "llm_calls", "retrieval_operations", "system_events"):
+            raise ValueError(f"unknown table {table}")
+        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])  # type: ignore[index]
+
+    def llm_usage_by_phase(self) -> list[dict[str, Any]]:
+        return self._dicts("""SELECT phase, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens,
+                              sum(completion_tokens) AS completion_tokens, avg(latency_ms) AS avg_latency_ms,
+                              sum(CASE WHEN status = 'ok' THEN 0 ELSE 1 END) AS failures
+                              FROM llm_calls GROUP BY phase ORDER BY phase""")
+
+    # ---- helpers -------------------------------------------------------------------------------
+    def _dicts(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+        cursor = self.con.execute(sql, params or [])
+        names = [d[0] for d in cursor.description]
+        out = []
+        for row in cursor.fetchall():
+            record = dict(zip(names, row, strict=True))
+            for key, value in record.items():
+                if isinstance(value, datetime):
+                    record[key] = utc(value)
+            out.append(record)
+        return out
+
+
+def _uid() -> str:
+    return uuid.uuid4().hex
+
+
+class _Transaction:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+
+    def __enter__(self) -> duckdb.DuckDBPyConnection:
+        self.con.execute("BEGIN TRANSACTION")
+        return self.con
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        self.con.execute("ROLLBACK" if exc_type else "COMMIT")

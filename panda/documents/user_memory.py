@@ -1,0 +1,111 @@
+"""users/{id}/preferences.md and facts.md: seed 000's list formats, with frontmatter.
+
+Each entry is one list line in the seed's format, followed by an HTML comment carrying its id and
+metadata (hidden in Obsidian's reading view), so the catalog can be rebuilt from these files alone:
+
+    - **budget:** under $1500 <!-- id=pref_1a2b confidence=0.8 source=turn_000003 learned_at=2025-01-02T10:00:00Z -->
+    - User lives in California <!-- id=fact_9f8e confidence=0.7 source=turn_000001 learned_at=... -->
+
+Left out: deciding what is a preference or fact (the save phase) and contradiction handling.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import frontmatter
+
+from panda.documents.model import iso, new_id, parse_time
+
+_ENTRY = re.compile(r"^- (?:\*\*(?P<key>[^*]+):\*\* )?(?P<value>.*?)(?: <!-- (?P<meta>.*?) -->)?\s*$")
+_FOOTER = "*Updated automatically by turn saver*"
+
+
+@dataclass
+class MemoryEntry:
+    value: str
+    key: str | None = None
+    id: str = field(default_factory=lambda: new_id("mem"))
+    confidence: float = 0.8
+    source: str = ""
+    learned_at: datetime | None = None
+    invalid_at: datetime | None = None
+    reference_count: int = 0
+    usage_count: int = 0
+
+    def render(self) -> str:
+        meta = [f"id={self.id}", f"confidence={self.confidence:.2f}"]
+        if self.source:
+            meta.append(f"source={self.source}")
+        if self.learned_at:
+            meta.append(f"learned_at={iso(self.learned_at)}")
+        if self.invalid_at:
+            meta.append(f"invalid_at={iso(self.invalid_at)}")
+        if self.reference_count:
+            meta.append(f"refs={self.reference_count}")
+        if self.usage_count:
+            meta.append(f"uses={self.usage_count}")
+        value = " ".join(self.value.split())
+        head = f"- **{self.key}:** {value}" if self.key else f"- {value}"
+        return f"{head} <!-- {' '.join(meta)} -->"
+
+    @classmethod
+    def parse(cls, line: str) -> MemoryEntry | None:
+        match = _ENTRY.match(line.strip())
+        if not match or not line.strip().startswith("- "):
+            return None
+        meta = dict(part.split("=", 1) for part in (match.group("meta") or "").split() if "=" in part)
+        entry = cls(value=match.group("value").strip(), key=(match.group("key") or None))
+        if "id" in meta:
+            entry.id = meta["id"]
+        entry.confidence = float(meta.get("confidence", entry.confidence))
+        entry.source = meta.get("source", "")
+        entry.learned_at = parse_time(meta.get("learned_at"))
+        entry.invalid_at = parse_time(meta.get("invalid_at"))
+        entry.reference_count = int(meta.get("refs", 0))
+        entry.usage_count = int(meta.get("uses", 0))
+        return entry
+
+
+@dataclass
+class MemoryFile:
+    """A preferences.md or facts.md file."""
+
+    kind: str  # "preference" | "fact"
+    user_id: str
+    entries: list[MemoryEntry] = field(default_factory=list)
+    modified: datetime | None = None
+
+    @property
+    def heading(self) -> tuple[str, str]:
+        return ("User Preferences", "General") if self.kind == "preference" else ("User Facts", "Remembered Facts")
+
+    def add(self, entry: MemoryEntry) -> bool:
+        """Add unless an entry with the same key/value already exists. Returns True if added."""
+        norm = " ".join(entry.value.lower().split())
+        for existing in self.entries:
+            if existing.key == entry.key and " ".join(existing.value.lower().split()) == norm:
+                return False
+        self.entries.append(entry)
+        return True
+
+    def render(self) -> str:
+        title, section = self.heading
+        lines = [f"# {title}", "", f"## {section}", ""]
+        lines += [entry.render() for entry in self.entries]
+        lines += ["", "---", "", _FOOTER]
+        meta = {"artifact_type": self.kind, "user_id": self.user_id, "modified": iso(self.modified),
+                "entry_count": len(self.entries)}
+        return frontmatter.dumps(frontmatter.Post("\n".join(lines), **meta), sort_keys=False) + "\n"
+
+    @classmethod
+    def parse(cls, text: str, kind: str, user_id: str) -> MemoryFile:
+        post = frontmatter.loads(text)
+        memory = cls(kind=kind, user_id=user_id, modified=parse_time(post.metadata.get("modified")))
+        for line in post.content.splitlines():
+            entry = MemoryEntry.parse(line)
+            if entry is not None:
+                memory.entries.append(entry)
+        return memory

@@ -1,0 +1,176 @@
+"""The vault on disk: reading and writing documents, turn folders and user memory files.
+
+Everything Panda knows is here as markdown/JSON; the catalog is rebuilt from `iter_documents()` and
+`iter_turn_records()`. Counters (usage, references, validation) are written back to the files so a
+rebuilt catalog ranks exactly like the old one. All writes are atomic; all paths go through
+`VaultLayout`, so nothing lands outside the home. Left out: SQL (catalog/) and deciding what to save
+(pipeline/).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+
+from panda.documents.atomic import atomic_write_json, atomic_write_text
+from panda.documents.context_md import ContextDocument
+from panda.documents.model import Document
+from panda.documents.paths import VaultLayout, slugify, validate_name
+from panda.documents.user_memory import MemoryEntry, MemoryFile
+
+COMPLETE_MARKER = "metadata.json"  # written last: a turn folder without it is incomplete
+COUNTERS = ("usage_count", "reference_count", "validation_count", "validation_success")
+
+
+class Vault:
+    def __init__(self, home: Path) -> None:
+        self.layout = VaultLayout(home)
+        self.home = home
+        self.layout.ensure_skeleton()
+
+    # ---- generic documents ---------------------------------------------------------------------
+    def path_for(self, doc: Document) -> Path:
+        """Where a free-standing document lives (memories, facts, notes)."""
+        if doc.scope == "global" or doc.owner_user is None:
+            return self.layout.global_memory_dir / f"{slugify(doc.title or doc.primary_topic, 40)}_{validate_name(doc.id)}.md"
+        return self.layout.memory_dir(doc.owner_user) / f"{validate_name(doc.id)}.md"
+
+    def write_document(self, doc: Document, path: Path | None = None) -> Document:
+        target = self.layout.inside(path or self.path_for(doc))
+        doc.doc_path = self.layout.relative(target)
+        atomic_write_text(target, doc.to_markdown())
+        return doc
+
+    def read_document(self, doc_path: str) -> Document:
+        path = self.layout.resolve_relative(doc_path.split("#", 1)[0])
+        return Document.from_markdown(path.read_text(encoding="utf-8"), doc_path=doc_path)
+
+    def read_text(self, doc_path: str) -> str:
+        return self.layout.resolve_relative(doc_path.split("#", 1)[0]).read_text(encoding="utf-8")
+
+    def update_counters(self, doc_path: str, deltas: dict[str, int]) -> None:
+        """Add `deltas` to counters stored in a file's frontmatter (or in a memory-file entry)."""
+        deltas = {k: v for k, v in deltas.items() if k in COUNTERS and v}
+        if not deltas:
+            return
+        rel, _, fragment = doc_path.partition("#")
+        path = self.layout.resolve_relative(rel)
+        if not path.exists():
+            return
+        text = path.read_text(encoding="utf-8")
+        if fragment:
+            kind = "preference" if path.name == "preferences.md" else "fact"
+            memory = MemoryFile.parse(text, kind, path.parent.name)
+            for entry in memory.entries:
+                if entry.id == fragment:
+                    entry.reference_count += deltas.get("reference_count", 0)
+                    entry.usage_count += deltas.get("usage_count", 0)
+            atomic_write_text(path, memory.render())
+            return
+        post = frontmatter.loads(text)
+        for key, delta in deltas.items():
+            post.metadata[key] = int(post.metadata.get(key, 0) or 0) + delta
+        atomic_write_text(path, frontmatter.dumps(post, sort_keys=False) + "\n")
+
+    # ---- user memory files ---------------------------------------------------------------------
+    def memory_file(self, user_id: str, kind: str) -> MemoryFile:
+        path = self.layout.preferences_path(user_id) if kind == "preference" else self.layout.facts_path(user_id)
+        if path.exists():
+            return MemoryFile.parse(path.read_text(encoding="utf-8"), kind, user_id)
+        return MemoryFile(kind=kind, user_id=user_id)
+
+    def write_memory_file(self, memory: MemoryFile, modified: datetime) -> str:
+        layout = self.layout
+        path = layout.preferences_path(memory.user_id) if memory.kind == "preference" else layout.facts_path(memory.user_id)
+        memory.modified = modified
+        atomic_write_text(path, memory.render())
+        return layout.relative(path)
+
+    # ---- turns ---------------------------------------------------------------------------------
+    def turn_dir(self, user_id: str, turn_number: int) -> Path:
+        return self.layout.turn_dir(user_id, turn_number)
+
+    def next_turn_number(self, user_id: str, catalog_max: int = 0) -> int:
+        """1 + the highest complete turn on disk or in the catalog; an incomplete folder is reused."""
+        highest = catalog_max
+        turns = self.layout.turns_dir(user_id)
+        if turns.exists():
+            for child in turns.iterdir():
+                if child.name.startswith("turn_") and (child / COMPLETE_MARKER).exists():
+                    highest = max(highest, int(child.name[5:]))
+        return highest + 1
+
+    def reset_turn_dir(self, user_id: str, turn_number: int) -> Path:
+        """Clear leftovers of a crashed earlier attempt at this turn (never a complete turn)."""
+        path = self.turn_dir(user_id, turn_number)
+        if (path / COMPLETE_MARKER).exists():
+            raise FileExistsError(f"{path} holds a complete turn; refusing to overwrite it")
+        if path.exists():
+            shutil.rmtree(path)
+        path.mkdir(parents=True)
+        return path
+
+    def write_turn_files(self, turn_path: Path, files: dict[str, str | dict[str, Any]]) -> None:
+        """Write every file of a turn; metadata.json must be passed and is written last."""
+        for name, content in files.items():
+            if name == COMPLETE_MARKER:
+                continue
+            target = self.layout.inside(turn_path / name)
+            if isinstance(content, str):
+                atomic_write_text(target, content)
+            else:
+                atomic_write_json(target, content)
+        atomic_write_json(self.layout.inside(turn_path / COMPLETE_MARKER), files[COMPLETE_MARKER])
+
+    def recent_appendices(self, user_id: str, before_turn: int, count: int) -> list[str]:
+        """Turn Summary Appendices of the user's last `count` complete turns, oldest first."""
+        out = []
+        for number in range(max(1, before_turn - count), before_turn):
+            path = self.turn_dir(user_id, number) / "context.md"
+            if path.exists() and (path.parent / COMPLETE_MARKER).exists():
+                appendix = ContextDocument.parse(path.read_text(encoding="utf-8")).latest("appendix")
+                if appendix:
+                    out.append(appendix)
+        return out
+
+    # ---- reindex sources -----------------------------------------------------------------------
+    def iter_turn_records(self) -> Iterator[tuple[dict[str, Any], Path]]:
+        """(metadata.json, context.md path) of every complete turn, active or archived."""
+        for marker in sorted(self.home.glob(f"users/*/turns/turn_*/{COMPLETE_MARKER}")):
+            yield json.loads(marker.read_text(encoding="utf-8")), marker.parent / "context.md"
+        for marker in sorted(self.home.glob(f"archive/*/*/turn_*/{COMPLETE_MARKER}")):
+            yield json.loads(marker.read_text(encoding="utf-8")), marker.parent / "context.md"
+
+    def iter_documents(self) -> Iterator[Document]:
+        """Every free-standing document and memory entry in the vault (turns come from iter_turn_records)."""
+        patterns = ("users/*/memories/*.md", "Knowledge/**/*.md")
+        for pattern in patterns:
+            for path in sorted(self.home.glob(pattern)):
+                doc = Document.from_markdown(path.read_text(encoding="utf-8"), doc_path=self.layout.relative(path))
+                yield doc
+        for user_dir in sorted((self.home / "users").glob("*")):
+            for kind in ("preference", "fact"):
+                memory = self.memory_file(user_dir.name, kind)
+                rel = self.layout.relative(user_dir / ("preferences.md" if kind == "preference" else "facts.md"))
+                for entry in memory.entries:
+                    yield entry_document(entry, kind, user_dir.name, rel)
+
+
+def entry_document(entry: MemoryEntry, kind: str, user_id: str, file_rel: str) -> Document:
+    """The catalog document of one preference or fact line."""
+    text = f"{entry.key}: {entry.value}" if entry.key else entry.value
+    return Document(
+        id=entry.id, kind=kind, title=text[:80], primary_topic=f"user.{kind}", keywords=[],
+        intent="personal", content_types=[kind], scope="user", quality=min(1.0, max(0.0, entry.confidence)),
+        importance=0.3, owner_user=user_id, created_at=entry.learned_at or datetime.fromtimestamp(0),
+        invalid_at=entry.invalid_at, valid_at=entry.learned_at, reference_count=entry.reference_count,
+        usage_count=entry.usage_count, doc_path=f"{file_rel}#{entry.id}", body=text,
+        extra={"source": entry.source},
+    )
+

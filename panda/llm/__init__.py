@@ -1,0 +1,1 @@
+"""llm package."""

