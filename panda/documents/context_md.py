@@ -82,6 +82,19 @@ class ContextDocument:
         if key != "4":
             self._closed.add(key)
 
+    def compact(self, key: str, body: str) -> None:
+        """Replace the open §4 entry with its compressed form (seed 002 auto-compression)."""
+        if key != "4" or key in self._closed or not self.sections.get(key):
+            raise SectionRuleError(f"only an open {SECTION_TITLES['4']} can be compacted, not {key!r}")
+        self.sections[key][-1].body = body.strip()
+
+    def can_write(self, key: str) -> bool:
+        if self.has("appendix"):
+            return False
+        if key in _ONCE:
+            return not self.has(key)
+        return key == "4" or key not in self._closed
+
     def close(self, key: str) -> None:
         """Mark a section finished for this attempt (used for §4 when the loop ends)."""
         self._closed.add(key)

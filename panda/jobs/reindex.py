@@ -1,0 +1,86 @@
+"""Reindex: rebuild the catalog's documents and turn index from the vault alone.
+
+The vault is the source of truth (DESIGN §2). `reindex` clears documents, postings and turn_index,
+then indexes every memory note, knowledge note, preference and fact entry, and every complete turn
+(active or archived), re-embedding in batches. Observability tables are kept: they are logs, not
+memory. `recover_turns` is the incremental form the scheduler runs before a batch: it indexes
+complete turn folders the catalog does not know (a crash after the files, before the catalog).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+
+from panda.documents.model import Document
+from panda.documents.turn_record import turn_document, turn_index_row
+from panda.pipeline.state import PipelineContext
+
+log = logging.getLogger(__name__)
+BATCH = 256
+
+
+@dataclass
+class ReindexReport:
+    documents: int = 0
+    turns: int = 0
+    dry_run: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"documents": self.documents, "turns": self.turns, "dry_run": self.dry_run}
+
+
+def _turn_counters(context_path: Path) -> dict[str, Any]:
+    if not context_path.exists():
+        return {}
+    return dict(frontmatter.loads(context_path.read_text(encoding="utf-8")).metadata)
+
+
+def _index_batch(ctx: PipelineContext, docs: list[Document], rows: list[dict[str, Any]]) -> None:
+    vectors = ctx.memory.embedder.embed([d.search_text() for d in docs]) if docs else []
+    with ctx.catalog.transaction():
+        ctx.catalog.upsert_documents(docs, list(vectors))
+        for row in rows:
+            ctx.catalog.upsert_turn(row)
+
+
+def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
+    report = ReindexReport(dry_run=dry_run)
+    documents = list(ctx.vault.iter_documents())
+    turns = list(ctx.vault.iter_turn_records())
+    report.documents, report.turns = len(documents) + len(turns), len(turns)
+    if dry_run:
+        return report
+    ctx.catalog.con.execute("DELETE FROM postings")
+    ctx.catalog.con.execute("DELETE FROM documents")
+    ctx.catalog.con.execute("DELETE FROM turn_index")
+    for start in range(0, len(documents), BATCH):
+        _index_batch(ctx, documents[start:start + BATCH], [])
+    for start in range(0, len(turns), BATCH):
+        chunk = turns[start:start + BATCH]
+        docs = [turn_document(meta, _turn_counters(path)) for meta, path in chunk]
+        _index_batch(ctx, docs, [turn_index_row(meta) for meta, _ in chunk])
+    ctx.catalog.record_event("reindex", "catalog", None, report.as_dict())
+    log.info("reindexed %d documents, %d turns", report.documents, report.turns)
+    return report
+
+
+def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
+    """Index complete turn folders of `users` that the catalog lacks. Returns how many."""
+    recovered = 0
+    for user in users:
+        turns_dir = ctx.vault.layout.turns_dir(user)
+        if not turns_dir.exists():
+            continue
+        known = {row["id"] for row in ctx.catalog.turns(user)}
+        for meta, path in ctx.vault.iter_turn_records():
+            if meta["user_id"] != user or meta["turn_id"] in known:
+                continue
+            _index_batch(ctx, [turn_document(meta, _turn_counters(path))], [turn_index_row(meta)])
+            ctx.catalog.record_event("turn_recovered", "turn", meta["turn_id"], {"user_id": user})
+            recovered += 1
+    return recovered

@@ -1,0 +1,54 @@
+"""Versioned prompt templates: panda/llm/prompts/{phase}.yaml rendered with jinja2 StrictUndefined.
+
+Each file has `version`, `system`, `user` and `examples` (user/assistant pairs shown before the real
+request — a 135M model needs them). A missing template variable is an error, never an empty string.
+The system prompt and examples come first and are identical across turns, so vLLM's prefix cache
+reuses them. Left out: choosing the role or schema (the phases do).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+PROMPT_DIR = Path(__file__).parent / "prompts"
+_env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    version: str
+    system: str
+    user: str
+    examples: tuple[tuple[str, str], ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def render(self, **variables: Any) -> list[dict[str, str]]:
+        messages = [{"role": "system", "content": self.system.strip()}]
+        for user, assistant in self.examples:
+            messages.append({"role": "user", "content": user.strip()})
+            messages.append({"role": "assistant", "content": assistant.strip()})
+        messages.append({"role": "user", "content": _env.from_string(self.user).render(**variables).strip()})
+        return messages
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str) -> PromptTemplate:
+    path = PROMPT_DIR / f"{name}.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    examples = []
+    for example in data.get("examples", []):
+        reply = example["assistant"]
+        examples.append((example["user"], reply if isinstance(reply, str) else json.dumps(reply)))
+    return PromptTemplate(name=name, version=str(data["version"]), system=data["system"], user=data["user"],
+                          examples=tuple(examples))

@@ -1,0 +1,91 @@
+"""Pydantic schemas of every phase's LLM reply; their JSON schemas constrain vLLM's decoding.
+
+Strings carry max lengths and lists max sizes so a small model cannot ramble past its token budget,
+and enumerations keep decisions machine-readable. Left out: prompt text (prompts/*.yaml).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Short = Annotated[str, Field(max_length=80)]
+Line = Annotated[str, Field(max_length=200)]
+Topic = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,20}(\.[a-z][a-z0-9_]{0,20}){0,3}$")]
+Keyword = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9 _-]{0,23}$")]
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class QueryAnalysis(_Reply):
+    """§0: what the user asked, resolved against earlier turns."""
+
+    resolved_query: Line
+    query_type: Literal["question", "task", "recall", "preference", "chit_chat", "research"]
+    purpose: Line
+    topic: Topic
+    keywords: list[Keyword] = Field(max_length=5)
+    intent: Literal["informational", "transactional", "personal", "conversational"]
+    data_needs: list[Literal["turn_history", "preferences", "facts", "memory", "research", "none"]] = Field(max_length=4)
+    references: list[Short] = Field(default_factory=list, max_length=3)
+    revealed_preferences: list[Line] = Field(default_factory=list, max_length=2)
+    revealed_facts: list[Line] = Field(default_factory=list, max_length=2)
+
+
+class ReflectionDecision(_Reply):
+    """§1: PROCEED or ask the user to clarify."""
+
+    decision: Literal["PROCEED", "CLARIFY"]
+    reason: Line
+    clarification_question: Annotated[str, Field(max_length=200)] = ""
+
+
+class GatherSynthesis(_Reply):
+    """§2: what of the retrieved material matters for this query."""
+
+    summary: Annotated[str, Field(max_length=700)]
+    relevant_items: list[Annotated[int, Field(ge=1, le=20)]] = Field(default_factory=list, max_length=6)
+
+
+class ToolRequest(_Reply):
+    tool: Literal["memory.search", "memory.save", "memory.retrieve"]
+    argument: Line
+    topic: Topic = "general"
+
+
+class Goal(_Reply):
+    id: Annotated[str, Field(pattern=r"^G[1-5]$")]
+    description: Line
+
+
+class Plan(_Reply):
+    """§3 (first iteration) and later planner iterations logged in §4."""
+
+    goals: list[Goal] = Field(min_length=1, max_length=3)
+    todo: list[Line] = Field(max_length=5)
+    tool_requests: list[ToolRequest] = Field(default_factory=list, max_length=3)
+    route: Literal["execute", "synthesize"]
+
+
+class Response(_Reply):
+    """§5: the user-facing answer."""
+
+    answer: Annotated[str, Field(min_length=1, max_length=900)]
+
+
+class Validation(_Reply):
+    """§6: the verdict on §5."""
+
+    decision: Literal["APPROVE", "REVISE", "RETRY", "FAIL"]
+    quality: Annotated[float, Field(ge=0.0, le=1.0)]
+    issues: Line
+    goal_scores: list[Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=list, max_length=3)
+
+
+class Compression(_Reply):
+    """NERVES: a shorter version of a section that overflowed its word budget."""
+
+    text: Annotated[str, Field(max_length=2400)]

@@ -1,0 +1,56 @@
+"""Deterministic, schema-valid replies for the scripted backend (tests and dry runs only).
+
+`schema_responder` answers each phase from the request text alone: the analysis echoes the message
+and takes keywords from it, plans search memory for the message, synthesis quotes the context,
+validation approves. It exercises every code path without a model; it is never a real answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from panda.llm.backend import ChatRequest
+from panda.memory.text import tokenize
+
+_LINE = re.compile(r"^(Message|Context|Text|Limit|Resolved): ?(.*)$", re.M)
+
+
+def _fields(request: ChatRequest) -> dict[str, str]:
+    return {k: v.strip() for k, v in _LINE.findall(request.messages[-1]["content"])}
+
+
+def schema_responder(request: ChatRequest) -> dict[str, Any]:
+    f = _fields(request)
+    message = f.get("Message", "")
+    keywords = list(dict.fromkeys(t for t in tokenize(message) if t.isalpha()))[:4]
+    topic = ".".join(keywords[:2]) if keywords else "general"
+    phase = request.phase
+    if phase == "analyze":
+        lower = message.lower()
+        prefs = [message[:150]] if any(w in lower for w in ("i like", "i love", "i prefer")) else []
+        facts = [message[:150]] if any(w in lower for w in ("i live", "i work", "my name")) else []
+        return {"resolved_query": message[:200] or "empty", "query_type": "question", "purpose": "answer the user",
+                "topic": topic, "keywords": keywords, "intent": "informational",
+                "data_needs": ["turn_history", "memory"], "references": [],
+                "revealed_preferences": prefs, "revealed_facts": facts}
+    if phase == "reflect":
+        return {"decision": "PROCEED", "reason": "the message is clear", "clarification_question": ""}
+    if phase == "gather":
+        items = re.findall(r"^\[(\d+)\] (.*)$", request.messages[-1]["content"], re.M)
+        summary = " ".join(text for _, text in items[:3])[:650] or "nothing relevant"
+        return {"summary": summary, "relevant_items": [int(i) for i, _ in items[:2]]}
+    if phase == "plan":
+        searched = "memory.search" in request.messages[-1]["content"].split("Tool results so far:")[-1]
+        requests = [] if searched else [{"tool": "memory.search", "argument": message[:150] or "memory", "topic": topic}]
+        return {"goals": [{"id": "G1", "description": f"answer: {message[:150]}"}],
+                "todo": ["search memory", "answer"], "tool_requests": requests,
+                "route": "synthesize" if searched else "execute"}
+    if phase == "synthesize":
+        return {"answer": f"From memory: {f.get('Context', '')[:400] or 'I do not know.'}"}
+    if phase == "validate":
+        return {"decision": "APPROVE", "quality": 0.8, "issues": "none", "goal_scores": [0.8]}
+    if phase.startswith("compress"):
+        limit = int(f.get("Limit", "50 words").split()[0])
+        return {"text": " ".join(f.get("Text", "").split()[:limit])[:2400]}
+    raise ValueError(f"scripted responder has no reply for phase {phase!r}")

@@ -1,0 +1,204 @@
+"""memory.search / memory.save / memory.retrieve: one interface over every document kind.
+
+Search runs two candidate legs in the catalog — BM25 over the postings and cosine similarity over
+the embeddings — merges them, and ranks the union with memory/scoring.py. Returned documents get
+their reference counts incremented (catalog and vault) and the search is recorded in
+retrieval_operations. Expired documents appear only with include_expired=True, marked
+`possibly_outdated`. Left out: what to do with results (the pipeline decides).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+
+
+from panda.catalog.store import Catalog, SearchFilters
+from panda.config import Policy
+from panda.documents.budgets import estimate_tokens
+from panda.documents.model import Document, new_id, utc
+from panda.documents.paths import validate_name
+from panda.documents.vault import Vault
+from panda.memory import scoring
+from panda.memory.embeddings import Embedder
+from panda.memory.text import tokenize, words
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SearchResult:
+    id: str
+    kind: str
+    title: str
+    primary_topic: str
+    doc_path: str
+    score: float
+    snippet: str
+    quality: float
+    scope: str
+    created_at: datetime
+    content_types: list[str] = field(default_factory=list)
+    possibly_outdated: bool = False
+    factors: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = self.__dict__.copy()
+        out["created_at"] = self.created_at.isoformat()
+        return out
+
+
+class MemoryStore:
+    """The memory tools over one home: vault (truth) + catalog (index) + embedder."""
+
+    def __init__(self, vault: Vault, catalog: Catalog, embedder: Embedder, policy: Policy) -> None:
+        self.vault = vault
+        self.catalog = catalog
+        self.embedder = embedder
+        self.policy = policy
+
+    # ---- indexing ------------------------------------------------------------------------------
+    def index(self, docs: list[Document]) -> None:
+        """Embed and upsert documents into the catalog (their files must already exist)."""
+        if not docs:
+            return
+        vectors = self.embedder.embed([d.search_text() for d in docs])
+        self.catalog.upsert_documents(docs, list(vectors))
+
+    # ---- memory.search -------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        topic_filter: str | None = None,
+        content_types: list[str] | None = None,
+        scope: str | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        min_quality: float = 0.0,
+        include_expired: bool | None = None,
+        kinds: list[str] | None = None,
+        limit: int | None = None,
+        now: datetime | None = None,
+        query_topic: str | None = None,
+        record: bool = True,
+        turn_id: str | None = None,
+        exclude_ids: set[str] | None = None,
+    ) -> list[SearchResult]:
+        rp = self.policy.retrieval
+        now = utc(now or datetime.now(UTC))
+        limit = min(limit or self.policy.search.default_limit, self.policy.search.max_results)
+        expired_ok = self.policy.search.include_expired if include_expired is None else include_expired
+        started = time.perf_counter()
+        filters = SearchFilters(
+            user_id=user_id, session_id=session_id, scope=scope, content_types=tuple(content_types or ()),
+            kinds=tuple(kinds or ()), topic_prefix=topic_filter, min_quality=min_quality,
+            include_expired=expired_ok, now=now,
+        )
+        vector = self.embedder.embed([query])[0]
+        pool = max(rp.candidate_pool, limit * 3)
+        lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+        semantic = self.catalog.vector_candidates(vector, filters, pool)
+        ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
+        if exclude_ids:
+            ids = [i for i in ids if i not in exclude_ids]
+        rows = self.catalog.candidate_rows(ids, vector)
+        results = rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)[:limit]
+        elapsed = (time.perf_counter() - started) * 1000
+        if record:
+            ids_out = [r.id for r in results]
+            self.catalog.increment_counters(ids_out, "reference_count")
+            for r in results:
+                self.vault.update_counters(r.doc_path, {"reference_count": 1})
+            self.catalog.record_retrieval(
+                user_id=user_id, session_id=session_id, turn_id=turn_id, query=query,
+                retrieval_type="memory.search", candidates=len(ids), result_ids=ids_out, retrieval_ms=elapsed,
+                context_tokens=sum(estimate_tokens(r.snippet) for r in results), created_at=now,
+            )
+        return results
+
+    # ---- memory.save ---------------------------------------------------------------------------
+    def prepare_save(self, content: str, *, doc_type: str, topic: str, keywords: list[str], user_id: str | None,
+                     scope: str = "new", ttl_hours: float | None = None, now: datetime | None = None,
+                     doc_id: str | None = None, session_id: str | None = None,
+                     source: str | None = None) -> Document:
+        """Build (not yet write) a memory document; NEW documents get the policy TTL (24 h)."""
+        now = utc(now or datetime.now(UTC))
+        if scope == "new" and ttl_hours is None:
+            ttl_hours = self.policy.scope.new_ttl_hours
+        if user_id is not None:
+            validate_name(user_id, "user_id")
+        return Document(
+            id=doc_id or new_id("mem"), kind="memory" if doc_type == "memory" else doc_type,
+            title=" ".join(content.split()[:10]), primary_topic=topic or "general", keywords=keywords[:10],
+            intent="personal" if doc_type in ("preference", "memory") else "informational",
+            content_types=[doc_type], scope=scope if scope in ("new", "user", "global") else "new",  # type: ignore[arg-type]
+            quality=0.5, owner_user=user_id, session_id=session_id, created_at=now,
+            expires_at=now + timedelta(hours=ttl_hours) if ttl_hours else None,
+            body=content, extra={"source": source} if source else {},
+        )
+
+    def save(self, doc: Document) -> Document:
+        """Write the document file, then index it."""
+        self.vault.write_document(doc)
+        self.index([doc])
+        return doc
+
+    # ---- memory.retrieve -----------------------------------------------------------------------
+    def retrieve(self, doc_id: str | None = None, doc_path: str | None = None) -> Document | None:
+        row = self.catalog.get_document(doc_id) if doc_id else None
+        if row is None and doc_path:
+            row = self.catalog.find_by_path(doc_path)
+        path = row["doc_path"] if row else doc_path
+        if not path:
+            return None
+        try:
+            if row and row["kind"] in ("preference", "fact", "context"):
+                return Document(**{k: v for k, v in row.items() if k in Document.model_fields},
+                                body=self.vault.read_text(path) if row["kind"] == "context" else row.get("title", ""))
+            return self.vault.read_document(path)
+        except FileNotFoundError:
+            log.warning("document %s is in the catalog but its file %s is missing", doc_id, path)
+            return None
+
+
+def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, query_topic: str | None,
+         now: datetime, policy: Policy) -> list[SearchResult]:
+    """Score candidate rows with the seed factors and sort, best first (ties by id)."""
+    rp = policy.retrieval
+    top_bm25 = max(lexical.values(), default=0.0) or 1.0
+    query_words = [w for w in words(query) if len(w) > 1]
+    results = []
+    for row in rows:
+        created = utc(row["created_at"]) if row["created_at"] else now
+        age_days = max((now - created).total_seconds() / 86400, 0.0)
+        trust = (row["validation_success"] + 1) / (row["validation_count"] + 2)
+        text = row.get("search_text") or ""
+        factors = scoring.Factors(
+            semantic=scoring.semantic_relevance(float(row["cosine"]), lexical.get(row["id"], 0.0) / top_bm25,
+                                                rp.lexical_mix),
+            recency=scoring.recency_score(age_days, rp.recency_half_life_days),
+            frequency=scoring.frequency_score(int(row["reference_count"]), rp.frequency_saturation_count),
+            vehemence=float(row["importance"] or 0.0),
+            quality=scoring.effective_quality(float(row["quality"] or 0.0), trust),
+            freshness=scoring.freshness_factor(age_days, list(row["content_types"] or []), policy.freshness),
+            topic_match=scoring.topic_matches(query_topic, row["primary_topic"]),
+            fuzzy=scoring.fuzzy_word_match(query_words, words(text[:4000]), rp.fuzzy_threshold, rp.fuzzy_exact_max_len),
+        )
+        expires = row["expires_at"]
+        results.append(SearchResult(
+            id=row["id"], kind=row["kind"], title=row["title"] or "", primary_topic=row["primary_topic"] or "",
+            doc_path=row["doc_path"] or "", score=round(scoring.combine(factors, rp), 6),
+            snippet=" ".join(text.split()[:60]), quality=float(row["quality"] or 0), scope=row["scope"] or "new",
+            created_at=created, content_types=list(row["content_types"] or []),
+            possibly_outdated=bool(expires is not None and utc(expires) <= now),
+            factors={k: float(v) for k, v in factors.__dict__.items()},
+        ))
+    results.sort(key=lambda r: (-r.score, r.id))
+    return results
+
+

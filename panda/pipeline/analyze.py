@@ -1,0 +1,42 @@
+"""Phase analyze (§0, REFLEX 0.3): resolve references, classify, find what the turn needs.
+
+Reads the Turn Summary Appendices of the user's previous turns so "that one" can be resolved.
+The original query is always written verbatim at the top of §0 (seed 002: original query preserved).
+"""
+
+from __future__ import annotations
+
+from panda.llm.roles import REFLEX
+from panda.llm.schemas import QueryAnalysis
+from panda.pipeline.llm_step import ask, fit_section
+from panda.pipeline.state import PipelineContext, Step, TurnState
+
+
+def previous_turn_lines(appendices: list[str], max_words: int = 60) -> list[str]:
+    """One line per earlier turn from its appendix. Example: '- **Query:** x\\n- **Topic:** y' -> 'Query: x; Topic: y'."""
+    lines = []
+    for text in appendices:
+        parts = [p.strip().lstrip("-").replace("**", "").strip() for p in text.splitlines() if p.strip()]
+        joined = "; ".join(p for p in parts if p.split(":", 1)[0] in ("Turn", "Query", "Resolved", "Topic", "Answer"))
+        lines.append(" ".join(joined.split()[:max_words]))
+    return lines
+
+
+def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
+    appendices = ctx.vault.recent_appendices(state.user_id, state.turn_number,
+                                             ctx.policy.context.previous_turn_summaries)
+    analysis = yield from ask(state, ctx, phase="analyze", role=REFLEX, prompt="analyze", schema=QueryAnalysis,
+                              variables={"query": state.query, "turn_summaries": previous_turn_lines(appendices)})
+    state.analysis = analysis
+    details = "\n".join([
+        f"**Resolved query:** {analysis.resolved_query}",
+        f"**Query type:** {analysis.query_type} · **Intent:** {analysis.intent} · **Topic:** `{analysis.topic}`",
+        f"**Purpose:** {analysis.purpose}",
+        f"**Data needs:** {', '.join(analysis.data_needs) or 'none'}",
+        f"**Keywords:** {', '.join(analysis.keywords) or '-'}",
+        f"**References:** {'; '.join(analysis.references) or 'none'}",
+        f"**Revealed:** preferences {analysis.revealed_preferences or '[]'}; facts {analysis.revealed_facts or '[]'}",
+        f"**Mode:** batch · prompt `{state.prompt_versions['analyze']}` · model `{ctx.model_for(REFLEX)}`",
+    ])
+    details = yield from fit_section(state, ctx, "0", details)
+    state.doc.write("0", f"**Original query:** {state.query}\n{details}")

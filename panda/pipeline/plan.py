@@ -1,0 +1,64 @@
+"""Phase plan (§3, MIND 0.5) and the bounded plan⇄execute loop.
+
+The first plan of an attempt is §3 (goals, todo list, tool requests, route). While the planner
+routes to `execute`, its tools run (§4) and the planner sees their results; later planner decisions
+are logged in §4, since §3 is immutable once written. The loop stops after max_plan_iterations.
+"""
+
+from __future__ import annotations
+
+from panda.documents.budgets import truncate_to_words
+from panda.llm.roles import MIND
+from panda.llm.schemas import Plan
+from panda.pipeline import execute
+from panda.pipeline.llm_step import ask, fit_section
+from panda.pipeline.state import PipelineContext, Step, TurnState
+
+
+def tool_results_text(state: TurnState, max_words: int = 250) -> str:
+    if not state.tool_log:
+        return "(none)"
+    lines = [f"{e['tool']}({e['argument']}): {e['summary']}; " +
+             "; ".join(" ".join(r["snippet"].split()[:20]) for r in e.get("results", [])[:3])
+             for e in state.tool_log if e["attempt"] == state.doc.attempt]
+    return truncate_to_words("\n".join(lines), max_words) if lines else "(none)"
+
+
+def render_plan(plan: Plan) -> str:
+    lines = ["**Goals:**"] + [f"- {g.id}: {g.description}" for g in plan.goals]
+    lines += ["", "**Todo:**"] + [f"{i}. [{'in_progress' if i == 1 else 'pending'}] {t}" for i, t in enumerate(plan.todo, 1)]
+    lines += ["", "**Tool requests:**"] + ([f"- {t.tool} `{t.argument}` (topic `{t.topic}`)" for t in plan.tool_requests] or ["- (none)"])
+    lines += ["", f"**Route:** {plan.route}"]
+    return "\n".join(lines)
+
+
+def _ask_plan(state: TurnState, ctx: PipelineContext) -> Step[Plan]:
+    return (yield from ask(state, ctx, phase="plan", role=MIND, prompt="plan", schema=Plan, variables={
+        "query": state.query, "resolved_query": state.resolved_query,
+        "context": truncate_to_words(state.gather_summary, 200), "tool_results": tool_results_text(state),
+        "retry_hint": state.retry_hint,
+    }))
+
+
+def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
+    """Write §3 for this attempt, then loop plan⇄execute within the iteration bound."""
+    plan = yield from _ask_plan(state, ctx)
+    state.plan = plan
+    state.doc.write("3", (yield from fit_section(state, ctx, "3", render_plan(plan))))
+    max_iterations = ctx.policy.context.max_plan_iterations
+    for iteration in range(1, max_iterations + 1):
+        if plan.route == "synthesize" or not plan.tool_requests:
+            break
+        execute.run(state, ctx, plan.tool_requests, iteration)
+        if iteration == max_iterations:
+            state.doc.write("4", f"_Planner loop stopped at its bound of {max_iterations} iterations._")
+            break
+        plan = yield from _ask_plan(state, ctx)
+        requests = ", ".join(f"{t.tool} `{t.argument}`" for t in plan.tool_requests) or "none"
+        state.doc.write("4", f"_Planner iteration {iteration + 1}: route {plan.route}; requests: {requests}_")
+    if state.doc.has("4"):
+        body = state.doc.latest("4")
+        fitted = yield from fit_section(state, ctx, "4", body)
+        if fitted != body:
+            state.doc.compact("4", fitted)
+    state.doc.close("4")

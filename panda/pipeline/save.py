@@ -1,0 +1,149 @@
+"""Phase save (appendix, no LLM): files, catalog, preferences/facts, trust and usage counters.
+
+Order matters for crash safety (DESIGN §2): staged memories, preferences and facts, then the turn's
+files with metadata.json last (the completion marker), then one catalog transaction that makes the
+turn visible, then the counters of the documents §2 used. A crash before metadata.json leaves an
+incomplete folder that the re-run overwrites; a crash after it is healed by the scheduler's recovery
+step, which indexes complete folders the catalog lacks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+from panda.documents.model import Document, iso
+from panda.documents.turn_record import turn_document, turn_index_row
+from panda.documents.user_memory import MemoryEntry
+from panda.documents.vault import entry_document
+from panda.pipeline.plan import render_plan
+from panda.pipeline.state import PipelineContext, TurnState
+
+TRUST_EFFECT = {"APPROVE": (1, 1), "RETRY": (1, 0), "FAIL": (1, 0), "REVISE": (0, 0)}  # (count, success)
+
+
+def appendix_text(state: TurnState) -> str:
+    a = state.analysis
+    quality = state.validation.quality if state.validation else 0.0
+    lines = [
+        f"- **Turn:** {state.turn_number} · {iso(state.input.timestamp)} · session {state.input.session_id or '-'}",
+        f"- **Query:** {state.query}",
+        f"- **Resolved:** {state.resolved_query}",
+        f"- **Topic:** {a.topic if a else 'general'} · **Intent:** {a.intent if a else '-'}",
+        f"- **Outcome:** {state.outcome} (quality {quality:.2f}){' · attempt limit reached' if state.attempts_exhausted else ''}",
+        f"- **Answer:** {' '.join(state.response.split()[:50]) or '-'}",
+        f"- **Used:** {', '.join(r.id for r in state.used) or '-'}",
+        f"- **Saved:** {', '.join(d.id for d in state.staged_docs) or '-'}",
+    ]
+    if state.fail_reason:
+        lines.append(f"- **Failure:** {state.fail_reason}")
+    return "\n".join(lines)
+
+
+def metadata(state: TurnState, ctx: PipelineContext) -> dict[str, Any]:
+    a = state.analysis
+    rel_context = ctx.vault.layout.relative(state.turn_path / "context.md")
+    strategy = "; ".join(g.description for g in state.plan.goals) if state.plan else ""
+    return {
+        "turn_id": state.turn_id, "user_id": state.user_id, "turn_number": state.turn_number,
+        "session_id": state.input.session_id, "timestamp": iso(state.input.timestamp),
+        "input_key": state.input.input_key, "input_turn_id": state.input.turn_id,
+        "source_file": state.input.source_file, "source_line": state.input.source_line,
+        "query": state.query, "resolved_query": state.resolved_query,
+        "answer": " ".join(state.response.split()[:300]), "expected": state.input.expected,
+        "topic": a.topic if a else "general", "intent": a.intent if a else "informational",
+        "keywords": list(a.keywords) if a else [], "outcome": state.outcome,
+        "quality_score": state.validation.quality if state.validation else 0.0,
+        "strategy_summary": strategy, "revision_count": state.doc.revision_count(), "attempts": state.doc.attempt,
+        "used_documents": [r.id for r in state.used], "saved_documents": [d.id for d in state.staged_docs],
+        "fail_reason": state.fail_reason or None, "doc_path": rel_context,
+        "prompt_versions": state.prompt_versions, "models": sorted({c["model"] for c in state.calls}),
+        "complete": True,
+    }
+
+
+def metrics(state: TurnState) -> dict[str, Any]:
+    by_phase: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for call in state.calls:
+        p = by_phase[call["phase"]]
+        p["calls"] += 1
+        p["prompt_tokens"] += call["prompt_tokens"] or 0
+        p["completion_tokens"] += call["completion_tokens"] or 0
+        p["latency_ms"] += call["latency_ms"] or 0.0
+        p["failed"] += call["status"] != "ok"
+    return {"llm_calls": len(state.calls), "by_phase": {k: dict(v) for k, v in by_phase.items()},
+            "wall_ms": (datetime.now(UTC) - state.started_at).total_seconds() * 1000,
+            "gathered": len(state.gathered), "used": len(state.used), "tool_calls": len(state.tool_log)}
+
+
+def ticket_markdown(state: TurnState) -> str:
+    plan = render_plan(state.plan) if state.plan else "_No plan: the turn ended before planning._"
+    return (f"---\nartifact_type: ticket\nturn_id: {state.turn_id}\ncreated: {iso(state.input.timestamp)}\n---\n\n"
+            f"# Ticket · {state.turn_id}\n\n**Query:** {state.query}\n\n{plan}\n\n[context](context.md)\n")
+
+
+def toolresults_markdown(state: TurnState) -> str:
+    blocks = [f"## {i}. {e['tool']} (attempt {e['attempt']}, iteration {e['iteration']})\n\n"
+              f"```json\n{json.dumps(e, indent=2, ensure_ascii=False, default=str)}\n```"
+              for i, e in enumerate(state.tool_log, 1)]
+    return (f"---\nartifact_type: tool_results\nturn_id: {state.turn_id}\ncount: {len(state.tool_log)}\n---\n\n"
+            f"# Tool results · {state.turn_id}\n\n" + ("\n\n".join(blocks) or "_No tools ran._") + "\n")
+
+
+def learned_entries(state: TurnState) -> dict[str, list[MemoryEntry]]:
+    """Preferences and facts the analysis says this turn revealed, with ids derived from the input."""
+    a = state.analysis
+    out: dict[str, list[MemoryEntry]] = {"preference": [], "fact": []}
+    if a is None:
+        return out
+    for kind, values in (("preference", a.revealed_preferences), ("fact", a.revealed_facts)):
+        for i, value in enumerate(v for v in values if v.strip()):
+            out[kind].append(MemoryEntry(value=value.strip(), id=f"{kind[:4]}_{state.input.input_key[:12]}_{i + 1}",
+                                         confidence=0.7, source=state.turn_id, learned_at=state.input.timestamp))
+    return out
+
+
+def run(state: TurnState, ctx: PipelineContext) -> None:
+    vault, memory, catalog = ctx.vault, ctx.memory, ctx.catalog
+    state.doc.write("appendix", appendix_text(state))
+    meta = metadata(state, ctx)
+    turn_doc = turn_document(meta, {})
+    state.doc.title = f"Turn {state.turn_number} · {state.user_id}"
+    state.doc.meta = {**turn_doc.frontmatter_dict(), "outcome": state.outcome, "input_key": state.input.input_key}
+
+    new_docs: list[Document] = []
+    for doc in state.staged_docs:
+        new_docs.append(vault.write_document(doc))
+    for kind, entries in learned_entries(state).items():
+        if not entries:
+            continue
+        memory_file = vault.memory_file(state.user_id, kind)
+        added = [e for e in entries if memory_file.add(e)]
+        if added:
+            rel = vault.write_memory_file(memory_file, state.input.timestamp)
+            new_docs += [entry_document(e, kind, state.user_id, rel) for e in added]
+
+    vault.write_turn_files(state.turn_path, {
+        "context.md": state.doc.render(),
+        "query_analysis.json": {**(state.analysis.model_dump() if state.analysis else {}),
+                                "original_query": state.query, "prompt": state.prompt_versions.get("analyze")},
+        "ticket.md": ticket_markdown(state),
+        "toolresults.md": toolresults_markdown(state),
+        "metrics.json": metrics(state),
+        "metadata.json": meta,
+    })
+
+    vectors = memory.embedder.embed([d.search_text() for d in [*new_docs, turn_doc]])
+    count_delta, success_delta = TRUST_EFFECT.get(state.outcome, (0, 0))
+    used_ids = [r.id for r in state.used]
+    with catalog.transaction():
+        catalog.upsert_documents([*new_docs, turn_doc], list(vectors))
+        catalog.upsert_turn(turn_index_row(meta))
+        catalog.increment_counters(used_ids, "usage_count")
+        catalog.increment_counters(used_ids, "validation_count", count_delta)
+        catalog.increment_counters(used_ids, "validation_success", success_delta)
+    for r in state.used:
+        vault.update_counters(r.doc_path, {"usage_count": 1, "validation_count": count_delta,
+                                           "validation_success": success_delta})

@@ -1,0 +1,152 @@
+"""The batch scheduler: every pending LLM request of every active turn goes out as ONE batch.
+
+Turns are generators (turn.py). Each user's turns run in order — turn N+1 starts only after turn N
+is saved — and different users run side by side, up to `max_active_users`. At each step the
+scheduler advances every active turn to its next LLM request, sends all of them to the backend in
+one call, and hands each result back to its turn. vLLM's continuous batching and prefix caching do
+the rest. Finished turns (by input key) are skipped, so re-running a file is idempotent; complete
+turn folders the catalog lacks (a crash after the files, before the catalog) are indexed first.
+A turn that raises is reported with its ids and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from panda.llm.backend import Backend, ChatRequest, ChatResult
+from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.turn import run_turn
+from panda.pipeline.turn_input import TurnInput
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class BatchReport:
+    outcomes: Counter[str] = field(default_factory=Counter)
+    skipped: int = 0
+    recovered: int = 0
+    errors: list[str] = field(default_factory=list)
+    llm_batches: int = 0
+    llm_requests: int = 0
+    completion_tokens: int = 0
+    largest_batch: int = 0
+    finished: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {"outcomes": dict(self.outcomes), "skipped": self.skipped, "recovered": self.recovered,
+                "errors": self.errors, "llm_batches": self.llm_batches, "llm_requests": self.llm_requests,
+                "completion_tokens": self.completion_tokens, "largest_batch": self.largest_batch}
+
+
+@dataclass
+class _Active:
+    state: TurnState
+    gen: Step[TurnState]
+    pending: list[ChatRequest]
+
+
+def run_batch(
+    turns: list[TurnInput],
+    ctx: PipelineContext,
+    backend: Backend,
+    max_active_users: int = 64,
+    on_turn_done: Callable[[TurnState | None, str], None] | None = None,
+) -> BatchReport:
+    from panda.jobs.reindex import recover_turns
+
+    report = BatchReport()
+    users = sorted({t.user_id for t in turns})
+    report.recovered = recover_turns(ctx, users)
+    finished = ctx.catalog.finished_input_keys([t.input_key for t in turns])
+    queues: dict[str, deque[TurnInput]] = {}
+    for turn in turns:
+        if turn.input_key in finished:
+            report.skipped += 1
+            continue
+        queues.setdefault(turn.user_id, deque()).append(turn)
+    active: dict[str, _Active] = {}
+
+    def start_next(user: str) -> None:
+        queue = queues.get(user)
+        while queue:
+            turn = queue.popleft()
+            try:
+                number = ctx.vault.next_turn_number(user, ctx.catalog.max_turn_number(user))
+                path = ctx.vault.reset_turn_dir(user, number)
+                state = TurnState(input=turn, turn_number=number, turn_path=path)
+                entry = _Active(state, run_turn(state, ctx), [])
+                if advance(user, entry, None):
+                    active[user] = entry
+                    return
+            except Exception as exc:  # noqa: BLE001 - one bad turn must not stop the batch
+                fail(user, turn, exc)
+
+    def advance(user: str, entry: _Active, results: list[ChatResult] | None) -> bool:
+        """Run the turn to its next LLM request. False when the turn has finished."""
+        try:
+            entry.pending = next(entry.gen) if results is None else entry.gen.send(results)
+            flush_calls(entry.state)
+            return True
+        except StopIteration:
+            flush_calls(entry.state)
+            report.outcomes[entry.state.outcome] += 1
+            report.finished.append(entry.state.turn_id)
+            ctx.catalog.record_event("turn_finished", "turn", entry.state.turn_id,
+                                     {"outcome": entry.state.outcome, "user_id": user}, entry.state.input.timestamp)
+            if on_turn_done:
+                on_turn_done(entry.state, entry.state.outcome)
+            return False
+        except Exception as exc:  # noqa: BLE001
+            flush_calls(entry.state)
+            fail(user, entry.state.input, exc)
+            return False
+
+    def fail(user: str, turn: TurnInput, exc: Exception) -> None:
+        where = f"{turn.source_file}:{turn.source_line}" if turn.source_file else "input"
+        message = f"turn from {where} of {user} failed: {exc}; marked ERROR, batch continues"
+        log.error("%s\n%s", message, traceback.format_exc())
+        report.errors.append(message)
+        report.outcomes["ERROR"] += 1
+        ctx.catalog.record_event("turn_error", "user", user, {"error": str(exc), "source": where})
+        if on_turn_done:
+            on_turn_done(None, "ERROR")
+
+    def flush_calls(state: TurnState) -> None:
+        if state.call_records:
+            ctx.catalog.record_llm_calls(state.call_records)
+            state.call_records = []
+
+    for user in sorted(queues)[:max_active_users]:
+        start_next(user)
+    while active or any(queues.values()):
+        for user in sorted(queues):
+            if user not in active and queues[user] and len(active) < max_active_users:
+                start_next(user)
+        if not active:
+            break
+        order = sorted(active)
+        batch: list[ChatRequest] = []
+        spans: list[tuple[str, int, int]] = []
+        for user in order:
+            entry = active[user]
+            spans.append((user, len(batch), len(batch) + len(entry.pending)))
+            batch.extend(entry.pending)
+        results = backend.generate(batch)
+        if len(results) != len(batch):
+            raise RuntimeError(f"backend {backend.name} returned {len(results)} results for {len(batch)} requests")
+        report.llm_batches += 1
+        report.llm_requests += len(batch)
+        report.largest_batch = max(report.largest_batch, len(batch))
+        report.completion_tokens += sum(r.completion_tokens for r in results)
+        for user, lo, hi in spans:
+            entry = active[user]
+            if not advance(user, entry, results[lo:hi]):
+                del active[user]
+                start_next(user)
+    return report

@@ -1,0 +1,55 @@
+"""One turn through every phase: analyze → reflect → gather → (plan⇄execute → synthesize → validate)* → save.
+
+Validation decides what happens next, within policy.context.max_validation_attempts: APPROVE and
+FAIL end the turn; REVISE rewrites §5 (new labelled entry); RETRY replays from §3 (new labelled
+attempt). An LLM reply that never parses ends the turn FAIL with the reason in §6. Save always runs,
+so every turn — approved, clarified or failed — leaves a complete context.md.
+"""
+
+from __future__ import annotations
+
+from panda.errors import LLMReplyError
+from panda.pipeline import analyze, gather, plan, reflect, save, synthesize, validate
+from panda.pipeline.state import PipelineContext, Step, TurnState
+
+
+def run_turn(state: TurnState, ctx: PipelineContext) -> Step[TurnState]:
+    try:
+        yield from analyze.run(state, ctx)
+        if (yield from reflect.run(state, ctx)):
+            yield from gather.run(state, ctx)
+            yield from _attempts(state, ctx)
+    except LLMReplyError as exc:
+        state.outcome = "FAIL"
+        state.fail_reason = str(exc)
+        if state.doc.can_write("6"):
+            state.doc.write("6", f"**Decision:** FAIL\n**Quality:** 0.00\n**Issues:** {exc}")
+    save.run(state, ctx)
+    return state
+
+
+def _attempts(state: TurnState, ctx: PipelineContext) -> Step[None]:
+    limit = ctx.policy.context.max_validation_attempts
+    used = 0
+    replan = True
+    while True:
+        if replan:
+            yield from plan.run(state, ctx)
+        yield from synthesize.run(state, ctx)
+        verdict = yield from validate.run(state, ctx)
+        used += 1
+        state.outcome = verdict.decision
+        if verdict.decision in ("APPROVE", "FAIL"):
+            return
+        if used >= limit:
+            state.attempts_exhausted = True
+            return
+        if verdict.decision == "REVISE":
+            state.revise_hint = verdict.issues
+            state.doc.begin_revise()
+            replan = False
+        else:
+            state.retry_hint = verdict.issues
+            state.revise_hint = ""
+            state.doc.begin_retry()
+            replan = True

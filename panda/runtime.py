@@ -1,0 +1,62 @@
+"""Opening a home and choosing a backend: the one place that wires Panda's parts together.
+
+`open_home` creates the vault skeleton, writes or strictly reads the policy, opens the catalog and
+the embedder, and returns the `PipelineContext` the pipeline and jobs share. `make_backend` picks a
+backend class from a plain dict (a typo fails at once with the valid names, unlike dotted paths).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from panda.catalog.store import Catalog
+from panda.config import Settings, load_policy
+from panda.documents.vault import Vault
+from panda.llm.backend import Backend
+from panda.memory.embeddings import Embedder, SentenceEmbedder
+from panda.memory.search import MemoryStore
+from panda.pipeline.state import PipelineContext
+
+
+def _vllm(settings: Settings) -> Backend:
+    from panda.llm.vllm_backend import VLLMBackend
+
+    return VLLMBackend(model=settings.model, role_models=settings.role_models, max_model_len=settings.max_model_len)
+
+
+def _openai(settings: Settings) -> Backend:
+    from panda.llm.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(settings.openai_base_url, settings.model, settings.openai_api_key, settings.role_models)
+
+
+def _scripted(settings: Settings) -> Backend:
+    from panda.llm.scripted import ScriptedBackend
+    from panda.llm.scripted_replies import schema_responder
+
+    return ScriptedBackend(responder=schema_responder)
+
+
+BACKENDS: dict[str, Callable[[Settings], Backend]] = {"vllm": _vllm, "openai": _openai, "scripted": _scripted}
+
+
+def make_backend(settings: Settings) -> Backend:
+    try:
+        factory = BACKENDS[settings.backend]
+    except KeyError as exc:
+        raise ValueError(f"unknown backend {settings.backend!r}; choose one of {sorted(BACKENDS)}") from exc
+    return factory(settings)
+
+
+def open_home(settings: Settings, embedder: Embedder | None = None, backend: Backend | None = None,
+              read_only: bool = False) -> PipelineContext:
+    settings.home.mkdir(parents=True, exist_ok=True)
+    vault = Vault(settings.home)
+    policy = load_policy(settings.home)
+    catalog = Catalog(settings.catalog_path, read_only=read_only)
+    embedder = embedder or SentenceEmbedder(settings.embedding_model)
+    memory = MemoryStore(vault, catalog, embedder, policy)
+    model_for: Any = backend.model_for if backend is not None else (lambda role: settings.model or "default")
+    return PipelineContext(settings=settings, policy=policy, vault=vault, catalog=catalog, memory=memory,
+                           model_for=model_for)
