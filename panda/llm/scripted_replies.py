@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from panda.llm.backend import ChatRequest
-from panda.memory.text import tokenize
+from panda.memory.text import STOP_WORDS, words
 
 _LINE = re.compile(r"^(Message|Context|Text|Limit|Resolved): ?(.*)$", re.M)
 
@@ -23,7 +23,7 @@ def _fields(request: ChatRequest) -> dict[str, str]:
 def schema_responder(request: ChatRequest) -> dict[str, Any]:
     f = _fields(request)
     message = f.get("Message", "")
-    keywords = list(dict.fromkeys(t for t in tokenize(message) if t.isalpha()))[:4]
+    keywords = list(dict.fromkeys(w for w in words(message) if w.isalpha() and w not in STOP_WORDS and len(w) > 2))[:4]
     topic = ".".join(keywords[:2]) if keywords else "general"
     phase = request.phase
     if phase == "analyze":

@@ -193,7 +193,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
         results.append(SearchResult(
             id=row["id"], kind=row["kind"], title=row["title"] or "", primary_topic=row["primary_topic"] or "",
             doc_path=row["doc_path"] or "", score=round(scoring.combine(factors, rp), 6),
-            snippet=" ".join(text.split()[:60]), quality=float(row["quality"] or 0), scope=row["scope"] or "new",
+            snippet=" ".join(text.split("\n", 1)[-1].split()[:60]), quality=float(row["quality"] or 0), scope=row["scope"] or "new",
             created_at=created, content_types=list(row["content_types"] or []),
             possibly_outdated=bool(expires is not None and utc(expires) <= now),
             factors={k: float(v) for k, v in factors.__dict__.items()},

@@ -1,0 +1,24 @@
+# One-line entry points; README's two commands are `make demo` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
+
+.PHONY: setup demo test lint bench
+
+setup:
+	scripts/setup.sh
+
+demo: setup
+	$(VENV)/bin/panda run data/samples/turns.jsonl
+	$(VENV)/bin/panda search "hamster" --user alice --limit 3
+
+test:
+	$(PY) -m pytest -q
+
+lint:
+	$(VENV)/bin/ruff check panda flows tests benchmarks
+	$(VENV)/bin/mypy panda
+
+bench:
+	$(PY) benchmarks/search_latency.py
+	$(PY) benchmarks/pipeline_throughput.py

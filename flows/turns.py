@@ -1,0 +1,95 @@
+"""Prefect flows for turn files: the same job as `panda run`, plus an inbox that processes new files.
+
+Thin by design: each task wraps one library call; no SQL, prompts or scoring here. The backend (and
+its vLLM engine) is created once per flow run. `process_inbox` runs every *.jsonl in the inbox and
+moves finished files to inbox/done/ (a file with malformed lines is still moved: its good lines ran
+and the bad ones are in the artifact); re-running a file is idempotent, so a crash mid-file is safe.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+from panda.config import Settings
+from panda.pipeline.scheduler import run_batch
+from panda.pipeline.turn_input import read_turns
+from panda.runtime import make_backend, open_home
+
+
+@task
+def read_turn_file(path: str) -> tuple[list[Any], list[str]]:
+    turns, errors = read_turns(Path(path))
+    return turns, [str(e) for e in errors]
+
+
+def _settings(home: str | None, backend: str, model: str | None) -> Settings:
+    values: dict[str, Any] = {"backend": backend}
+    if home:
+        values["home"] = Path(home)
+    if model:
+        values["model"] = model
+    return Settings(**values)
+
+
+def _publish(path: str, summary: dict[str, Any], errors: list[str]) -> None:
+    rows = [{"outcome": k, "turns": v} for k, v in sorted(summary["outcomes"].items())]
+    rows += [{"outcome": "skipped (already done)", "turns": summary["skipped"]},
+             {"outcome": "malformed lines", "turns": len(errors)}]
+    create_table_artifact(key="panda-turns-outcomes", table=rows, description=f"Turn outcomes for {path}")
+    lines = [f"# Turn batch: `{path}`", "", f"- LLM requests: {summary['llm_requests']} in "
+             f"{summary['llm_batches']} batches (largest {summary['largest_batch']})",
+             f"- completion tokens: {summary['completion_tokens']}", f"- recovered turns: {summary['recovered']}"]
+    lines += ["", "## Problems"] + [f"- {e}" for e in [*errors, *summary["errors"]]] if errors or summary["errors"] else []
+    create_markdown_artifact(key="panda-turns-summary", markdown="\n".join(lines))
+
+
+@flow(name="panda-turns", log_prints=True)
+def process_turn_file(path: str, home: str | None = None, backend: str = "vllm",
+                      model: str | None = None) -> dict[str, Any]:
+    """Run every turn of one JSONL file; returns the batch summary."""
+    logger = get_run_logger()
+    settings = _settings(home, backend, model)
+    turns, errors = read_turn_file(path)
+    for error in errors:
+        logger.warning("skipped %s", error)
+    llm = make_backend(settings)
+    ctx = open_home(settings, backend=llm)
+    try:
+        report = run_batch(turns, ctx, llm, settings.max_active_users)
+    finally:
+        ctx.catalog.close()
+        llm.close()
+    summary = report.summary()
+    summary["malformed_lines"] = len(errors)
+    _publish(path, summary, errors)
+    logger.info("turns by outcome: %s", summary["outcomes"])
+    return summary
+
+
+@flow(name="panda-turns-inbox", log_prints=True)
+def process_inbox(inbox: str = "data/inbox", home: str | None = None, backend: str = "vllm",
+                  model: str | None = None) -> list[dict[str, Any]]:
+    """Process every new *.jsonl in `inbox`, then move it to inbox/done/."""
+    logger = get_run_logger()
+    folder = Path(inbox)
+    done = folder / "done"
+    done.mkdir(parents=True, exist_ok=True)
+    summaries = []
+    for path in sorted(folder.glob("*.jsonl")):
+        logger.info("processing %s", path)
+        summaries.append(process_turn_file(str(path), home=home, backend=backend, model=model))
+        shutil.move(str(path), done / path.name)
+    if not summaries:
+        logger.info("inbox %s is empty", folder)
+    return summaries
+
+
+if __name__ == "__main__":
+    import sys
+
+    process_turn_file(sys.argv[1] if len(sys.argv) > 1 else "data/samples/turns.jsonl")

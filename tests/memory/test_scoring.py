@@ -1,0 +1,77 @@
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from panda.config import FreshnessPolicy, RetrievalPolicy
+from panda.memory import scoring
+from panda.memory.text import stem, tokenize
+
+
+def test_recency_frequency_vehemence_worked_examples():
+    assert scoring.recency_score(0) == 1.0
+    assert scoring.recency_score(30) == pytest.approx(math.exp(-1), abs=1e-9)
+    assert scoring.recency_score(90) == pytest.approx(0.0498, abs=1e-4)
+    assert scoring.frequency_score(0) == 0.0
+    assert scoring.frequency_score(9) == pytest.approx(0.5)
+    assert scoring.frequency_score(99) == pytest.approx(1.0)
+    assert scoring.frequency_score(10_000) == 1.0
+    assert scoring.vehemence_score(None, 0, 0) == pytest.approx(0.15)
+    assert scoring.vehemence_score(0.9, -0.8, 0.5) == pytest.approx(0.79)
+
+
+def test_seed_001_worked_example_and_quality_factor():
+    policy = RetrievalPolicy()
+    factors = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=1.0, freshness=1.0, topic_match=False, fuzzy=0.0)
+    assert scoring.combine(factors, policy) == pytest.approx(0.7355)
+    half = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=0.5, freshness=1.0, topic_match=False, fuzzy=0.0)
+    assert scoring.combine(half, policy) == pytest.approx(0.7355 * 0.85)
+    topical = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=1.0, freshness=1.0, topic_match=True, fuzzy=1.0)
+    assert scoring.combine(topical, policy) == pytest.approx(0.7355 + 0.10 + 0.05)
+
+
+def test_freshness_decays_time_sensitive_content_faster():
+    policy = FreshnessPolicy()
+    assert scoring.freshness_factor(7, ["pricing"], policy) == pytest.approx(0.5)
+    assert scoring.freshness_factor(7, ["vendor_info"], policy) == pytest.approx(0.5 ** (7 / 365))
+
+
+def test_topic_hierarchy():
+    assert scoring.topic_matches("pet.hamster", "pet.hamster.syrian")
+    assert scoring.topic_matches("pet.hamster.syrian", "pet.hamster")
+    assert not scoring.topic_matches("pet.hamster", "pet.hamsters")
+    assert not scoring.topic_matches("pet", "petrol")
+    assert not scoring.topic_matches(None, "pet")
+
+
+def test_fuzzy_match_at_85_percent_and_short_words_exact():
+    assert scoring.fuzzy_word_match(["jessika"], ["jessikka"]) == 1.0
+    assert scoring.fuzzy_word_match(["cat"], ["cats"]) == 0.0
+    assert scoring.fuzzy_word_match(["jessika", "cat"], ["jessikka", "cats"]) == 0.5
+    assert scoring.fuzzy_word_match(["laptop"], ["tablet"]) == 0.0
+
+
+unit = st.floats(0, 1)
+
+
+@given(unit, unit, unit, unit, unit, unit, st.floats(0, 1))
+def test_combined_score_is_monotone_in_each_factor(sem, rec, freq, veh, quality, fresh, bump):
+    policy = RetrievalPolicy()
+    base = scoring.Factors(sem, rec, freq, veh, quality, fresh, False, 0.0)
+    score = scoring.combine(base, policy)
+    for name in ("semantic", "recency", "frequency", "vehemence", "quality", "freshness"):
+        raised = scoring.Factors(**{**base.__dict__, name: min(1.0, getattr(base, name) + bump)})
+        assert scoring.combine(raised, policy) >= score - 1e-12
+
+
+@given(st.floats(0, 3650), st.floats(0, 3650))
+def test_older_is_never_more_recent(a, b):
+    older, newer = max(a, b), min(a, b)
+    assert scoring.recency_score(older) <= scoring.recency_score(newer)
+
+
+def test_tokenizer_stems_and_drops_stop_words():
+    assert tokenize("The Laptops I liked") == ["laptop", "lik"]
+    assert stem("moved") == stem("move") == "mov"
+    assert stem("studies") == "study"

@@ -1,0 +1,165 @@
+"""Integration: turn batches over a temporary home with the scripted backend."""
+
+import json
+from pathlib import Path
+
+from panda.documents.context_md import ContextDocument
+from panda.llm.scripted import ScriptedBackend
+from panda.llm.scripted_replies import schema_responder
+from panda.pipeline.scheduler import run_batch
+from panda.pipeline.turn_input import read_turns
+from tests.conftest import write_jsonl
+
+LINES = [
+    '{"user_id": "alice", "session_id": "s1", "turn_id": "a1", "timestamp": "2026-03-02T09:00:00Z", "query": "I just adopted a Syrian hamster named Biscuit."}',
+    '{"user_id": "bob", "session_id": "b1", "turn_id": "b1", "timestamp": "2026-03-02T09:00:00Z", "query": "I prefer gaming laptops with RTX GPUs."}',
+    '{"user_id": "alice", "session_id": "s1", "turn_id": "a2", "timestamp": "2026-03-03T09:00:00Z", "query": "What is my hamster called?"}',
+    '{"user_id": "bob", "session_id": "b1", "turn_id": "b2", "timestamp": "2026-03-03T09:00:00Z", "query": "Which laptop GPU do I like?"}',
+]
+
+
+def run_file(ctx, backend, path):
+    turns, errors = read_turns(path)
+    return run_batch(turns, ctx, backend), errors
+
+
+def test_every_turn_leaves_a_complete_context_md_and_catalog_rows(ctx, backend, tmp_path):
+    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES))
+    assert report.outcomes == {"APPROVE": 4}
+    for user, n in (("alice", 1), ("alice", 2), ("bob", 1), ("bob", 2)):
+        folder = ctx.vault.turn_dir(user, n)
+        names = {p.name for p in folder.iterdir()}
+        assert {"context.md", "query_analysis.json", "ticket.md", "toolresults.md", "metrics.json", "metadata.json"} <= names
+        doc = ContextDocument.parse((folder / "context.md").read_text())
+        assert all(doc.has(k) for k in ("0", "1", "2", "3", "5", "6", "appendix"))
+        assert "**Original query:**" in doc.latest("0")
+    rows = ctx.catalog.turns()
+    assert [(r["user_id"], r["turn_number"], r["validation_outcome"]) for r in rows] == [
+        ("alice", 1, "APPROVE"), ("alice", 2, "APPROVE"), ("bob", 1, "APPROVE"), ("bob", 2, "APPROVE")]
+    assert ctx.catalog.table_count("llm_calls") == report.llm_requests
+    # Turn 2 found turn 1 in memory and linked it relatively.
+    second = (ctx.vault.turn_dir("alice", 2) / "context.md").read_text()
+    assert "](../turn_000001/context.md)" in second
+    assert "Biscuit" in second
+    # Used documents got usage and trust updates in catalog and vault.
+    first = ctx.catalog.get_document("turn_alice_000001")
+    assert first["usage_count"] >= 1 and first["validation_success"] >= 1
+    meta = (ctx.vault.turn_dir("alice", 1) / "context.md").read_text()
+    assert "usage_count: 1" in meta or "usage_count: 2" in meta
+
+
+def test_requests_of_different_users_share_one_batch_and_each_user_runs_in_order(ctx, backend, tmp_path):
+    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES))
+    first_batch = backend.history[0]
+    assert {r.user_id for r in first_batch} == {"alice", "bob"}
+    assert all(r.phase == "analyze" for r in first_batch)
+    alice_turns = [r.turn_id for batch in backend.history for r in batch if r.user_id == "alice"]
+    assert alice_turns == sorted(alice_turns)  # turn 2 starts only after turn 1 is done
+
+
+def test_rerun_is_idempotent_and_preferences_are_saved_once(ctx, backend, tmp_path):
+    path = write_jsonl(tmp_path / "t.jsonl", LINES)
+    run_file(ctx, backend, path)
+    before = ctx.catalog.table_count("documents")
+    report, _ = run_file(ctx, ScriptedBackend(responder=schema_responder), path)
+    assert report.skipped == 4 and not report.outcomes
+    assert ctx.catalog.table_count("documents") == before
+    assert ctx.catalog.table_count("turn_index") == 4
+    prefs = (ctx.vault.layout.preferences_path("bob")).read_text()
+    assert prefs.count("gaming laptops") == 1
+
+
+def test_a_crash_mid_turn_resumes_without_loss_or_duplicates(ctx, tmp_path):
+    path = write_jsonl(tmp_path / "t.jsonl", LINES[:1] + LINES[2:3])
+    calls = {"n": 0}
+
+    def dies_in_second_turn(request):
+        calls["n"] += 1
+        if request.turn_id == "turn_alice_000002" and request.phase == "plan":
+            raise KeyboardInterrupt("killed")
+        return schema_responder(request)
+
+    try:
+        run_file(ctx, ScriptedBackend(responder=dies_in_second_turn), path)
+    except KeyboardInterrupt:
+        pass
+    assert [r["turn_number"] for r in ctx.catalog.turns("alice")] == [1]
+    assert not (ctx.vault.turn_dir("alice", 2) / "metadata.json").exists()
+    report, _ = run_file(ctx, ScriptedBackend(responder=schema_responder), path)
+    assert report.skipped == 1 and report.outcomes == {"APPROVE": 1}
+    assert [r["turn_number"] for r in ctx.catalog.turns("alice")] == [1, 2]
+    assert sorted(p.name for p in ctx.vault.layout.turns_dir("alice").iterdir()) == ["turn_000001", "turn_000002"]
+
+
+def test_complete_turn_missing_from_catalog_is_recovered_not_rerun(ctx, backend, tmp_path):
+    path = write_jsonl(tmp_path / "t.jsonl", LINES[:1])
+    run_file(ctx, backend, path)
+    ctx.catalog.con.execute("DELETE FROM turn_index")  # as if the crash hit between files and catalog
+    report, _ = run_file(ctx, ScriptedBackend(responder=schema_responder), path)
+    assert report.recovered == 1 and report.skipped == 1 and not report.outcomes
+
+
+def test_unparseable_reply_is_retried_once_then_the_turn_fails_with_the_reason(ctx, tmp_path):
+    replies = iter(["not json at all", '{"still": "wrong"}'])
+
+    def broken_for_alice(request):
+        if request.user_id == "alice" and request.phase == "analyze":
+            return next(replies)
+        return schema_responder(request)
+
+    backend = ScriptedBackend(responder=broken_for_alice)
+    path = write_jsonl(tmp_path / "t.jsonl", LINES[:1] + LINES[1:2])
+    report, _ = run_file(ctx, backend, path)
+    assert report.outcomes == {"FAIL": 1, "APPROVE": 1}
+    doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
+    assert "FAIL" in doc.latest("6") and "did not parse after 2 tries" in doc.latest("6")
+    statuses = [r[0] for r in ctx.catalog.con.execute(
+        "SELECT status FROM llm_calls WHERE turn_id = 'turn_alice_000001' ORDER BY started_at").fetchall()]
+    assert statuses == ["parse_error", "parse_error"]
+
+
+def test_clarify_ends_the_turn_with_a_question(ctx, tmp_path):
+    def clarify(request):
+        if request.phase == "reflect":
+            return {"decision": "CLARIFY", "reason": "unclear", "clarification_question": "Which hamster?"}
+        return schema_responder(request)
+
+    report, _ = run_file(ctx, ScriptedBackend(responder=clarify), write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    assert report.outcomes == {"CLARIFY": 1}
+    doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
+    assert "Which hamster?" in doc.latest("1") and not doc.has("3") and doc.has("appendix")
+
+
+def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
+    verdicts = iter(["REVISE", "RETRY", "RETRY", "APPROVE"])
+
+    def picky(request):
+        if request.phase == "validate":
+            return {"decision": next(verdicts), "quality": 0.4, "issues": "too vague", "goal_scores": []}
+        return schema_responder(request)
+
+    report, _ = run_file(ctx, ScriptedBackend(responder=picky), write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    assert report.outcomes == {"RETRY": 1}  # max_validation_attempts = 3 stops before the 4th verdict
+    text = (ctx.vault.turn_dir("alice", 1) / "context.md").read_text()
+    assert "### Attempt 2 (REVISE)" in text and "### Attempt 2 (RETRY)" in text
+    assert "attempt limit reached" in text
+    meta = json.loads((ctx.vault.turn_dir("alice", 1) / "metadata.json").read_text())
+    assert meta["revision_count"] == 2 and meta["attempts"] == 2
+
+
+def test_overflowing_section_is_compressed_by_nerves(ctx, tmp_path):
+    long_answer = " ".join(f"w{i}" for i in range(150))  # 150 words, under the 900-char cap
+
+    def verbose(request):
+        if request.phase == "synthesize":
+            return {"answer": long_answer}
+        return schema_responder(request)
+
+    ctx.policy = ctx.policy.model_copy(update={"context": ctx.policy.context.model_copy(
+        update={"section_word_budgets": {**ctx.policy.context.section_word_budgets, "5": 40}})})
+    backend = ScriptedBackend(responder=verbose)
+    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    nerves = [r for batch in backend.history for r in batch if r.phase == "compress_s5"]
+    assert nerves and nerves[0].role == "NERVES" and nerves[0].sampling.temperature == 0.1
+    doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
+    assert len(doc.latest("5").split()) <= 40 + 10
