@@ -1,0 +1,64 @@
+"""`panda run`, `panda search`, `panda reindex` from the command line over a temporary home."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from panda import cli
+from tests.pipeline.test_scheduler import LINES
+from tests.conftest import write_jsonl
+
+
+@pytest.fixture
+def cli_embedder(monkeypatch, embedder):
+    # Reuse the session's loaded model: the CLI builds its own SentenceEmbedder, which shares the cache.
+    return embedder
+
+
+def run_cli(capsys, *argv):
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_run_search_rerun_and_reindex_give_the_same_results(tmp_path: Path, capsys, cli_embedder):
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "t.jsonl", LINES + ['{"user_id": "carol", "query": "no time"}'])
+    code, out, err = run_cli(capsys, "run", str(path), "--home", str(home), "--backend", "scripted", "--quiet")
+    assert code == 1  # one malformed line
+    assert "APPROVE 4" in out and f"{path}:5: field 'timestamp': is required" in err
+
+    code, out, _ = run_cli(capsys, "search", "hamster Biscuit", "--user", "alice", "--home", str(home), "--json",
+                           "--no-record")
+    before = json.loads(out)
+    assert before and before[0]["doc_path"].startswith("users/alice/turns/turn_000001")
+
+    code, out, _ = run_cli(capsys, "run", str(path), "--home", str(home), "--backend", "scripted", "--quiet", "--json")
+    summary = json.loads(out)
+    assert summary["skipped"] == 4 and summary["outcomes"] == {} and summary["turns_in_catalog"] == 4
+
+    shutil.rmtree(home / "catalog")
+    code, out, _ = run_cli(capsys, "reindex", "--home", str(home))
+    assert code == 0 and json.loads(out)["turns"] == 4
+    code, out, _ = run_cli(capsys, "search", "hamster Biscuit", "--user", "alice", "--home", str(home), "--json",
+                           "--no-record")
+    after = json.loads(out)
+    assert [(r["id"], r["score"]) for r in after] == [(r["id"], r["score"]) for r in before]
+
+
+def test_bad_policy_is_reported_not_raised(tmp_path: Path, capsys):
+    home = tmp_path / "home"
+    (home / "Meta" / "Config").mkdir(parents=True)
+    (home / "Meta" / "Config" / "memory_config.yaml").write_text("retrieval:\n  wieghts: {}\n")
+    code, _, err = run_cli(capsys, "reindex", "--home", str(home))
+    assert code == 2 and "retrieval.wieghts" in err
+
+
+def test_help_lists_the_commands(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    for command in ("run", "search", "reindex"):
+        assert command in out
