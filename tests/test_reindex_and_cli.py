@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from panda import cli
-from tests.pipeline.test_scheduler import LINES
 from tests.conftest import write_jsonl
+from tests.pipeline.test_scheduler import LINES
 
 
 @pytest.fixture

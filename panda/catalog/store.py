@@ -47,7 +47,8 @@ class SearchFilters:
     now: datetime | None = None
 
     def where(self) -> tuple[str, list[Any]]:
-        clauses, params = ["TRUE"], []
+        clauses: list[str] = ["TRUE"]
+        params: list[Any] = []
         if self.user_id is not None:
             clauses.append("(d.owner_user = ? OR d.scope = 'global')")
             params.append(self.user_id)
@@ -129,14 +130,29 @@ class Catalog:
         if postings:
             self.con.executemany("INSERT INTO postings VALUES (?, ?, ?)", postings)
 
-    def bulk_load(self, table: Any, postings: Any) -> None:
-        """Append pre-built Arrow/pandas tables (benchmarks and reindex of large homes)."""
-        self.con.register("_bulk_docs", table)
-        self.con.execute("INSERT INTO documents SELECT * FROM _bulk_docs")
-        self.con.unregister("_bulk_docs")
-        self.con.register("_bulk_postings", postings)
-        self.con.execute("INSERT INTO postings SELECT * FROM _bulk_postings")
-        self.con.unregister("_bulk_postings")
+    def load_synthetic_documents(self, count: int, vocabulary: list[str], users: int = 100, seed: float = 0.42,
+                                 words_per_doc: int = 40) -> None:
+        """Fill the catalog with `count` generated documents, for benchmarks only.
+
+        Text is drawn from `vocabulary` (words that tokenize to themselves), embeddings are random
+        unit-scale vectors, owners cycle through `users` users; postings are derived in SQL.
+        """
+        self.con.execute("SELECT setseed(?)", [seed])
+        self.con.execute(f"""
+            INSERT INTO documents (id, kind, title, primary_topic, keywords, intent, content_types, scope, quality,
+                importance, owner_user, usage_count, reference_count, validation_count, validation_success,
+                created_at, links, source_urls, doc_path, search_text, doc_length, embedding)
+            SELECT 'syn_' || i, 'memory', 'synthetic ' || i, 'topic.t' || (i % 50), [], 'informational', ['memory'],
+                'user', random(), 0.15, 'user' || (i % ?), (random() * 5)::INT, (random() * 20)::INT, 0, 0,
+                now() - to_days((random() * 400)::INT), [], [], 'synthetic/' || i || '.md', txt, ?,
+                [random()::FLOAT - 0.5 FOR x IN range({EMBEDDING_DIM})]::FLOAT[{EMBEDDING_DIM}]
+            FROM (SELECT i, array_to_string([list_element(?::VARCHAR[], 1 + (random() * (? - 1))::INT)
+                                              FOR w IN range(?)], ' ') AS txt FROM range(?) t(i))""",
+            [users, words_per_doc, vocabulary, len(vocabulary), words_per_doc, count])
+        self.con.execute("""
+            INSERT INTO postings SELECT term, id, count(*)::INT FROM
+                (SELECT id, unnest(string_split(search_text, ' ')) AS term FROM documents WHERE starts_with(id, 'syn_'))
+            GROUP BY term, id""")
 
     def delete_document(self, doc_id: str) -> None:
         self.con.execute("DELETE FROM postings WHERE doc_id = ?", [doc_id])

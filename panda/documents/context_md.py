@@ -164,7 +164,9 @@ class ContextDocument:
 
 def _split_attempts(text: str) -> list[Entry]:
     entries: list[Entry] = []
-    number, label, lines = 1, None, []
+    number: int = 1
+    label: str | None = None
+    lines: list[str] = []
     seen_header = False
     for line in text.splitlines():
         match = _ATTEMPT.match(line)

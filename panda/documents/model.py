@@ -128,13 +128,13 @@ class Document(BaseModel):
     @classmethod
     def from_markdown(cls, text: str, doc_path: str | None = None) -> Document:
         post = frontmatter.loads(text)
-        meta = dict(post.metadata)
+        meta: dict[str, Any] = dict(post.metadata)
         known = {k: meta.pop(k) for k in list(meta) if k in cls.model_fields and k not in ("body", "extra")}
         tags = meta.pop("tags", None)
         extra = meta
         if tags is not None and sorted({*known.get("keywords", [])[:8]}) != tags:
             extra["tags"] = tags
-        doc = cls(**known, body=post.content, extra=extra)
+        doc = cls.model_validate({**known, "body": post.content, "extra": extra})
         if doc_path is not None:
             doc.doc_path = doc_path
         return doc

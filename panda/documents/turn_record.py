@@ -6,6 +6,7 @@ rebuilt catalog identical to the one the pipeline wrote.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from panda.documents.model import Document, parse_time
@@ -24,7 +25,7 @@ def turn_document(meta: dict[str, Any], counters: dict[str, Any]) -> Document:
         reference_count=int(counters.get("reference_count", 0) or 0),
         validation_count=int(counters.get("validation_count", 0) or 0),
         validation_success=int(counters.get("validation_success", 0) or 0),
-        created_at=parse_time(meta["timestamp"]), doc_path=meta["doc_path"], body=body,
+        created_at=parse_time(meta["timestamp"]) or datetime.fromtimestamp(0, UTC), doc_path=meta["doc_path"], body=body,
     )
 
 

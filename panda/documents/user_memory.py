@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import frontmatter
 
@@ -96,7 +97,7 @@ class MemoryFile:
         lines = [f"# {title}", "", f"## {section}", ""]
         lines += [entry.render() for entry in self.entries]
         lines += ["", "---", "", _FOOTER]
-        meta = {"artifact_type": self.kind, "user_id": self.user_id, "modified": iso(self.modified),
+        meta: dict[str, Any] = {"artifact_type": self.kind, "user_id": self.user_id, "modified": iso(self.modified),
                 "entry_count": len(self.entries)}
         return frontmatter.dumps(frontmatter.Post("\n".join(lines), **meta), sort_keys=False) + "\n"
 

@@ -75,7 +75,7 @@ class Vault:
             return
         post = frontmatter.loads(text)
         for key, delta in deltas.items():
-            post.metadata[key] = int(post.metadata.get(key, 0) or 0) + delta
+            post.metadata[key] = int(str(post.metadata.get(key, 0) or 0)) + delta
         atomic_write_text(path, frontmatter.dumps(post, sort_keys=False) + "\n")
 
     # ---- user memory files ---------------------------------------------------------------------

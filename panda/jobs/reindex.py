@@ -41,9 +41,9 @@ def _turn_counters(context_path: Path) -> dict[str, Any]:
 
 
 def _index_batch(ctx: PipelineContext, docs: list[Document], rows: list[dict[str, Any]]) -> None:
-    vectors = ctx.memory.embedder.embed([d.search_text() for d in docs]) if docs else []
+    vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
     with ctx.catalog.transaction():
-        ctx.catalog.upsert_documents(docs, list(vectors))
+        ctx.catalog.upsert_documents(docs, vectors)
         for row in rows:
             ctx.catalog.upsert_turn(row)
 

@@ -65,7 +65,7 @@ def convert_gguf(gguf_path: Path, target: Path) -> Path:
     model = AutoModelForCausalLM.from_pretrained(
         str(gguf_path.parent), gguf_file=gguf_path.name, torch_dtype=torch.float32
     )
-    model.hf_quantizer = None
+    model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.save_pretrained(str(tmp), safe_serialization=True)

@@ -19,11 +19,12 @@ class OpenAIBackend:
     name = "openai"
 
     def __init__(self, base_url: str, model: str | None, api_key: str = "EMPTY",
-                 role_models: dict[str, str] | None = None, concurrency: int = 32, timeout: float = 300.0) -> None:
+                 role_models: dict[str, str] | None = None, concurrency: int = 32, timeout: float = 300.0,
+                 transport: httpx.BaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model or "default"
         self.role_models = dict(role_models or {})
-        self.client = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {api_key}"})
+        self.client = httpx.Client(timeout=timeout, headers={"Authorization": f"Bearer {api_key}"}, transport=transport)
         self.concurrency = concurrency
 
     def model_for(self, role: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ class PromptTemplate:
         return messages
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> PromptTemplate:
     path = PROMPT_DIR / f"{name}.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))

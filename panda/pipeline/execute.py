@@ -36,13 +36,13 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
         entry["saved_id"] = doc.id
         entry["summary"] = f"saved {doc.id} (scope new, expires {doc.expires_at})"
     else:
-        doc = ctx.memory.retrieve(doc_id=request.argument.strip(), doc_path=request.argument.strip())
-        if doc is None:
+        found = ctx.memory.retrieve(doc_id=request.argument.strip(), doc_path=request.argument.strip())
+        if found is None:
             entry["summary"] = "not found"
         else:
-            entry["summary"] = f"retrieved {doc.id}"
-            entry["results"] = [{"id": doc.id, "kind": doc.kind, "title": doc.title, "doc_path": doc.doc_path,
-                                 "snippet": " ".join(doc.body.split()[:80])}]
+            entry["summary"] = f"retrieved {found.id}"
+            entry["results"] = [{"id": found.id, "kind": found.kind, "title": found.title, "doc_path": found.doc_path,
+                                 "snippet": " ".join(found.body.split()[:80])}]
     return entry
 
 

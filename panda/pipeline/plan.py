@@ -27,7 +27,8 @@ def tool_results_text(state: TurnState, max_words: int = 250) -> str:
 def render_plan(plan: Plan) -> str:
     lines = ["**Goals:**"] + [f"- {g.id}: {g.description}" for g in plan.goals]
     lines += ["", "**Todo:**"] + [f"{i}. [{'in_progress' if i == 1 else 'pending'}] {t}" for i, t in enumerate(plan.todo, 1)]
-    lines += ["", "**Tool requests:**"] + ([f"- {t.tool} `{t.argument}` (topic `{t.topic}`)" for t in plan.tool_requests] or ["- (none)"])
+    requests = [f"- {t.tool} `{t.argument}` (topic `{t.topic}`)" for t in plan.tool_requests]
+    lines += ["", "**Tool requests:**"] + (requests or ["- (none)"])
     lines += ["", f"**Route:** {plan.route}"]
     return "\n".join(lines)
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from prefect.testing.utilities import prefect_test_harness
 
-from tests.pipeline.test_scheduler import LINES
 from tests.conftest import write_jsonl
+from tests.pipeline.test_scheduler import LINES
 
 
 @pytest.fixture(scope="module")

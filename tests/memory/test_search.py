@@ -68,3 +68,5 @@ def test_memory_save_new_scope_gets_ttl_and_retrieve_reads_it_back(ctx):
     back = ctx.memory.retrieve(doc_id=doc.id)
     assert back is not None and back.body == "budget is $800"
     assert ctx.memory.retrieve(doc_id="nope") is None
+    assert ctx.memory.retrieve(doc_id="x", doc_path="../../etc/passwd.md") is None
+    assert ctx.memory.retrieve(doc_path=doc.doc_path).id == doc.id

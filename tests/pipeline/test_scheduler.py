@@ -1,7 +1,6 @@
 """Integration: turn batches over a temporary home with the scripted backend."""
 
 import json
-from pathlib import Path
 
 from panda.documents.context_md import ContextDocument
 from panda.llm.scripted import ScriptedBackend
