@@ -11,11 +11,14 @@ import json
 import logging
 import os
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from panda.config import Settings
-from panda.errors import PandaError
+from panda.documents.model import parse_time
+from panda.errors import ConfigError, PandaError
+from panda.llm.roles import ROLES
 
 log = logging.getLogger("panda")
 
@@ -30,8 +33,25 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
         values["model"] = args.model
     if getattr(args, "base_url", None):
         values["openai_base_url"] = args.base_url
+    role_models = {}
+    for item in getattr(args, "role_model", None) or []:
+        role, sep, model = item.partition("=")
+        if not sep or role.upper() not in ROLES or not model:
+            raise ConfigError(f"--role-model expects ROLE=MODEL with ROLE one of {', '.join(ROLES)}, got {item!r}")
+        role_models[role.upper()] = model
+    if role_models:
+        values["role_models"] = role_models
     values.update(overrides)
     return Settings(**values)
+
+
+def _now(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return parse_time(value)
+    except ValueError as exc:
+        raise ConfigError(f"--now expects an ISO 8601 time, got {value!r}") from exc
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -81,7 +101,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     results = ctx.memory.search(
         args.query, user_id=args.user, limit=args.limit, topic_filter=args.topic,
         content_types=args.content_type or None, scope=args.scope, include_expired=args.include_expired,
-        min_quality=args.min_quality, record=not args.no_record,
+        min_quality=args.min_quality, record=not args.no_record, now=_now(args.now),
     )
     ctx.catalog.close()
     if args.json:
@@ -120,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     home_arg(run)
     run.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend (default vllm)")
     run.add_argument("--model", help="model name or local HF folder (default: bundled SmolLM2-135M-Instruct)")
+    run.add_argument("--role-model", action="append", metavar="ROLE=MODEL",
+                     help="serve one role with another model, e.g. VOICE=/models/bigger (repeatable)")
     run.add_argument("--base-url", help="OpenAI-compatible server URL for --backend openai")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -136,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--min-quality", type=float, default=0.0)
     search.add_argument("--include-expired", action="store_true", help="also return expired documents, marked")
     search.add_argument("--no-record", action="store_true", help="do not count this search as a retrieval")
+    search.add_argument("--now", help="score recency as of this ISO 8601 time (default: the clock)")
     search.add_argument("--json", action="store_true")
     search.set_defaults(func=cmd_search)
 

@@ -31,7 +31,7 @@ def test_run_search_rerun_and_reindex_give_the_same_results(tmp_path: Path, caps
     assert "APPROVE 4" in out and f"{path}:5: field 'timestamp': is required" in err
 
     code, out, _ = run_cli(capsys, "search", "hamster Biscuit", "--user", "alice", "--home", str(home), "--json",
-                           "--no-record")
+                           "--no-record", "--now", "2026-03-05T00:00:00Z")
     before = json.loads(out)
     assert before and before[0]["doc_path"].startswith("users/alice/turns/turn_000001")
 
@@ -43,7 +43,7 @@ def test_run_search_rerun_and_reindex_give_the_same_results(tmp_path: Path, caps
     code, out, _ = run_cli(capsys, "reindex", "--home", str(home))
     assert code == 0 and json.loads(out)["turns"] == 4
     code, out, _ = run_cli(capsys, "search", "hamster Biscuit", "--user", "alice", "--home", str(home), "--json",
-                           "--no-record")
+                           "--no-record", "--now", "2026-03-05T00:00:00Z")
     after = json.loads(out)
     assert [(r["id"], r["score"]) for r in after] == [(r["id"], r["score"]) for r in before]
 
@@ -56,9 +56,51 @@ def test_bad_policy_is_reported_not_raised(tmp_path: Path, capsys):
     assert code == 2 and "retrieval.wieghts" in err
 
 
+def test_role_model_overrides_are_validated(tmp_path: Path, capsys):
+    path = write_jsonl(tmp_path / "t.jsonl", LINES[:1])
+    code, _, err = run_cli(capsys, "run", str(path), "--home", str(tmp_path / "h"), "--backend", "scripted",
+                           "--role-model", "EYES=x")
+    assert code == 2 and "ROLE=MODEL" in err
+    args = cli.build_parser().parse_args(["run", "f", "--role-model", "voice=/m/big", "--model", "/m/small"])
+    settings = cli._settings(args)
+    assert settings.role_models == {"VOICE": "/m/big"} and settings.model == "/m/small"
+
+
 def test_help_lists_the_commands(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     out = capsys.readouterr().out
     for command in ("run", "search", "reindex"):
         assert command in out
+
+
+def test_reindex_reproduces_every_score_after_mixed_validation_outcomes(ctx, tmp_path: Path):
+    from panda.jobs.reindex import reindex
+    from panda.llm.scripted import ScriptedBackend
+    from panda.llm.scripted_replies import schema_responder
+    from panda.pipeline.scheduler import run_batch
+    from panda.pipeline.turn_input import read_turns
+
+    verdicts = iter(["RETRY", "FAIL"] * 20)
+
+    def mixed(request):
+        if request.phase == "validate" and request.user_id == "alice":
+            return {"decision": next(verdicts), "quality": 0.3, "issues": "x", "goal_scores": []}
+        return schema_responder(request)
+
+    turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", LINES + [
+        '{"user_id": "alice", "turn_id": "a3", "timestamp": "2026-03-04T09:00:00Z", "query": "I live in Boston; what about Biscuit?"}']))
+    run_batch(turns, ctx, ScriptedBackend(responder=mixed))
+
+    def snapshot():
+        return [[(r.id, r.score) for r in ctx.memory.search(q, user_id=u, record=False, now=turns[-1].timestamp)]
+                for q, u in (("hamster Biscuit", "alice"), ("Boston", "alice"), ("laptop GPU", "bob"))]
+
+    before = snapshot()
+    docs_before = ctx.catalog.con.execute(
+        "SELECT id, usage_count, reference_count, validation_count, validation_success FROM documents ORDER BY id").fetchall()
+    assert any(row[3] > row[4] for row in docs_before)  # some trust went down
+    reindex(ctx)
+    assert ctx.catalog.con.execute(
+        "SELECT id, usage_count, reference_count, validation_count, validation_success FROM documents ORDER BY id").fetchall() == docs_before
+    assert snapshot() == before

@@ -35,6 +35,8 @@ class MemoryEntry:
     invalid_at: datetime | None = None
     reference_count: int = 0
     usage_count: int = 0
+    validation_count: int = 0
+    validation_success: int = 0
 
     def render(self) -> str:
         meta = [f"id={self.id}", f"confidence={self.confidence:.2f}"]
@@ -48,6 +50,8 @@ class MemoryEntry:
             meta.append(f"refs={self.reference_count}")
         if self.usage_count:
             meta.append(f"uses={self.usage_count}")
+        if self.validation_count:
+            meta.append(f"validated={self.validation_success}/{self.validation_count}")
         value = " ".join(self.value.split())
         head = f"- **{self.key}:** {value}" if self.key else f"- {value}"
         return f"{head} <!-- {' '.join(meta)} -->"
@@ -67,6 +71,8 @@ class MemoryEntry:
         entry.invalid_at = parse_time(meta.get("invalid_at"))
         entry.reference_count = int(meta.get("refs", 0))
         entry.usage_count = int(meta.get("uses", 0))
+        success, _, count = meta.get("validated", "0/0").partition("/")
+        entry.validation_success, entry.validation_count = int(success), int(count or 0)
         return entry
 
 

@@ -69,8 +69,8 @@ class Vault:
             memory = MemoryFile.parse(text, kind, path.parent.name)
             for entry in memory.entries:
                 if entry.id == fragment:
-                    entry.reference_count += deltas.get("reference_count", 0)
-                    entry.usage_count += deltas.get("usage_count", 0)
+                    for key, delta in deltas.items():
+                        setattr(entry, key, getattr(entry, key) + delta)
             atomic_write_text(path, memory.render())
             return
         post = frontmatter.loads(text)
@@ -170,7 +170,8 @@ def entry_document(entry: MemoryEntry, kind: str, user_id: str, file_rel: str) -
         intent="personal", content_types=[kind], scope="user", quality=min(1.0, max(0.0, entry.confidence)),
         importance=0.3, owner_user=user_id, created_at=entry.learned_at or datetime.fromtimestamp(0),
         invalid_at=entry.invalid_at, valid_at=entry.learned_at, reference_count=entry.reference_count,
-        usage_count=entry.usage_count, doc_path=f"{file_rel}#{entry.id}", body=text,
+        usage_count=entry.usage_count, validation_count=entry.validation_count,
+        validation_success=entry.validation_success, doc_path=f"{file_rel}#{entry.id}", body=text,
         extra={"source": entry.source},
     )
 

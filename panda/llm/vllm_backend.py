@@ -61,7 +61,7 @@ class VLLMBackend:
         if model not in self._engines:
             try:
                 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")
-                os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")  # vLLM logs to stdout at INFO
+                os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # vLLM logs to stdout; set it to INFO to see them
                 from vllm import LLM
             except ImportError as exc:
                 raise BackendUnavailableError(
