@@ -1,9 +1,11 @@
 """Prefect flows for turn files: the same job as `panda run`, plus an inbox that processes new files.
 
 Thin by design: each task wraps one library call; no SQL, prompts or scoring here. The backend (and
-its vLLM engine) is created once per flow run. `process_inbox` runs every *.jsonl in the inbox and
-moves finished files to inbox/done/ (a file with malformed lines is still moved: its good lines ran
-and the bad ones are in the artifact); re-running a file is idempotent, so a crash mid-file is safe.
+its vLLM engine) is created once per task run. `run_turns` retries only transient errors (a vLLM
+engine that died mid-batch): finished turns are saved, so a retry resumes where the batch stopped.
+`process_inbox` runs every *.jsonl in the inbox and moves finished files to inbox/done/ (a file with
+malformed lines is still moved: its good lines ran and the bad ones are in the artifact);
+re-running a file is idempotent, so a crash mid-file is safe.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import Task, flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.client.schemas.objects import TaskRun
+from prefect.states import State
 
 from panda.config import Settings
+from panda.errors import TransientError
 from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
 from panda.runtime import make_backend, open_home
@@ -25,6 +30,29 @@ from panda.runtime import make_backend, open_home
 def read_turn_file(path: str) -> tuple[list[Any], list[str]]:
     turns, errors = read_turns(Path(path))
     return turns, [str(e) for e in errors]
+
+
+def only_transient(task: Task[..., Any], task_run: TaskRun, state: State) -> bool:
+    """Retry when the failure is transient (engine crash, server hiccup), never for bad input or config."""
+    try:
+        state.result()
+    except TransientError:
+        return True
+    except Exception:  # noqa: BLE001 - anything else is terminal
+        return False
+    return False
+
+
+@task(retries=2, retry_delay_seconds=10, retry_condition_fn=only_transient)
+def run_turns(turns: list[Any], home: str | None, backend: str, model: str | None) -> dict[str, Any]:
+    settings = _settings(home, backend, model)
+    llm = make_backend(settings)
+    ctx = open_home(settings, backend=llm)
+    try:
+        return run_batch(turns, ctx, llm, settings.max_active_users).summary()
+    finally:
+        ctx.catalog.close()
+        llm.close()
 
 
 def _settings(home: str | None, backend: str, model: str | None) -> Settings:
@@ -53,18 +81,10 @@ def process_turn_file(path: str, home: str | None = None, backend: str = "vllm",
                       model: str | None = None) -> dict[str, Any]:
     """Run every turn of one JSONL file; returns the batch summary."""
     logger = get_run_logger()
-    settings = _settings(home, backend, model)
     turns, errors = read_turn_file(path)
     for error in errors:
         logger.warning("skipped %s", error)
-    llm = make_backend(settings)
-    ctx = open_home(settings, backend=llm)
-    try:
-        report = run_batch(turns, ctx, llm, settings.max_active_users)
-    finally:
-        ctx.catalog.close()
-        llm.close()
-    summary = report.summary()
+    summary = run_turns(turns, home, backend, model)
     summary["malformed_lines"] = len(errors)
     _publish(path, summary, errors)
     logger.info("turns by outcome: %s", summary["outcomes"])

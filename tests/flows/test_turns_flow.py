@@ -47,3 +47,13 @@ def test_turn_file_flow_and_inbox(harness, tmp_path: Path, embedder):
     assert {"panda-turns-outcomes", "panda-turns-summary"} <= set(artifacts)
     assert "APPROVE" in str(artifacts["panda-turns-outcomes"]["data"])
     assert "new.jsonl" in str(artifacts["panda-turns-summary"]["data"])
+
+
+def test_only_transient_failures_are_retried():
+    from prefect.states import Failed
+
+    from flows.turns import only_transient
+    from panda.errors import ConfigError, TransientError
+
+    assert only_transient(None, None, Failed(data=TransientError("engine died")))  # type: ignore[arg-type]
+    assert not only_transient(None, None, Failed(data=ConfigError("bad key")))  # type: ignore[arg-type]
