@@ -175,18 +175,22 @@ class Catalog:
         if not terms:
             return []
         where, params = filters.where()
+        unique = sorted(set(terms))
+        marks = ", ".join("?" for _ in unique)
+        # One pass over the matching postings (term IN (...) can use the term index); document
+        # frequency is counted over all documents, as BM25 defines it, before the visibility filter.
         sql = f"""
             WITH stats AS (SELECT count(*)::DOUBLE AS n, coalesce(avg(doc_length), 1)::DOUBLE AS avgdl FROM documents),
-            q AS (SELECT unnest(?::VARCHAR[]) AS term),
-            df AS (SELECT p.term, count(*)::DOUBLE AS df FROM postings p JOIN q USING (term) GROUP BY p.term),
+            matched AS (SELECT term, doc_id, tf FROM postings WHERE term IN ({marks})),
+            df AS (SELECT term, count(*)::DOUBLE AS df FROM matched GROUP BY term),
             hits AS (
-                SELECT p.doc_id, sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
-                       * (p.tf * (? + 1)) / (p.tf + ? * (1 - ? + ? * d.doc_length / s.avgdl))) AS score
-                FROM postings p JOIN df USING (term) JOIN documents d ON d.id = p.doc_id, stats s
+                SELECT m.doc_id, sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
+                       * (m.tf * (? + 1)) / (m.tf + ? * (1 - ? + ? * d.doc_length / s.avgdl))) AS score
+                FROM matched m JOIN df USING (term) JOIN documents d ON d.id = m.doc_id, stats s
                 WHERE {where}
-                GROUP BY p.doc_id)
+                GROUP BY m.doc_id)
             SELECT doc_id, score FROM hits ORDER BY score DESC, doc_id LIMIT ?"""
-        rows = self.con.execute(sql, [sorted(set(terms)), k1, k1, b, b, *params, limit]).fetchall()
+        rows = self.con.execute(sql, [*unique, k1, k1, b, b, *params, limit]).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
     def vector_candidates(self, vector: Sequence[float], filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
@@ -203,9 +207,10 @@ class Catalog:
             return []
         sim = (f"array_cosine_similarity(embedding, ?::FLOAT[{EMBEDDING_DIM}])" if vector is not None else "0.0")
         params: list[Any] = [[float(x) for x in vector]] if vector is not None else []
+        marks = ", ".join("?" for _ in ids)
         sql = (f"SELECT {', '.join(DOC_COLUMNS)}, search_text, coalesce({sim}, 0.0) AS cosine "
-               "FROM documents WHERE list_contains(?, id)")
-        return self._dicts(sql, [*params, ids])
+               f"FROM documents WHERE id IN ({marks})")
+        return self._dicts(sql, [*params, *ids])
 
     def increment_counters(self, ids: Iterable[str], column: str, by: int = 1) -> None:
         if column not in ("reference_count", "usage_count", "validation_count", "validation_success"):

@@ -65,8 +65,20 @@ def topic_matches(query_topic: str | None, doc_topic: str | None) -> bool:
     return longer[: len(shorter)] == shorter
 
 
+def similar_words(a: str, b: str, threshold: float = 0.85) -> bool:
+    """SequenceMatcher ratio >= threshold, skipping pairs whose lengths alone rule it out.
+
+    The ratio is 2*matches/(len(a)+len(b)) <= 2*min/(len(a)+len(b)), so 'jessika' (7) vs
+    'jessikka' (8) may match (bound 0.933) but 'cat' (3) vs 'catalog' (7) cannot (bound 0.6).
+    """
+    if 2 * min(len(a), len(b)) / (len(a) + len(b)) < threshold:
+        return False
+    matcher = SequenceMatcher(None, a, b)
+    return matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold and matcher.ratio() >= threshold
+
+
 def fuzzy_word_match(query_words: list[str], doc_words: list[str], threshold: float = 0.85,
-                     exact_max_len: int = 3) -> float:
+                     exact_max_len: int = 3, memo: dict[tuple[str, str], bool] | None = None) -> float:
     """Share of query words found in the document exactly or at >= 85 % similarity (seed 003).
 
     Words of <= 3 characters must match exactly. Example: 'jessika' vs 'jessikka' -> ratio 0.933, a
@@ -75,15 +87,23 @@ def fuzzy_word_match(query_words: list[str], doc_words: list[str], threshold: fl
     if not query_words:
         return 0.0
     vocabulary = set(doc_words)
+    memo = {} if memo is None else memo
     hits = 0
     for word in query_words:
         if word in vocabulary:
             hits += 1
-        elif len(word) > exact_max_len and any(
-            abs(len(word) - len(other)) <= 2 and SequenceMatcher(None, word, other).ratio() >= threshold
-            for other in vocabulary if len(other) > exact_max_len
-        ):
-            hits += 1
+            continue
+        if len(word) <= exact_max_len:
+            continue
+        for other in vocabulary:
+            if len(other) <= exact_max_len:
+                continue
+            key = (word, other)
+            if key not in memo:
+                memo[key] = similar_words(word, other, threshold)
+            if memo[key]:
+                hits += 1
+                break
     return hits / len(query_words)
 
 

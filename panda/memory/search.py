@@ -176,6 +176,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
     rp = policy.retrieval
     top_bm25 = max(lexical.values(), default=0.0) or 1.0
     query_words = [w for w in words(query) if len(w) > 1]
+    memo: dict[tuple[str, str], bool] = {}  # word-pair similarity, shared by all candidates of this search
     results = []
     for row in rows:
         created = utc(row["created_at"]) if row["created_at"] else now
@@ -192,7 +193,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
             freshness=scoring.freshness_factor(age_days, list(row["content_types"] or []), policy.freshness),
             topic_match=scoring.topic_matches(query_topic, row["primary_topic"]),
             fuzzy=scoring.fuzzy_word_match(query_words, words(text[:4000]), rp.fuzzy_threshold,
-                                          rp.fuzzy_exact_max_len),
+                                          rp.fuzzy_exact_max_len, memo),
         )
         expires = row["expires_at"]
         results.append(SearchResult(
