@@ -112,6 +112,8 @@ def test_unparseable_reply_is_retried_once_then_the_turn_fails_with_the_reason(c
     assert report.outcomes == {"FAIL": 1, "APPROVE": 1}
     doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
     assert "FAIL" in doc.latest("6") and "did not parse after 2 tries" in doc.latest("6")
+    assert all(doc.has(k) for k in ("0", "1", "2", "3", "4", "5", "6", "appendix"))
+    assert doc.latest("0").startswith("_Not reached: the turn ended FAIL")
     statuses = [r[0] for r in ctx.catalog.con.execute(
         "SELECT status FROM llm_calls WHERE turn_id = 'turn_alice_000001' ORDER BY started_at").fetchall()]
     assert statuses == ["parse_error", "parse_error"]
@@ -123,10 +125,14 @@ def test_clarify_ends_the_turn_with_a_question(ctx, tmp_path):
             return {"decision": "CLARIFY", "reason": "unclear", "clarification_question": "Which hamster?"}
         return schema_responder(request)
 
-    report, _ = run_file(ctx, ScriptedBackend(responder=clarify), write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    backend = ScriptedBackend(responder=clarify)
+    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
     assert report.outcomes == {"CLARIFY": 1}
+    assert [r.phase for batch in backend.history for r in batch] == ["analyze", "reflect"]
     doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
-    assert "Which hamster?" in doc.latest("1") and not doc.has("3") and doc.has("appendix")
+    assert "Which hamster?" in doc.latest("1") and "Which hamster?" in doc.latest("5")
+    assert doc.latest("3").startswith("_Not reached: the reflection gate asked the user to clarify")
+    assert "CLARIFY" in doc.latest("6") and doc.has("appendix")
 
 
 def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
