@@ -67,8 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     settings = _settings(args)
     turns, errors = read_turns(path)
-    for error in errors:
-        print(f"skipped {error}", file=sys.stderr)
+    report_errors(errors)
     backend = make_backend(settings)
     ctx = open_home(settings, backend=backend)
     with tqdm(total=len(turns), desc="turns", unit="turn", disable=args.quiet) as bar:
@@ -91,6 +90,129 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"(largest {report.largest_batch}), {report.completion_tokens} completion tokens")
         print(f"vault: {settings.home}")
     return 1 if (errors or report.errors) else 0
+
+
+def detect_format(path: Path) -> str:
+    """'locomo' (a JSON list of samples), 'memorybank' (a JSON mapping of users with history) or 'jsonl'."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return "jsonl"
+    if isinstance(data, list) and data and isinstance(data[0], dict) and "conversation" in data[0]:
+        return "locomo"
+    if isinstance(data, dict) and data and all(isinstance(v, dict) and "history" in v for v in data.values()):
+        return "memorybank"
+    return "jsonl"
+
+
+def report_errors(errors: list[Any], shown: int = 20) -> None:
+    for error in errors[:shown]:
+        print(f"skipped {error}", file=sys.stderr)
+    if len(errors) > shown:
+        print(f"... and {len(errors) - shown} more malformed lines", file=sys.stderr)
+
+
+def load_ingest_input(path: Path, fmt: str, only: list[str] | None) -> tuple[list[Any], list[Any]]:
+    """Messages and line errors from a JSONL file, a LoCoMo JSON or a MemoryBank JSON."""
+    from panda.evaluation import locomo, memorybank
+    from panda.memory.messages import read_messages
+
+    if fmt == "auto":
+        fmt = detect_format(path)
+    if fmt == "locomo":
+        return locomo.load_messages(path, only), []
+    if fmt == "memorybank":
+        return memorybank.load_messages(path, only), []
+    messages, errors = read_messages(path)
+    return messages, errors
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from panda.memory.enrich import enrich_pending
+    from panda.memory.ingest import ingest_messages
+    from panda.runtime import make_backend, open_home
+
+    path = Path(args.file)
+    if not path.exists():
+        print(f"panda ingest: {path} does not exist", file=sys.stderr)
+        return 2
+    settings = _settings(args)
+    try:
+        messages, errors = load_ingest_input(path, args.format, args.only)
+    except (ValueError, KeyError) as exc:
+        print(f"panda ingest: {exc}", file=sys.stderr)
+        return 2
+    report_errors(errors)
+    backend = make_backend(settings) if args.enrich else None
+    ctx = open_home(settings, backend=backend)
+    report = ingest_messages(ctx, messages)
+    report.malformed_lines = len(errors)
+    if backend is not None:
+        report.enrichment = enrich_pending(ctx, backend, limit=args.enrich_limit)
+        backend.close()
+    ctx.catalog.close()
+    print(json.dumps(report.as_dict(), indent=2) if args.json else
+          f"messages: {report.new} new, {report.already_known} already known, {report.recovered} recovered, "
+          f"{report.malformed_lines} malformed lines; sessions touched {report.sessions_touched}; "
+          f"facts/preferences recorded {report.facts_recorded}; enrichment {report.enrichment or 'off'}")
+    return 1 if errors else 0
+
+
+def cmd_enrich(args: argparse.Namespace) -> int:
+    from panda.memory.enrich import enrich_pending
+    from panda.runtime import make_backend, open_home
+
+    settings = _settings(args)
+    backend = make_backend(settings)
+    ctx = open_home(settings, backend=backend)
+    counts = enrich_pending(ctx, backend, user_id=args.user, limit=args.limit)
+    ctx.catalog.close()
+    backend.close()
+    print(json.dumps(counts))
+    return 0 if not counts["failed"] else 1
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from datetime import UTC, timedelta
+
+    from panda.catalog.conversations import Conversations
+    from panda.runtime import open_home
+
+    until = _now(args.until) or datetime.now(UTC)
+    since = _now(args.since) or until - timedelta(hours=args.hours)
+    ctx = open_home(_settings(args))
+    stats = Conversations(ctx.catalog).usage_stats(since, until, args.user)
+    ctx.catalog.close()
+    if args.json:
+        print(json.dumps(stats, indent=2, default=str))
+        return 0
+    print(f"usage from {stats['since']} to {stats['until']}" + (f" for {args.user}" if args.user else ""))
+    for title, rows in (("LLM calls", stats["llm"]), ("retrievals", stats["retrieval"]),
+                        ("messages", stats["messages"]), ("events", stats["events"])):
+        print(f"\n{title}:")
+        for row in rows or [{"-": "none"}]:
+            print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
+    return 0
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    from panda.memory.facts import true_at
+    from panda.runtime import open_home
+
+    ctx = open_home(_settings(args))
+    when = _now(args.as_of)
+    out = {}
+    for kind in ("fact", "preference"):
+        entries = ctx.vault.memory_file(args.user, kind).entries
+        out[kind] = true_at(entries, when) if when else entries if args.history else [e for e in entries if not e.invalid_at]
+    ctx.catalog.close()
+    for kind, entries in out.items():
+        print(f"{kind}s" + (f" true at {when.isoformat()}" if when else "") + ":")
+        for e in entries:
+            span = f" (until {e.invalid_at.date()})" if e.invalid_at else ""
+            since = e.learned_at.date() if e.learned_at else "?"
+            print(f"  - {e.key + ': ' if e.key else ''}{e.value}  [since {since}{span}; source {e.source}]")
+    return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -161,6 +283,45 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--now", help="score recency as of this ISO 8601 time (default: the clock)")
     search.add_argument("--json", action="store_true")
     search.set_defaults(func=cmd_search)
+
+    ingest = sub.add_parser("ingest", help="store logged conversations (JSONL, LoCoMo or MemoryBank) as memory")
+    ingest.add_argument("file")
+    home_arg(ingest)
+    ingest.add_argument("--format", choices=["auto", "jsonl", "locomo", "memorybank"], default="auto")
+    ingest.add_argument("--only", action="append", help="LoCoMo sample id or MemoryBank user name (repeatable)")
+    ingest.add_argument("--enrich", action=argparse.BooleanOptionalAction, default=True,
+                        help="write-time enrichment through the LLM backend (default on)")
+    ingest.add_argument("--enrich-limit", type=int, help="enrich at most this many pending messages now")
+    ingest.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend for enrichment")
+    ingest.add_argument("--model")
+    ingest.add_argument("--base-url")
+    ingest.add_argument("--json", action="store_true")
+    ingest.set_defaults(func=cmd_ingest)
+
+    enrich = sub.add_parser("enrich", help="enrich pending or failed messages")
+    home_arg(enrich)
+    enrich.add_argument("--user")
+    enrich.add_argument("--limit", type=int)
+    enrich.add_argument("--backend", choices=["vllm", "openai", "scripted"])
+    enrich.add_argument("--model")
+    enrich.add_argument("--base-url")
+    enrich.set_defaults(func=cmd_enrich)
+
+    stats = sub.add_parser("stats", help="usage for a time window: LLM calls, retrievals, messages, events")
+    home_arg(stats)
+    stats.add_argument("--hours", type=float, default=24.0, help="window length when --since is not given")
+    stats.add_argument("--since")
+    stats.add_argument("--until")
+    stats.add_argument("--user")
+    stats.add_argument("--json", action="store_true")
+    stats.set_defaults(func=cmd_stats)
+
+    facts = sub.add_parser("facts", help="a user's facts and preferences, now or as of a time")
+    facts.add_argument("--user", required=True)
+    home_arg(facts)
+    facts.add_argument("--as-of", help="what was true at this ISO 8601 time")
+    facts.add_argument("--history", action="store_true", help="include invalidated entries")
+    facts.set_defaults(func=cmd_facts)
 
     reindex = sub.add_parser("reindex", help="rebuild the catalog from the vault")
     home_arg(reindex)

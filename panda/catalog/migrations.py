@@ -74,10 +74,39 @@ def m003_observability(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE INDEX idx_events_type ON system_events(event_type)")
 
 
+def m004_conversations(con: duckdb.DuckDBPyConnection) -> None:
+    # Seed 004's users → threads → sessions → messages (user ids are Panda's names; metadata is JSON text).
+    con.execute("""
+        CREATE TABLE threads (
+            id VARCHAR PRIMARY KEY, user_id VARCHAR NOT NULL, external_id VARCHAR NOT NULL,
+            created_at TIMESTAMPTZ, last_message_at TIMESTAMPTZ, total_sessions INTEGER, total_messages INTEGER,
+            summary VARCHAR, summary_updated_at TIMESTAMPTZ, topics VARCHAR[], status VARCHAR DEFAULT 'active'
+        )""")
+    con.execute("""
+        CREATE TABLE sessions (
+            id VARCHAR PRIMARY KEY, thread_id VARCHAR NOT NULL, user_id VARCHAR NOT NULL, number INTEGER NOT NULL,
+            started_at TIMESTAMPTZ, last_message_at TIMESTAMPTZ, total_messages INTEGER, summary VARCHAR,
+            summary_generated_at TIMESTAMPTZ, topics VARCHAR[], importance DOUBLE DEFAULT 0.5,
+            status VARCHAR DEFAULT 'active', doc_path VARCHAR
+        )""")
+    con.execute("""
+        CREATE TABLE messages (
+            id VARCHAR PRIMARY KEY, user_id VARCHAR NOT NULL, thread_id VARCHAR NOT NULL, session_id VARCHAR NOT NULL,
+            role VARCHAR NOT NULL, author VARCHAR, content VARCHAR NOT NULL, created_at TIMESTAMPTZ,
+            metadata VARCHAR DEFAULT '{}', enrichment_status VARCHAR DEFAULT 'pending', enriched_at TIMESTAMPTZ,
+            external_id VARCHAR, doc_path VARCHAR
+        )""")
+    con.execute("CREATE INDEX idx_messages_session ON messages(session_id, created_at)")
+    con.execute("CREATE INDEX idx_messages_thread ON messages(thread_id, created_at)")
+    con.execute("CREATE INDEX idx_messages_status ON messages(enrichment_status)")
+    con.execute("CREATE INDEX idx_sessions_thread ON sessions(thread_id, number)")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
     ("m003_observability", m003_observability),
+    ("m004_conversations", m004_conversations),
 ]
 
 

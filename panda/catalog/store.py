@@ -154,6 +154,11 @@ class Catalog:
                 (SELECT id, unnest(string_split(search_text, ' ')) AS term FROM documents WHERE starts_with(id, 'syn_'))
             GROUP BY term, id""")
 
+    def clear_derived(self) -> None:
+        """Empty every table the vault can rebuild (reindex); observability logs are kept."""
+        for table in ("postings", "documents", "turn_index", "messages", "sessions", "threads"):
+            self.con.execute(f"DELETE FROM {table}")
+
     def delete_document(self, doc_id: str) -> None:
         self.con.execute("DELETE FROM postings WHERE doc_id = ?", [doc_id])
         self.con.execute("DELETE FROM documents WHERE id = ?", [doc_id])

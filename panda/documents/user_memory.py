@@ -6,7 +6,10 @@ metadata (hidden in Obsidian's reading view), so the catalog can be rebuilt from
     - **budget:** under $1500 <!-- id=pref_1a2b confidence=0.8 source=turn_000003 learned_at=2025-01-02T10:00:00Z -->
     - User lives in California <!-- id=fact_9f8e confidence=0.7 source=turn_000001 learned_at=... -->
 
-Left out: deciding what is a preference or fact (the save phase) and contradiction handling.
+Facts are bi-temporal: `learned_at` is when the fact became true (valid_at), `invalid_at` when a
+newer fact replaced it, `recorded_at` when Panda wrote it down. Invalidated entries stay in the file
+under "## History", so both "what is true now" and "what was true then" have answers.
+Left out: deciding what is a fact and detecting contradictions (memory/facts.py).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class MemoryEntry:
     usage_count: int = 0
     validation_count: int = 0
     validation_success: int = 0
+    recorded_at: datetime | None = None
 
     def render(self) -> str:
         meta = [f"id={self.id}", f"confidence={self.confidence:.2f}"]
@@ -46,6 +50,8 @@ class MemoryEntry:
             meta.append(f"learned_at={iso(self.learned_at)}")
         if self.invalid_at:
             meta.append(f"invalid_at={iso(self.invalid_at)}")
+        if self.recorded_at:
+            meta.append(f"recorded_at={iso(self.recorded_at)}")
         if self.reference_count:
             meta.append(f"refs={self.reference_count}")
         if self.usage_count:
@@ -54,6 +60,9 @@ class MemoryEntry:
             meta.append(f"validated={self.validation_success}/{self.validation_count}")
         value = " ".join(self.value.split())
         head = f"- **{self.key}:** {value}" if self.key else f"- {value}"
+        if self.invalid_at:
+            since = self.learned_at.date().isoformat() if self.learned_at else "?"
+            head += f" _(true from {since} until {self.invalid_at.date().isoformat()})_"
         return f"{head} <!-- {' '.join(meta)} -->"
 
     @classmethod
@@ -62,13 +71,15 @@ class MemoryEntry:
         if not match or not line.strip().startswith("- "):
             return None
         meta = dict(part.split("=", 1) for part in (match.group("meta") or "").split() if "=" in part)
-        entry = cls(value=match.group("value").strip(), key=(match.group("key") or None))
+        value = re.sub(r" _\(true from \S+ until \S+\)_$", "", match.group("value").strip())
+        entry = cls(value=value, key=(match.group("key") or None))
         if "id" in meta:
             entry.id = meta["id"]
         entry.confidence = float(meta.get("confidence", entry.confidence))
         entry.source = meta.get("source", "")
         entry.learned_at = parse_time(meta.get("learned_at"))
         entry.invalid_at = parse_time(meta.get("invalid_at"))
+        entry.recorded_at = parse_time(meta.get("recorded_at"))
         entry.reference_count = int(meta.get("refs", 0))
         entry.usage_count = int(meta.get("uses", 0))
         success, _, count = meta.get("validated", "0/0").partition("/")
@@ -93,15 +104,20 @@ class MemoryFile:
         """Add unless an entry with the same key/value already exists. Returns True if added."""
         norm = " ".join(entry.value.lower().split())
         for existing in self.entries:
-            if existing.key == entry.key and " ".join(existing.value.lower().split()) == norm:
+            if existing.key == entry.key and " ".join(existing.value.lower().split()) == norm \
+                    and existing.learned_at == entry.learned_at:
                 return False
         self.entries.append(entry)
         return True
 
     def render(self) -> str:
         title, section = self.heading
+        current = [e for e in self.entries if e.invalid_at is None]
+        history = [e for e in self.entries if e.invalid_at is not None]
         lines = [f"# {title}", "", f"## {section}", ""]
-        lines += [entry.render() for entry in self.entries]
+        lines += [entry.render() for entry in current]
+        if history:
+            lines += ["", "## History", ""] + [entry.render() for entry in history]
         lines += ["", "---", "", _FOOTER]
         meta: dict[str, Any] = {"artifact_type": self.kind, "user_id": self.user_id, "modified": iso(self.modified),
                 "entry_count": len(self.entries)}

@@ -22,6 +22,7 @@ from panda.documents.atomic import atomic_write_json, atomic_write_text
 from panda.documents.context_md import ContextDocument
 from panda.documents.model import Document
 from panda.documents.paths import VaultLayout, slugify, validate_name
+from panda.documents.transcript import SessionTranscript
 from panda.documents.user_memory import MemoryEntry, MemoryFile
 
 COMPLETE_MARKER = "metadata.json"  # written last: a turn folder without it is incomplete
@@ -64,6 +65,15 @@ class Vault:
         if not path.exists():
             return
         text = path.read_text(encoding="utf-8")
+        if fragment and path.name.startswith("session_"):
+            transcript = SessionTranscript.parse(text)
+            for message in transcript.messages:
+                if message.id == fragment:
+                    counters = message.metadata.setdefault("counters", {})
+                    for key, delta in deltas.items():
+                        counters[key] = int(counters.get(key, 0)) + delta
+            atomic_write_text(path, transcript.render())
+            return
         if fragment:
             kind = "preference" if path.name == "preferences.md" else "fact"
             memory = MemoryFile.parse(text, kind, path.parent.name)
@@ -146,6 +156,10 @@ class Vault:
             yield json.loads(marker.read_text(encoding="utf-8")), marker.parent / "context.md"
         for marker in sorted(self.home.glob(f"archive/*/*/turn_*/{COMPLETE_MARKER}")):
             yield json.loads(marker.read_text(encoding="utf-8")), marker.parent / "context.md"
+
+    def iter_transcripts(self) -> Iterator[SessionTranscript]:
+        for path in sorted(self.home.glob("users/*/threads/*/session_*.md")):
+            yield SessionTranscript.parse(path.read_text(encoding="utf-8"))
 
     def iter_documents(self) -> Iterator[Document]:
         """Every free-standing document and memory entry in the vault (turns come from iter_turn_records)."""

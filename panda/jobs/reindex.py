@@ -28,10 +28,11 @@ BATCH = 256
 class ReindexReport:
     documents: int = 0
     turns: int = 0
+    messages: int = 0
     dry_run: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        return {"documents": self.documents, "turns": self.turns, "dry_run": self.dry_run}
+        return {"documents": self.documents, "turns": self.turns, "messages": self.messages, "dry_run": self.dry_run}
 
 
 def _turn_counters(context_path: Path) -> dict[str, Any]:
@@ -49,21 +50,24 @@ def _index_batch(ctx: PipelineContext, docs: list[Document], rows: list[dict[str
 
 
 def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
+    from panda.memory.ingest import index_transcripts
+
     report = ReindexReport(dry_run=dry_run)
     documents = list(ctx.vault.iter_documents())
     turns = list(ctx.vault.iter_turn_records())
     report.documents, report.turns = len(documents) + len(turns), len(turns)
     if dry_run:
         return report
-    ctx.catalog.con.execute("DELETE FROM postings")
-    ctx.catalog.con.execute("DELETE FROM documents")
-    ctx.catalog.con.execute("DELETE FROM turn_index")
+    ctx.catalog.clear_derived()
     for start in range(0, len(documents), BATCH):
         _index_batch(ctx, documents[start:start + BATCH], [])
     for start in range(0, len(turns), BATCH):
         chunk = turns[start:start + BATCH]
         docs = [turn_document(meta, _turn_counters(path)) for meta, path in chunk]
         _index_batch(ctx, docs, [turn_index_row(meta) for meta, _ in chunk])
+    transcripts = list(ctx.vault.iter_transcripts())
+    for start in range(0, len(transcripts), 16):
+        report.messages += index_transcripts(ctx, transcripts[start:start + 16])
     ctx.catalog.record_event("reindex", "catalog", None, report.as_dict())
     log.info("reindexed %d documents, %d turns", report.documents, report.turns)
     return report

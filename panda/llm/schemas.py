@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from panda.memory import vocabulary as V
+
 Short = Annotated[str, Field(max_length=80)]
 Line = Annotated[str, Field(max_length=200)]
 Topic = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,20}(\.[a-z][a-z0-9_]{0,20}){0,3}$")]
@@ -30,6 +32,7 @@ class QueryAnalysis(_Reply):
     keywords: list[Keyword] = Field(max_length=5)
     intent: Literal["informational", "transactional", "personal", "conversational"]
     data_needs: list[Literal["turn_history", "preferences", "facts", "memory", "research", "none"]] = Field(max_length=4)
+    needs_retrieval: Literal[V.RETRIEVAL_NEEDS]  # type: ignore[valid-type]
     references: list[Short] = Field(default_factory=list, max_length=3)
     revealed_preferences: list[Line] = Field(default_factory=list, max_length=2)
     revealed_facts: list[Line] = Field(default_factory=list, max_length=2)
@@ -89,3 +92,35 @@ class Compression(_Reply):
     """NERVES: a shorter version of a section that overflowed its word budget."""
 
     text: Annotated[str, Field(max_length=2400)]
+
+
+class Entity(_Reply):
+    type: Literal[V.ENTITY_TYPES]  # type: ignore[valid-type]
+    value: Short
+
+
+class StatedFact(_Reply):
+    """A fact or preference the speaker states about themselves."""
+
+    attribute: Annotated[str, Field(pattern=r"^[a-z][a-z_]{1,30}$")]
+    value: Short
+    kind: Literal["fact", "preference"]
+
+
+class Enrichment(_Reply):
+    """Seed 004 write-time enrichment of one message, vocabulary-constrained."""
+
+    turn_type: Literal[V.TURN_TYPES]  # type: ignore[valid-type]
+    needs_retrieval: Literal[V.RETRIEVAL_NEEDS]  # type: ignore[valid-type]
+    topics: list[Literal[V.TOPICS]] = Field(max_length=3)  # type: ignore[valid-type]
+    category: Literal[V.CATEGORIES]  # type: ignore[valid-type]
+    message_type: Literal[V.MESSAGE_TYPES]  # type: ignore[valid-type]
+    entities: list[Entity] = Field(default_factory=list, max_length=4)
+    importance: Annotated[float, Field(ge=0.0, le=1.0)]
+    sentiment: Literal[V.SENTIMENTS]  # type: ignore[valid-type]
+    is_actionable: bool
+    contains_decision: bool
+    contains_preference: bool
+    should_summarize: bool
+    confidence: Literal[V.CONFIDENCE]  # type: ignore[valid-type]
+    stated: list[StatedFact] = Field(default_factory=list, max_length=2)

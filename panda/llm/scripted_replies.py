@@ -11,7 +11,12 @@ import re
 from typing import Any
 
 from panda.llm.backend import ChatRequest
+from panda.memory.facts import extract_statements
 from panda.memory.text import STOP_WORDS, words
+
+_TOPIC_WORDS = {"location": ("live", "moved", "city", "town"), "work": ("job", "work", "office", "boss"),
+                "pets": ("dog", "cat", "hamster", "pet"), "hobbies": ("painting", "hiking", "pottery", "music"),
+                "family": ("kids", "mom", "dad", "sister", "brother", "family")}
 
 _LINE = re.compile(r"^(Message|Context|Text|Limit|Resolved): ?(.*)$", re.M)
 
@@ -32,7 +37,7 @@ def schema_responder(request: ChatRequest) -> dict[str, Any]:
         facts = [message[:150]] if any(w in lower for w in ("i live", "i work", "my name")) else []
         return {"resolved_query": message[:200] or "empty", "query_type": "question", "purpose": "answer the user",
                 "topic": topic, "keywords": keywords, "intent": "informational",
-                "data_needs": ["turn_history", "memory"], "references": [],
+                "data_needs": ["turn_history", "memory"], "needs_retrieval": "cross_thread", "references": [],
                 "revealed_preferences": prefs, "revealed_facts": facts}
     if phase == "reflect":
         return {"decision": "PROCEED", "reason": "the message is clear", "clarification_question": ""}
@@ -50,7 +55,25 @@ def schema_responder(request: ChatRequest) -> dict[str, Any]:
         return {"answer": f"From memory: {f.get('Context', '')[:400] or 'I do not know.'}"}
     if phase == "validate":
         return {"decision": "APPROVE", "quality": 0.8, "issues": "none", "goal_scores": [0.8]}
+    if phase == "enrich":
+        return scripted_enrichment(request.messages[-1]["content"])
     if phase.startswith("compress"):
         limit = int(f.get("Limit", "50 words").split()[0])
         return {"text": " ".join(f.get("Text", "").split()[:limit])[:2400]}
     raise ValueError(f"scripted responder has no reply for phase {phase!r}")
+
+
+def scripted_enrichment(prompt: str) -> dict[str, Any]:
+    """Enrichment from keywords of the last 'Message (speaker): text' line."""
+    match = re.search(r"^Message \((.*?)\): (.*)$", prompt, re.M)
+    speaker, text = (match.group(1), match.group(2)) if match else ("user", prompt)
+    lower = text.lower()
+    topics = [t for t, cues in _TOPIC_WORDS.items() if any(c in lower for c in cues)][:3]
+    stated = [{"attribute": s.attribute, "value": s.value[:80], "kind": s.kind} for s in extract_statements(text)][:2]
+    return {"turn_type": "followup" if "?" in text else "new_topic",
+            "needs_retrieval": "cross_session" if "remember" in lower else "session_only",
+            "topics": topics, "category": "conversation", "message_type": "question" if "?" in text else "statement",
+            "entities": [], "importance": 0.8 if "!" in text else 0.4,
+            "sentiment": "positive" if any(w in lower for w in ("love", "great", "happy")) else "neutral",
+            "is_actionable": "?" in text, "contains_decision": False, "contains_preference": bool(stated),
+            "should_summarize": True, "confidence": "medium", "stated": stated}

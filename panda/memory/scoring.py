@@ -1,9 +1,16 @@
 """Relevance scoring for memory.search (pure functions, no I/O).
 
-Seed 001's four factors, weights from the policy (defaults .40/.25/.20/.15):
-    base = w_sem*semantic + w_rec*recency + w_freq*frequency + w_veh*vehemence
-then Panda's modifiers (DESIGN §6):
-    score = base * quality_factor * freshness + topic_bonus*topic_match + fuzzy_bonus*fuzzy_match
+Seed 001's four factors, weights from the policy (defaults .40/.25/.20/.15), with the semantic
+factor r = the candidate's hybrid relevance (BM25 and cosine, normalised within the candidates, best = 1):
+    seed = w_sem*r + w_rec*recency + w_freq*frequency + w_veh*vehemence
+    score = r² * seed * quality_factor * freshness + r * (topic_bonus*topic_match + fuzzy_bonus*fuzzy)
+
+Why r² in front (a departure from the seed's plain sum): added as the seed writes it, recency alone
+swings a score by 0.25 over a few months, more than semantic similarity ever spreads between a match
+and a miss, so old evidence lost to any recent chatter (LoCoMo conv-26: recall@10 0.25, against 0.59
+for plain BM25). Seed 003 puts it the right way round — recency breaks ties "when relevance is
+equal" — and gating by relevance does exactly that: recency, frequency and vehemence still reorder
+documents of similar relevance but cannot lift an irrelevant one (conv-26 recall@10: 0.66).
 
 Note on the seed: it writes recency as exp(-age/30) and also calls 30 d a "half-life" with 0.5 at
 30 days; those disagree (exp(-1) = 0.37). Panda follows the formula the issue fixes, exp(-age/τ),
@@ -119,29 +126,43 @@ class Factors:
     fuzzy: float
 
 
-def combine(f: Factors, policy: RetrievalPolicy) -> float:
-    """Final relevance.
+def seed_score(f: Factors, policy: RetrievalPolicy) -> float:
+    """Seed 001's weighted sum.
 
-    Example (default weights): semantic 0.92, recency 0.89, frequency 0.2, vehemence 0.7 give
-    base = 0.368+0.2225+0.04+0.105 = 0.7355 (seed 001's worked example, 0.74); with quality 1.0,
-    freshness 1.0, no topic or fuzzy match the score stays 0.7355; with quality 0.5 it is
-    0.7355 * (0.7 + 0.3*0.5) = 0.6252.
+    Example (default weights): semantic 0.92, recency 0.89, frequency 0.2, vehemence 0.7 ->
+    0.368 + 0.2225 + 0.04 + 0.105 = 0.7355 (seed 001's worked example, "0.76" there by rounding).
     """
     w = policy.weights
-    base = w.semantic * f.semantic + w.recency * f.recency + w.frequency * f.frequency + w.vehemence * f.vehemence
-    quality_factor = (1 - policy.quality_weight) + policy.quality_weight * f.quality
-    score = base * quality_factor * f.freshness
-    if f.topic_match:
-        score += policy.topic_match_bonus
-    return score + policy.fuzzy_match_bonus * f.fuzzy
+    return w.semantic * f.semantic + w.recency * f.recency + w.frequency * f.frequency + w.vehemence * f.vehemence
 
 
-def semantic_relevance(cosine: float, bm25_normalised: float, lexical_mix: float) -> float:
-    """Blend embedding similarity with the keyword leg so exact names count.
+def combine(f: Factors, policy: RetrievalPolicy) -> float:
+    """Final score: relevance-gated seed score with quality, freshness, topic and fuzzy modifiers.
 
-    Example: cosine 0.6, bm25 1.0, mix 0.35 -> 0.65*0.6 + 0.35*1.0 = 0.74.
+    Example (default policy): the seed example above with quality 1, freshness 1 and no bonus ->
+    0.92² * 0.7355 = 0.6225; with quality 0.5 -> 0.6225 * (0.7 + 0.3*0.5) = 0.5291; the top candidate
+    (r = 1) with recency 0, frequency 0, vehemence 0.15, quality 1 -> 1 * (0.4 + 0.0225) = 0.4225.
     """
-    return (1 - lexical_mix) * max(cosine, 0.0) + lexical_mix * bm25_normalised
+    quality_factor = (1 - policy.quality_weight) + policy.quality_weight * f.quality
+    r = max(0.0, min(1.0, f.semantic))
+    bonus = (policy.topic_match_bonus if f.topic_match else 0.0) + policy.fuzzy_match_bonus * f.fuzzy
+    return r * r * seed_score(f, policy) * quality_factor * f.freshness + r * bonus
+
+
+def relevance(bm25: dict[str, float], cosine: dict[str, float], lexical_mix: float) -> dict[str, float]:
+    """Hybrid relevance of every candidate, best = 1: mix * bm25/max + (1-mix) * min-max(cosine).
+
+    Example: bm25 {a: 4, b: 2}, cosine {a: 0.5, b: 0.7, c: 0.3}, mix 0.5 ->
+    raw a = 0.5*1 + 0.5*0.5 = 0.75, b = 0.5*0.5 + 0.5*1 = 0.75, c = 0 -> {a: 1.0, b: 1.0, c: 0.0}.
+    """
+    ids = set(bm25) | set(cosine)
+    top = max(bm25.values(), default=0.0) or 1.0
+    values = [cosine.get(i, 0.0) for i in ids]
+    lo, hi = min(values, default=0.0), max(values, default=0.0)
+    span = (hi - lo) or 1.0
+    raw = {i: lexical_mix * bm25.get(i, 0.0) / top + (1 - lexical_mix) * (cosine.get(i, 0.0) - lo) / span for i in ids}
+    best = max(raw.values(), default=0.0) or 1.0
+    return {i: v / best for i, v in raw.items()}
 
 
 def effective_quality(quality: float, trust: float) -> float:

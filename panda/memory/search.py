@@ -174,7 +174,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
          now: datetime, policy: Policy) -> list[SearchResult]:
     """Score candidate rows with the seed factors and sort, best first (ties by id)."""
     rp = policy.retrieval
-    top_bm25 = max(lexical.values(), default=0.0) or 1.0
+    rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, rp.lexical_mix)
     query_words = [w for w in words(query) if len(w) > 1]
     memo: dict[tuple[str, str], bool] = {}  # word-pair similarity, shared by all candidates of this search
     results = []
@@ -184,8 +184,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
         trust = (row["validation_success"] + 1) / (row["validation_count"] + 2)
         text = row.get("search_text") or ""
         factors = scoring.Factors(
-            semantic=scoring.semantic_relevance(float(row["cosine"]), lexical.get(row["id"], 0.0) / top_bm25,
-                                                rp.lexical_mix),
+            semantic=rel.get(row["id"], 0.0),
             recency=scoring.recency_score(age_days, rp.recency_half_life_days),
             frequency=scoring.frequency_score(int(row["reference_count"]), rp.frequency_saturation_count),
             vehemence=float(row["importance"] or 0.0),

@@ -16,8 +16,8 @@ from typing import Any
 
 from panda.documents.model import Document, iso
 from panda.documents.turn_record import turn_document, turn_index_row
-from panda.documents.user_memory import MemoryEntry
-from panda.documents.vault import entry_document
+from panda.memory.facts import extract_statements, normalise
+from panda.memory.learned import Learned, from_statement, record
 from panda.pipeline.plan import render_plan
 from panda.pipeline.state import PipelineContext, TurnState
 
@@ -92,17 +92,21 @@ def toolresults_markdown(state: TurnState) -> str:
             f"# Tool results · {state.turn_id}\n\n" + ("\n\n".join(blocks) or "_No tools ran._") + "\n")
 
 
-def learned_entries(state: TurnState) -> dict[str, list[MemoryEntry]]:
-    """Preferences and facts the analysis says this turn revealed, with ids derived from the input."""
+def learned_items(state: TurnState) -> list[Learned]:
+    """What this turn revealed: structured statements in the query (deterministic patterns), then the
+    analysis's free-text preferences and facts unless a structured statement already covers them.
+    Ids are derived from the input, so a resumed turn records the same entries."""
+    key, when = state.input.input_key[:12], state.input.timestamp
+    items = [from_statement(s, f"{s.kind[:4]}_{key}_s{i}", when, state.turn_id, 0.8)
+             for i, s in enumerate(extract_statements(state.query), 1)]
+    covered = [normalise(i.text) for i in items]
     a = state.analysis
-    out: dict[str, list[MemoryEntry]] = {"preference": [], "fact": []}
-    if a is None:
-        return out
-    for kind, values in (("preference", a.revealed_preferences), ("fact", a.revealed_facts)):
-        for i, value in enumerate(v for v in values if v.strip()):
-            out[kind].append(MemoryEntry(value=value.strip(), id=f"{kind[:4]}_{state.input.input_key[:12]}_{i + 1}",
-                                         confidence=0.7, source=state.turn_id, learned_at=state.input.timestamp))
-    return out
+    if a is not None:
+        for kind, values in (("preference", a.revealed_preferences), ("fact", a.revealed_facts)):
+            for i, value in enumerate((v.strip() for v in values if v.strip()), 1):
+                if not any(c and c in normalise(value) for c in covered):
+                    items.append(Learned(kind, value, f"{kind[:4]}_{key}_{i}", when, state.turn_id, 0.7))
+    return items
 
 
 def run(state: TurnState, ctx: PipelineContext) -> None:
@@ -116,14 +120,7 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
     new_docs: list[Document] = []
     for doc in state.staged_docs:
         new_docs.append(vault.write_document(doc))
-    for kind, entries in learned_entries(state).items():
-        if not entries:
-            continue
-        memory_file = vault.memory_file(state.user_id, kind)
-        added = [e for e in entries if memory_file.add(e)]
-        if added:
-            rel = vault.write_memory_file(memory_file, state.input.timestamp)
-            new_docs += [entry_document(e, kind, state.user_id, rel) for e in added]
+    new_docs += record(vault, state.user_id, learned_items(state), state.input.timestamp)
 
     vault.write_turn_files(state.turn_path, {
         "context.md": state.doc.render(),

@@ -21,14 +21,31 @@ def test_recency_frequency_vehemence_worked_examples():
     assert scoring.vehemence_score(0.9, -0.8, 0.5) == pytest.approx(0.79)
 
 
-def test_seed_001_worked_example_and_quality_factor():
+def test_seed_001_worked_example_gated_by_relevance():
     policy = RetrievalPolicy()
     factors = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=1.0, freshness=1.0, topic_match=False, fuzzy=0.0)
-    assert scoring.combine(factors, policy) == pytest.approx(0.7355)
+    assert scoring.seed_score(factors, policy) == pytest.approx(0.7355)
+    assert scoring.combine(factors, policy) == pytest.approx(0.92 ** 2 * 0.7355)
     half = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=0.5, freshness=1.0, topic_match=False, fuzzy=0.0)
-    assert scoring.combine(half, policy) == pytest.approx(0.7355 * 0.85)
+    assert scoring.combine(half, policy) == pytest.approx(0.92 ** 2 * 0.7355 * 0.85)
     topical = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=1.0, freshness=1.0, topic_match=True, fuzzy=1.0)
-    assert scoring.combine(topical, policy) == pytest.approx(0.7355 + 0.10 + 0.05)
+    assert scoring.combine(topical, policy) == pytest.approx(0.92 ** 2 * 0.7355 + 0.92 * (0.10 + 0.05))
+
+
+def test_recency_cannot_lift_an_irrelevant_document_over_a_relevant_old_one():
+    policy = RetrievalPolicy()
+    old_match = scoring.Factors(1.0, scoring.recency_score(150), 0.0, 0.15, 0.5, 1.0, False, 0.0)
+    fresh_miss = scoring.Factors(0.3, 1.0, 1.0, 1.0, 1.0, 1.0, False, 0.0)
+    assert scoring.combine(old_match, policy) > scoring.combine(fresh_miss, policy)
+    # ...but between equally relevant documents the newer one wins (seed 003: recency breaks ties)
+    newer = scoring.Factors(1.0, 1.0, 0.0, 0.15, 0.5, 1.0, False, 0.0)
+    assert scoring.combine(newer, policy) > scoring.combine(old_match, policy)
+
+
+def test_hybrid_relevance_normalises_both_legs():
+    rel = scoring.relevance({"a": 4.0, "b": 2.0}, {"a": 0.5, "b": 0.7, "c": 0.3}, 0.5)
+    assert rel == {"a": 1.0, "b": 1.0, "c": 0.0}
+    assert scoring.relevance({}, {}, 0.5) == {}
 
 
 def test_freshness_decays_time_sensitive_content_faster():

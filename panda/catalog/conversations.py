@@ -1,0 +1,117 @@
+"""Catalog SQL for conversations: threads, sessions and messages (seed 004).
+
+Kept beside store.py so all SQL stays in panda/catalog/. Message text is also indexed as a
+`documents` row (kind 'message') by the ingest path, so memory.search sees it with everything else.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from panda.catalog.store import Catalog
+
+
+class Conversations:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.con = catalog.con
+
+    def known_message_ids(self, ids: list[str]) -> set[str]:
+        if not ids:
+            return set()
+        rows = self.con.execute("SELECT id FROM messages WHERE list_contains(?, id)", [ids]).fetchall()
+        return {r[0] for r in rows}
+
+    def upsert_messages(self, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        cols = ("id", "user_id", "thread_id", "session_id", "role", "author", "content", "created_at", "metadata",
+                "enrichment_status", "enriched_at", "external_id", "doc_path")
+        self.con.execute("DELETE FROM messages WHERE list_contains(?, id)", [[r["id"] for r in rows]])
+        self.con.executemany(f"INSERT INTO messages ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                             [[json.dumps(r[c]) if c == "metadata" else r.get(c) for c in cols] for r in rows])
+
+    def upsert_session(self, row: dict[str, Any]) -> None:
+        self.con.execute("DELETE FROM sessions WHERE id = ?", [row["id"]])
+        cols = list(row)
+        self.con.execute(f"INSERT INTO sessions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                         [row[c] for c in cols])
+
+    def refresh_thread(self, user_id: str, thread_id: str, external_id: str) -> None:
+        """Recompute a thread's aggregates from its sessions."""
+        self.con.execute("DELETE FROM threads WHERE id = ?", [thread_id])
+        self.con.execute("""
+            INSERT INTO threads (id, user_id, external_id, created_at, last_message_at, total_sessions, total_messages,
+                                 topics)
+            SELECT ?, ?, ?, min(started_at), max(last_message_at), count(*), sum(total_messages),
+                   list_distinct(flatten(list(topics)))
+            FROM sessions WHERE thread_id = ?""", [thread_id, user_id, external_id, thread_id])
+
+    def pending_enrichment(self, user_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        sql = ("SELECT id, user_id, thread_id, session_id, role, author, content, created_at, doc_path FROM messages "
+               "WHERE enrichment_status IN ('pending', 'failed')")
+        params: list[Any] = []
+        if user_id:
+            sql += " AND user_id = ?"
+            params.append(user_id)
+        sql += " ORDER BY user_id, thread_id, created_at, id"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return self.catalog._dicts(sql, params)
+
+    def set_enrichment(self, message_id: str, status: str, metadata: dict[str, Any] | None,
+                       enriched_at: datetime | None) -> None:
+        if metadata is None:
+            self.con.execute("UPDATE messages SET enrichment_status = ? WHERE id = ?", [status, message_id])
+        else:
+            self.con.execute("UPDATE messages SET enrichment_status = ?, metadata = ?, enriched_at = ? WHERE id = ?",
+                             [status, json.dumps(metadata), enriched_at, message_id])
+
+    def recent_messages(self, session_id: str, before: datetime, limit: int) -> list[dict[str, Any]]:
+        return list(reversed(self.catalog._dicts(
+            """SELECT id, role, author, content, created_at, doc_path FROM messages
+               WHERE session_id = ? AND created_at <= ? ORDER BY created_at DESC, id DESC LIMIT ?""",
+            [session_id, before, limit])))
+
+    def latest_session(self, user_id: str, thread_id: str, before: datetime) -> dict[str, Any] | None:
+        rows = self.catalog._dicts(
+            """SELECT * FROM sessions WHERE user_id = ? AND thread_id = ? AND started_at <= ?
+               ORDER BY number DESC LIMIT 1""", [user_id, thread_id, before])
+        return rows[0] if rows else None
+
+    def sessions_of_thread(self, thread_id: str) -> list[dict[str, Any]]:
+        return self.catalog._dicts("SELECT * FROM sessions WHERE thread_id = ? ORDER BY number", [thread_id])
+
+    def counts(self) -> dict[str, int]:
+        out = {}
+        for table in ("threads", "sessions", "messages"):
+            out[table] = int(self.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])  # type: ignore[index]
+        return out
+
+    def status_counts(self) -> dict[str, int]:
+        rows = self.con.execute("SELECT enrichment_status, count(*) FROM messages GROUP BY 1").fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    def usage_stats(self, since: datetime, until: datetime, user_id: str | None = None) -> dict[str, Any]:
+        """Seed 004 get_usage_stats over a time window: LLM calls, retrievals, messages, events."""
+        user = " AND user_id = ?" if user_id else ""
+        p = [since, until] + ([user_id] if user_id else [])
+        llm = self.catalog._dicts(f"""
+            SELECT phase AS operation, count(*) AS calls, coalesce(sum(prompt_tokens), 0) AS input_tokens,
+                   coalesce(sum(completion_tokens), 0) AS output_tokens, round(avg(latency_ms), 1) AS avg_latency_ms,
+                   count(*) FILTER (WHERE status <> 'ok') AS errors
+            FROM llm_calls WHERE started_at >= ? AND started_at < ?{user} GROUP BY 1 ORDER BY 1""", p)
+        retrieval = self.catalog._dicts(f"""
+            SELECT retrieval_type, count(*) AS retrievals, round(avg(retrieval_ms), 1) AS avg_ms,
+                   round(avg(context_tokens), 1) AS avg_context_tokens, round(avg(results), 1) AS avg_results
+            FROM retrieval_operations WHERE created_at >= ? AND created_at < ?{user} GROUP BY 1 ORDER BY 1""", p)
+        messages = self.catalog._dicts(f"""
+            SELECT role, enrichment_status, count(*) AS messages FROM messages
+            WHERE created_at >= ? AND created_at < ?{user} GROUP BY 1, 2 ORDER BY 1, 2""", p)
+        events = self.catalog._dicts("""
+            SELECT event_type, count(*) AS events FROM system_events WHERE created_at >= ? AND created_at < ?
+            GROUP BY 1 ORDER BY 1""", [since, until])
+        return {"since": since.isoformat(), "until": until.isoformat(), "user_id": user_id, "llm": llm,
+                "retrieval": retrieval, "messages": messages, "events": events}

@@ -1,0 +1,125 @@
+"""Session transcripts: users/{user}/threads/{thread}/session_0001.md, one per session.
+
+Readable in Obsidian as a chat log; each message is a heading (author and time), a hidden HTML
+comment carrying its id, role and enrichment as JSON, and the text. `render()` and `parse()` are
+inverse, so the catalog's messages can be rebuilt from these files alone.
+
+    ### Caroline · 2023-05-08T13:56:00Z
+    <!-- panda:message {"id": "msg_…", "role": "user", "status": "completed", "metadata": {…}} -->
+    I went to a LGBTQ support group yesterday …
+
+Left out: deciding sessions (memory/sessions.py) and writing files (memory/ingest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import frontmatter
+
+from panda.documents.model import iso, parse_time
+
+_META = re.compile(r"^<!-- panda:message (\{.*\}) -->$")
+_HEAD = re.compile(r"^### (.+?) · (\S+)$")
+
+
+def _unescape(line: str) -> str:
+    inner = line[4:]
+    return inner if line.startswith("    ") and (_HEAD.match(inner) or _META.match(inner)) else line
+
+
+@dataclass
+class TranscriptMessage:
+    id: str
+    role: str
+    author: str
+    timestamp: datetime
+    content: str
+    status: str = "pending"  # enrichment: pending | completed | failed
+    metadata: dict[str, Any] = field(default_factory=dict)
+    external_id: str | None = None
+
+    def render(self) -> str:
+        meta = {"id": self.id, "role": self.role, "status": self.status, "metadata": self.metadata}
+        if self.external_id:
+            meta["external_id"] = self.external_id
+        # Content lines that look like our own markers are indented so parsing stays unambiguous.
+        body = "\n".join(("    " + line) if _HEAD.match(line) or _META.match(line) else line
+                         for line in self.content.splitlines())
+        return f"### {self.author} · {iso(self.timestamp)}\n<!-- panda:message {json.dumps(meta, ensure_ascii=False)} -->\n{body}"
+
+
+@dataclass
+class SessionTranscript:
+    user_id: str
+    thread_id: str
+    number: int
+    messages: list[TranscriptMessage] = field(default_factory=list)
+    summary: str | None = None
+
+    @property
+    def session_id(self) -> str:
+        return f"{self.thread_id}-s{self.number:04d}"
+
+    @property
+    def file_name(self) -> str:
+        return f"session_{self.number:04d}.md"
+
+    def ids(self) -> set[str]:
+        return {m.id for m in self.messages}
+
+    def render(self) -> str:
+        started = self.messages[0].timestamp if self.messages else None
+        ended = self.messages[-1].timestamp if self.messages else None
+        topics = sorted({t for m in self.messages for t in m.metadata.get("topics", [])})
+        meta: dict[str, Any] = {"artifact_type": "session", "user_id": self.user_id, "thread_id": self.thread_id,
+                "session_id": self.session_id, "session_number": self.number, "started_at": iso(started),
+                "last_message_at": iso(ended), "message_count": len(self.messages), "topics": topics,
+                "summary": self.summary}
+        title = f"# Session {self.number} · {self.thread_id} · {started.date().isoformat() if started else '-'}"
+        body = "\n\n".join([title, *(m.render() for m in self.messages)])
+        return frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False) + "\n"
+
+    @classmethod
+    def parse(cls, text: str) -> SessionTranscript:
+        post = frontmatter.loads(text)
+        m = post.metadata
+        number = int(str(m["session_number"]))
+        summary = m.get("summary")
+        transcript = cls(user_id=str(m["user_id"]), thread_id=str(m["thread_id"]), number=number,
+                         summary=str(summary) if summary else None)
+        current: TranscriptMessage | None = None
+        lines: list[str] = []
+        pending_head: tuple[str, str] | None = None
+
+        def flush() -> None:
+            if current is not None:
+                current.content = "\n".join(_unescape(line) for line in lines).strip()
+                transcript.messages.append(current)
+
+        for line in post.content.splitlines():
+            head = _HEAD.match(line)
+            if head:
+                pending_head = (head.group(1), head.group(2))
+                continue
+            meta = _META.match(line)
+            if meta and pending_head is not None:
+                flush()
+                data = json.loads(meta.group(1))
+                current = TranscriptMessage(id=data["id"], role=data["role"], author=pending_head[0],
+                                            timestamp=parse_time(pending_head[1]),  # type: ignore[arg-type]
+                                            content="", status=data.get("status", "pending"),
+                                            metadata=data.get("metadata", {}), external_id=data.get("external_id"))
+                lines, pending_head = [], None
+                continue
+            if pending_head is not None:  # a heading that was not ours: it is content
+                lines.append(f"### {pending_head[0]} · {pending_head[1]}")
+                pending_head = None
+            if current is not None:
+                lines.append(line)
+        flush()
+        return transcript

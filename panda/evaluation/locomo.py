@@ -1,0 +1,80 @@
+"""LoCoMo (Maharana et al., ACL 2024) → Panda messages.
+
+Each sample becomes one user's memory (user and thread = the sample id, e.g. conv-26); sessions are
+taken in order with their session date-time as every turn's timestamp; speakers are the authors; an
+image turn gets "[shares a photo of …]" from its BLIP caption. The observation, session_summary and
+event_summary fields are never read: they were generated from the dialogue and leak answers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from panda.memory.messages import MessageInput
+
+_DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
+
+
+def parse_locomo_time(text: str) -> datetime:
+    """Example: parse_locomo_time('1:56 pm on 8 May, 2023') -> 2023-05-08 13:56 UTC."""
+    match = _DATE.match(text)
+    if not match:
+        raise ValueError(f"not a LoCoMo date-time: {text!r}")
+    hour, minute, half, day, month, year = match.groups()
+    h = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
+    month_number = datetime.strptime(month[:3].title(), "%b").month
+    return datetime(int(year), month_number, int(day), h, int(minute), tzinfo=UTC)
+
+
+def turn_text(turn: dict[str, Any]) -> str:
+    """The text of a turn, with its shared photo as '[shares a photo of …]'."""
+    text = str(turn.get("text", "")).strip()
+    caption = str(turn.get("blip_caption") or "").strip()
+    if caption:
+        caption = re.sub(r"^(a )?photo of ", "", caption)
+        text = f"{text} [shares a photo of {caption}]".strip()
+    return text
+
+
+def sessions(sample: dict[str, Any]) -> list[tuple[int, datetime, list[dict[str, Any]]]]:
+    """(number, time, turns) for every session list present (date keys without a list are ignored)."""
+    conversation = sample["conversation"]
+    out = []
+    for key, value in conversation.items():
+        match = re.fullmatch(r"session_(\d+)", key)
+        if match and isinstance(value, list):
+            number = int(match.group(1))
+            out.append((number, parse_locomo_time(conversation[f"session_{number}_date_time"]), value))
+    return sorted(out)
+
+
+def sample_messages(sample: dict[str, Any]) -> list[MessageInput]:
+    sid = sample["sample_id"]
+    out = []
+    for _number, when, turns in sessions(sample):
+        for turn in turns:
+            out.append(MessageInput(user_id=sid, thread_id=sid, timestamp=when, role="user", content=turn_text(turn),
+                                    speaker=str(turn["speaker"]), external_id=str(turn["dia_id"]),
+                                    source=f"locomo:{sid}:{turn['dia_id']}", extra={"dia_id": turn["dia_id"]}))
+    return out
+
+
+def load_samples(path: Path, sample_ids: list[str] | None = None) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, list) or not data or "conversation" not in data[0]:
+        raise ValueError(f"{path}: not a LoCoMo file (a JSON list of samples with 'conversation')")
+    if sample_ids:
+        wanted = set(sample_ids)
+        data = [s for s in data if s["sample_id"] in wanted]
+        missing = wanted - {s["sample_id"] for s in data}
+        if missing:
+            raise ValueError(f"{path}: no sample {', '.join(sorted(missing))}")
+    return data
+
+
+def load_messages(path: Path, sample_ids: list[str] | None = None) -> list[MessageInput]:
+    return [m for sample in load_samples(path, sample_ids) for m in sample_messages(sample)]

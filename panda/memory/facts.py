@@ -1,0 +1,130 @@
+"""Facts and preferences that stay true over time (pure functions, no I/O).
+
+Extraction: `extract_statements` finds first-person statements with a few deterministic patterns
+("I live in Boston", "we moved to Denver", "I work as a nurse", "I love hiking"); LLM enrichment adds
+more (memory/enrich.py). Both go through `resolve`, which decides, before any LLM is involved:
+1. duplicate — same key and the same normalised value (hash), or a near-duplicate value (character
+   similarity >= 0.9): the old entry is re-confirmed, nothing is added;
+2. supersede — same key, a single-valued attribute (residence, job, ...), a different value: the old
+   entry gets invalid_at = the new one's valid_at and stays in the file as history (if the new
+   statement is older than the current one — history ingested out of order — it is the new entry
+   that is recorded as already superseded);
+3. add — anything else.
+This is the behaviour mem0 gets wrong both ways (contradictions stored side by side, or both lost).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from difflib import SequenceMatcher
+
+from panda.documents.user_memory import MemoryEntry
+from panda.memory.vocabulary import SINGLE_VALUED_ATTRIBUTES
+
+_CLAUSE_END = r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | now\b|$)"
+_PLACE = r"([A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*)"
+PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:the )?" + _PLACE)),
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| have|'ve)? moved to (?:the )?" + _PLACE)),
+    ("fact", "job", re.compile(r"\bI (?:now )?work as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
+    ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:[a-z]+ )?(?:nurse|teacher|engineer|doctor|developer|"
+                               r"designer|student|lawyer|writer|artist|counselor|chef|manager|scientist|programmer|"
+                               r"accountant))\b")),
+    ("fact", "employer", re.compile(r"\bI (?:now )?work (?:at|for) " + _PLACE)),
+    ("fact", "name", re.compile(r"\b[Mm]y name is ([A-Z][a-z]+(?: [A-Z][a-z]+)?)")),
+    ("fact", "budget", re.compile(r"\bmy budget is (?:under |around |about |below )?(\$\s?[\d,]+(?:\.\d+)?k?)", re.I)),
+    ("preference", "likes", re.compile(r"\bI (?:really |absolutely )?(?:love|like|enjoy|prefer|adore) ([\w' -]{3,50}?)"
+                                       + _CLAUSE_END)),
+    ("preference", "dislikes", re.compile(r"\bI (?:really )?(?:hate|dislike|don't like|do not like|can't stand) ([\w' -]{3,50}?)"
+                                          + _CLAUSE_END)),
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A fact or preference someone stated about themselves."""
+
+    kind: str  # fact | preference
+    attribute: str
+    value: str
+    subject: str = "user"
+
+    @property
+    def key(self) -> str:
+        """Example: Statement('fact', 'residence', 'Denver', 'Caroline').key -> 'residence (Caroline)'."""
+        return self.attribute if self.subject in ("", "user") else f"{self.attribute} ({self.subject})"
+
+
+def extract_statements(text: str, subject: str = "user") -> list[Statement]:
+    """Deterministic first-person statements.
+
+    Example: extract_statements('We moved to Denver in June and I love hiking.') ->
+    [Statement('fact', 'residence', 'Denver'), Statement('preference', 'likes', 'hiking')].
+    """
+    found: list[Statement] = []
+    for kind, attribute, pattern in PATTERNS:
+        for match in pattern.finditer(text):
+            value = " ".join(match.group(1).split()).strip(" '-")
+            if len(value) >= 2 and not any(s.attribute == attribute and s.value == value for s in found):
+                found.append(Statement(kind, attribute, value, subject))
+    found.sort(key=lambda s: text.find(s.value))
+    return found
+
+
+def normalise(value: str) -> str:
+    """Example: normalise('  The  Denver, CO! ') -> 'the denver co'."""
+    return " ".join(re.sub(r"[^\w\s]", " ", value.lower()).split())
+
+
+def value_hash(key: str, value: str) -> str:
+    return hashlib.sha256(f"{key.lower()}\x1f{normalise(value)}".encode()).hexdigest()[:16]
+
+
+def near_duplicate(a: str, b: str, threshold: float = 0.9) -> bool:
+    """Example: near_duplicate('gaming laptops with RTX GPUs', 'gaming laptops with RTX GPU') -> True."""
+    x, y = normalise(a), normalise(b)
+    return x == y or SequenceMatcher(None, x, y).ratio() >= threshold
+
+
+@dataclass
+class Resolution:
+    action: str  # duplicate | supersede | add
+    entry: MemoryEntry  # the entry added, or the existing one re-confirmed
+    invalidated: list[MemoryEntry]
+
+
+def resolve(entries: list[MemoryEntry], new: MemoryEntry, attribute: str | None) -> Resolution:
+    """Decide how `new` joins `entries` (same file); mutates `entries` and the invalidated ones.
+
+    Example: entries [residence=Boston valid 2024-01-10], new residence=Denver valid 2024-06-02 ->
+    'supersede': Boston.invalid_at = 2024-06-02, Denver added and current.
+    """
+    same_key = [e for e in entries if e.key == new.key]
+    for existing in same_key:
+        if value_hash(existing.key or "", existing.value) == value_hash(new.key or "", new.value) or \
+                near_duplicate(existing.value, new.value):
+            if existing.invalid_at is None or (new.learned_at and existing.learned_at and new.learned_at < existing.invalid_at):
+                existing.confidence = min(1.0, max(existing.confidence, new.confidence) + 0.05)
+                return Resolution("duplicate", existing, [])
+    invalidated: list[MemoryEntry] = []
+    if attribute in SINGLE_VALUED_ATTRIBUTES:
+        current = [e for e in same_key if e.invalid_at is None]
+        for old in current:
+            if new.learned_at and old.learned_at and new.learned_at < old.learned_at:
+                new.invalid_at = old.learned_at  # an older statement: true until the current one began
+            else:
+                old.invalid_at = new.learned_at
+                invalidated.append(old)
+        entries.append(new)
+        return Resolution("supersede" if invalidated or new.invalid_at else "add", new, invalidated)
+    entries.append(new)
+    return Resolution("add", new, [])
+
+
+def true_at(entries: list[MemoryEntry], when: datetime) -> list[MemoryEntry]:
+    """Entries valid at `when`: learned_at <= when < invalid_at."""
+    return [e for e in entries
+            if (e.learned_at is None or e.learned_at <= when) and (e.invalid_at is None or when < e.invalid_at)]

@@ -1,0 +1,190 @@
+"""Conversation ingest: logged messages → session transcripts, catalog rows, facts and preferences.
+
+Users → threads (the input's conversation id) → sessions (cut at a 30-minute gap) → messages, as in
+seed 004, with the input's timestamps, never the clock. Order of work, for crash safety: transcripts
+are written first (vault = truth), then one catalog transaction indexes the new messages (and any
+message a crashed run left on disk but not in the catalog), then preferences and facts from
+deterministic patterns. LLM enrichment is separate (memory/enrich.py) and marks what it could not do
+as failed, to be retried. Re-ingesting a file adds nothing: ids are derived from the input.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from panda.catalog.conversations import Conversations
+from panda.documents.atomic import atomic_write_text
+from panda.documents.model import Document
+from panda.documents.paths import validate_name
+from panda.documents.transcript import SessionTranscript, TranscriptMessage
+from panda.memory import scoring
+from panda.memory.facts import extract_statements
+from panda.memory.learned import Learned, from_statement, record
+from panda.memory.messages import MessageInput, assign_ids
+from panda.memory.sessions import ThreadState, sessionize
+from panda.memory.vocabulary import SENTIMENT_INTENSITY
+from panda.pipeline.state import PipelineContext
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IngestReport:
+    read: int = 0
+    new: int = 0
+    already_known: int = 0
+    recovered: int = 0
+    sessions_touched: int = 0
+    threads: int = 0
+    facts_recorded: int = 0
+    malformed_lines: int = 0
+    seconds: float = 0.0
+    enrichment: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def thread_dir(ctx: PipelineContext, user_id: str, thread: str) -> Path:
+    return ctx.vault.layout.user_dir(user_id) / "threads" / validate_name(thread, "session_id")
+
+
+def catalog_thread_id(user_id: str, thread: str) -> str:
+    return f"{user_id}:{thread}"
+
+
+def load_thread(ctx: PipelineContext, user_id: str, thread: str) -> dict[int, SessionTranscript]:
+    folder = thread_dir(ctx, user_id, thread)
+    out = {}
+    for path in sorted(folder.glob("session_*.md")) if folder.exists() else []:
+        transcript = SessionTranscript.parse(path.read_text(encoding="utf-8"))
+        out[transcript.number] = transcript
+    return out
+
+
+def vehemence(metadata: dict[str, Any]) -> float:
+    """Seed 001 vehemence from enrichment: urgency = importance, sentiment intensity by label, no risk signal.
+
+    Example: {'importance': 0.8, 'sentiment': 'negative'} -> 0.8*0.5 + 0.7*0.3 = 0.61; {} -> 0.15.
+    """
+    if not metadata:
+        return scoring.vehemence_score(None, 0.0, 0.0)
+    return scoring.vehemence_score(float(metadata.get("importance", 0.3)),
+                                   SENTIMENT_INTENSITY.get(str(metadata.get("sentiment", "neutral")), 0.0), 0.0)
+
+
+def message_document(transcript: SessionTranscript, message: TranscriptMessage, rel_path: str) -> Document:
+    """The searchable catalog document of one message (counters kept in its transcript metadata)."""
+    meta = message.metadata
+    topics = list(meta.get("topics", []))
+    counters = meta.get("counters", {})
+    return Document(
+        id=message.id, kind="message", title=" ".join(message.content.split()[:12])[:120],
+        primary_topic="conversation." + topics[0] if topics else "conversation",
+        keywords=[message.author, *topics][:6], intent="conversational", content_types=["message", message.role],
+        scope="user", quality=0.5, importance=round(vehemence(meta), 4), owner_user=transcript.user_id,
+        session_id=f"{transcript.user_id}:{transcript.session_id}", created_at=message.timestamp,
+        reference_count=int(counters.get("reference_count", 0)), usage_count=int(counters.get("usage_count", 0)),
+        validation_count=int(counters.get("validation_count", 0)),
+        validation_success=int(counters.get("validation_success", 0)),
+        doc_path=f"{rel_path}#{message.id}", body=f"{message.author}: {message.content}",
+    )
+
+
+def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The sessions row and messages rows of one transcript (pure)."""
+    sid = f"{transcript.user_id}:{transcript.session_id}"
+    tid = catalog_thread_id(transcript.user_id, transcript.thread_id)
+    msgs = transcript.messages
+    session = {"id": sid, "thread_id": tid, "user_id": transcript.user_id, "number": transcript.number,
+               "started_at": msgs[0].timestamp if msgs else None, "last_message_at": msgs[-1].timestamp if msgs else None,
+               "total_messages": len(msgs), "summary": transcript.summary,
+               "topics": sorted({t for m in msgs for t in m.metadata.get("topics", [])}),
+               "importance": max((vehemence(m.metadata) for m in msgs), default=0.15), "doc_path": rel_path}
+    rows = [{"id": m.id, "user_id": transcript.user_id, "thread_id": tid, "session_id": sid, "role": m.role,
+             "author": m.author, "content": m.content, "created_at": m.timestamp, "metadata": m.metadata,
+             "enrichment_status": m.status, "enriched_at": None, "external_id": m.external_id,
+             "doc_path": f"{rel_path}#{m.id}"} for m in msgs]
+    return session, rows
+
+
+def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]) -> int:
+    """Upsert sessions, messages, threads and message documents of these transcripts in one transaction."""
+    conv = Conversations(ctx.catalog)
+    docs: list[Document] = []
+    sessions, messages, threads = [], [], set()
+    for transcript in transcripts:
+        rel = ctx.vault.layout.relative(thread_dir(ctx, transcript.user_id, transcript.thread_id) / transcript.file_name)
+        session, rows = catalog_rows(transcript, rel)
+        sessions.append(session)
+        messages += rows
+        docs += [message_document(transcript, m, rel) for m in transcript.messages]
+        threads.add((transcript.user_id, transcript.thread_id))
+    vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
+    with ctx.catalog.transaction():
+        for session in sessions:
+            conv.upsert_session(session)
+        conv.upsert_messages(messages)
+        ctx.catalog.upsert_documents(docs, vectors)
+        for user_id, thread in sorted(threads):
+            conv.refresh_thread(user_id, catalog_thread_id(user_id, thread), thread)
+    return len(messages)
+
+
+def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded_at: datetime | None = None) -> IngestReport:
+    started = time.perf_counter()
+    report = IngestReport(read=len(messages))
+    conv = Conversations(ctx.catalog)
+    with_ids = assign_ids(messages)
+    known = conv.known_message_ids([i for i, _ in with_ids])
+    report.already_known = sum(1 for i, _ in with_ids if i in known)
+    groups: dict[tuple[str, str], list[tuple[str, MessageInput]]] = defaultdict(list)
+    for mid, msg in with_ids:
+        if mid not in known:
+            groups[(msg.user_id, msg.thread_id)].append((mid, msg))
+    to_index: list[SessionTranscript] = []
+    learned: dict[str, list[Learned]] = defaultdict(list)
+    for (user_id, thread), items in groups.items():
+        items.sort(key=lambda pair: pair[1].timestamp)  # stable: equal times keep input order
+        transcripts = load_thread(ctx, user_id, thread)
+        on_disk = {m.id: n for n, t in transcripts.items() for m in t.messages}
+        recovered = {on_disk[mid] for mid, _ in items if mid in on_disk}
+        report.recovered += sum(1 for mid, _ in items if mid in on_disk)
+        fresh = [(mid, m) for mid, m in items if mid not in on_disk]
+        last = max(transcripts) if transcripts else 0
+        state = ThreadState(last, transcripts[last].messages[-1].timestamp if last and transcripts[last].messages else None)
+        numbers = sessionize([m.timestamp for _, m in fresh], state, ctx.policy.sessions.gap_minutes)
+        for (mid, msg), number in zip(fresh, numbers, strict=True):
+            transcript = transcripts.setdefault(number, SessionTranscript(user_id, thread, number))
+            transcript.messages.append(TranscriptMessage(id=mid, role=msg.role, author=msg.author, timestamp=msg.timestamp,
+                                                         content=msg.content, external_id=msg.external_id,
+                                                         metadata=dict(msg.extra)))
+            if msg.role == "user":
+                for i, statement in enumerate(extract_statements(msg.content, msg.speaker or "user"), 1):
+                    learned[user_id].append(from_statement(statement, f"{statement.kind[:4]}_{mid[4:]}_{i}",
+                                                           msg.timestamp, mid))
+        touched = sorted(set(numbers) | recovered)
+        folder = thread_dir(ctx, user_id, thread)
+        for number in set(numbers):
+            transcript = transcripts[number]
+            atomic_write_text(folder / transcript.file_name, transcript.render())
+        to_index += [transcripts[n] for n in touched]
+        report.new += len(fresh)
+        report.sessions_touched += len(touched)
+    report.threads = len(groups)
+    if to_index:
+        index_transcripts(ctx, to_index)
+    stamp = recorded_at or datetime.now(UTC)
+    for user_id, statements in learned.items():
+        docs = record(ctx.vault, user_id, statements, stamp)
+        ctx.memory.index(docs)
+        report.facts_recorded += len(docs)
+    report.seconds = round(time.perf_counter() - started, 3)
+    ctx.catalog.record_event("ingest", "batch", None, report.as_dict(), stamp)
+    return report

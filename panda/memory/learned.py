@@ -1,0 +1,57 @@
+"""Recording what a turn or message revealed into preferences.md / facts.md and the catalog.
+
+Both write paths — the pipeline's save phase and conversation ingest — call `record`, so every
+preference and fact goes through the same deterministic dedup and contradiction rules
+(memory/facts.py). Entry ids come from the caller (derived from the input), which makes a re-run
+add nothing. Returns the catalog documents to (re)index: new entries, re-confirmed ones and the
+ones a new fact invalidated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from panda.documents.model import Document
+from panda.documents.user_memory import MemoryEntry
+from panda.documents.vault import Vault, entry_document
+from panda.memory.facts import Statement, resolve
+
+
+@dataclass(frozen=True)
+class Learned:
+    kind: str  # preference | fact
+    text: str
+    entry_id: str
+    valid_at: datetime
+    source: str
+    confidence: float = 0.7
+    statement: Statement | None = None
+
+
+def from_statement(statement: Statement, entry_id: str, valid_at: datetime, source: str,
+                   confidence: float = 0.7) -> Learned:
+    return Learned(kind=statement.kind, text=statement.value, entry_id=entry_id, valid_at=valid_at, source=source,
+                   confidence=confidence, statement=statement)
+
+
+def record(vault: Vault, user_id: str, items: list[Learned], recorded_at: datetime) -> list[Document]:
+    files = {kind: vault.memory_file(user_id, kind) for kind in ("preference", "fact")}
+    touched: dict[str, dict[str, MemoryEntry]] = {"preference": {}, "fact": {}}
+    for item in items:
+        memory = files[item.kind]
+        if any(e.id == item.entry_id for e in memory.entries):
+            continue  # recorded by an earlier run of the same input
+        entry = MemoryEntry(value=item.text, key=item.statement.key if item.statement else None, id=item.entry_id,
+                            confidence=item.confidence, source=item.source, learned_at=item.valid_at,
+                            recorded_at=recorded_at)
+        result = resolve(memory.entries, entry, item.statement.attribute if item.statement else None)
+        for changed in (result.entry, *result.invalidated):
+            touched[item.kind][changed.id] = changed
+    docs: list[Document] = []
+    for kind, changed_entries in touched.items():
+        if not changed_entries:
+            continue
+        rel = vault.write_memory_file(files[kind], recorded_at)
+        docs += [entry_document(e, kind, user_id, rel) for e in changed_entries.values()]
+    return docs

@@ -1,0 +1,38 @@
+"""The controlled vocabulary for write-time enrichment (seed 004), in one place, with a version.
+
+Seed 004's lists are for customer support; Panda keeps their keys and support topics and adds the
+personal-memory topics real chat logs need (LoCoMo, MemoryBank). Every enriched message records
+VOCABULARY_VERSION, so a later vocabulary change can find what to re-enrich. Fact attributes that
+can hold only one value at a time (where you live, your job) are listed here too: a new value for
+one of them invalidates the old one.
+"""
+
+from __future__ import annotations
+
+VOCABULARY_VERSION = "panda-2026-11-21"
+
+TOPICS = (
+    # personal memory
+    "family", "relationships", "friends", "pets", "home", "location", "work", "career", "education",
+    "health", "fitness", "food", "travel", "hobbies", "art", "music", "books", "movies", "sports",
+    "technology", "shopping", "finance", "events", "plans", "feelings", "identity", "community",
+    # seed 004 support topics
+    "refund", "shipping", "account_access", "billing", "product_issue", "cancellation", "order_status",
+    "payment", "returns", "technical_support", "pricing", "subscription", "general_inquiry",
+)
+CATEGORIES = ("support_request", "complaint", "inquiry", "feedback", "transaction", "escalation", "conversation",
+              "personal_update")
+TURN_TYPES = ("greeting", "new_topic", "followup", "clarification", "topic_switch", "reference_past", "closing",
+              "small_talk")
+RETRIEVAL_NEEDS = ("none", "session_only", "cross_session", "cross_thread")
+MESSAGE_TYPES = ("question", "statement", "request", "confirmation", "follow_up", "clarification")
+ENTITY_TYPES = ("person_name", "place", "organization", "product_name", "date", "amount", "pet_name", "event",
+                "order_id", "tracking_number", "email", "phone")
+SESSION_OUTCOMES = ("resolved", "escalated", "abandoned", "ongoing", "transferred")
+SENTIMENTS = ("positive", "neutral", "negative", "mixed")
+CONFIDENCE = ("high", "medium", "low")
+
+# Fact attributes with one current value; a new value invalidates the old one (bi-temporal facts).
+SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status", "name", "age", "school",
+                            "budget")
+SENTIMENT_INTENSITY = {"neutral": 0.0, "positive": 0.5, "negative": 0.7, "mixed": 0.6}
