@@ -45,7 +45,9 @@ def test_run_search_rerun_and_reindex_give_the_same_results(tmp_path: Path, caps
     code, out, _ = run_cli(capsys, "search", "hamster Biscuit", "--user", "alice", "--home", str(home), "--json",
                            "--no-record", "--now", "2026-03-05T00:00:00Z")
     after = json.loads(out)
-    assert [(r["id"], r["score"]) for r in after] == [(r["id"], r["score"]) for r in before]
+    # Same ranking; scores equal up to float noise (reindex re-embeds in other batch sizes).
+    assert [r["id"] for r in after] == [r["id"] for r in before]
+    assert [r["score"] for r in after] == pytest.approx([r["score"] for r in before], abs=1e-4)
 
 
 def test_bad_policy_is_reported_not_raised(tmp_path: Path, capsys):
@@ -93,7 +95,7 @@ def test_reindex_reproduces_every_score_after_mixed_validation_outcomes(ctx, tmp
     run_batch(turns, ctx, ScriptedBackend(responder=mixed))
 
     def snapshot():
-        return [[(r.id, r.score) for r in ctx.memory.search(q, user_id=u, record=False, now=turns[-1].timestamp)]
+        return [ctx.memory.search(q, user_id=u, record=False, now=turns[-1].timestamp)
                 for q, u in (("hamster Biscuit", "alice"), ("Boston", "alice"), ("laptop GPU", "bob"))]
 
     before = snapshot()
@@ -103,4 +105,6 @@ def test_reindex_reproduces_every_score_after_mixed_validation_outcomes(ctx, tmp
     reindex(ctx)
     assert ctx.catalog.con.execute(
         "SELECT id, usage_count, reference_count, validation_count, validation_success FROM documents ORDER BY id").fetchall() == docs_before
-    assert snapshot() == before
+    after = snapshot()
+    assert [[r.id for r in rs] for rs in after] == [[r.id for r in rs] for rs in before]
+    assert [r.score for rs in after for r in rs] == pytest.approx([r.score for rs in before for r in rs], abs=1e-4)
