@@ -81,6 +81,10 @@ class Conversations:
                ORDER BY number DESC LIMIT 1""", [user_id, thread_id, before])
         return rows[0] if rows else None
 
+    def session(self, session_id: str) -> dict[str, Any] | None:
+        rows = self.catalog._dicts("SELECT * FROM sessions WHERE id = ?", [session_id])
+        return rows[0] if rows else None
+
     def sessions_of_thread(self, thread_id: str) -> list[dict[str, Any]]:
         return self.catalog._dicts("SELECT * FROM sessions WHERE thread_id = ? ORDER BY number", [thread_id])
 

@@ -37,6 +37,7 @@ class SearchFilters:
 
     user_id: str | None = None
     session_id: str | None = None
+    session_prefix: str | None = None  # e.g. 'alice:conv-26-s' = every session of one thread
     scope: str | None = None
     content_types: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
@@ -55,6 +56,9 @@ class SearchFilters:
         if self.session_id is not None:
             clauses.append("d.session_id = ?")
             params.append(self.session_id)
+        if self.session_prefix is not None:
+            clauses.append("starts_with(d.session_id, ?)")
+            params.append(self.session_prefix)
         if self.scope is not None:
             clauses.append("d.scope = ?")
             params.append(self.scope)
@@ -235,6 +239,10 @@ class Catalog:
             f"INSERT INTO turn_index ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
             [row[c] for c in columns],
         )
+
+    def set_feedback(self, turn_id: str, status: str, detected_in: str | None) -> None:
+        self.con.execute("UPDATE turn_index SET user_feedback_status = ?, rejection_detected_in = ? WHERE id = ?",
+                         [status, detected_in, turn_id])
 
     def turn_by_input_key(self, input_key: str) -> dict[str, Any] | None:
         rows = self._dicts("SELECT * FROM turn_index WHERE input_key = ?", [input_key])

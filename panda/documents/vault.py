@@ -138,6 +138,16 @@ class Vault:
                 atomic_write_json(target, content)
         atomic_write_json(self.layout.inside(turn_path / COMPLETE_MARKER), files[COMPLETE_MARKER])
 
+    def update_turn_metadata(self, user_id: str, turn_number: int, changes: dict[str, Any]) -> dict[str, Any] | None:
+        """Merge `changes` into a complete turn's metadata.json (atomic); None if there is no such turn."""
+        marker = self.turn_dir(user_id, turn_number) / COMPLETE_MARKER
+        if not marker.exists():
+            return None
+        meta = json.loads(marker.read_text(encoding="utf-8"))
+        meta.update(changes)
+        atomic_write_json(marker, meta)
+        return meta
+
     def recent_appendices(self, user_id: str, before_turn: int, count: int) -> list[str]:
         """Turn Summary Appendices of the user's last `count` complete turns, oldest first."""
         out = []

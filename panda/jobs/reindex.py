@@ -75,6 +75,9 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
 
 def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
     """Index complete turn folders of `users` that the catalog lacks. Returns how many."""
+    from panda.memory.ingest import ingest_messages
+    from panda.pipeline.save import turn_messages
+
     recovered = 0
     for user in users:
         turns_dir = ctx.vault.layout.turns_dir(user)
@@ -84,6 +87,7 @@ def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
         for meta, path in ctx.vault.iter_turn_records():
             if meta["user_id"] != user or meta["turn_id"] in known:
                 continue
+            ingest_messages(ctx, turn_messages(meta), extract_facts=False)  # no-op if they were recorded
             _index_batch(ctx, [turn_document(meta, _turn_counters(path))], [turn_index_row(meta)])
             ctx.catalog.record_event("turn_recovered", "turn", meta["turn_id"], {"user_id": user})
             recovered += 1

@@ -124,7 +124,8 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
         session, rows = catalog_rows(transcript, rel)
         sessions.append(session)
         messages += rows
-        docs += [message_document(transcript, m, rel) for m in transcript.messages]
+        # Messages of pipeline turns are searchable through the turn's own context document already.
+        docs += [message_document(transcript, m, rel) for m in transcript.messages if "turn_id" not in m.metadata]
         threads.add((transcript.user_id, transcript.thread_id))
     vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
     with ctx.catalog.transaction():
@@ -137,7 +138,8 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
     return len(messages)
 
 
-def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded_at: datetime | None = None) -> IngestReport:
+def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded_at: datetime | None = None,
+                    extract_facts: bool = True) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport(read=len(messages))
     conv = Conversations(ctx.catalog)
@@ -165,7 +167,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
             transcript.messages.append(TranscriptMessage(id=mid, role=msg.role, author=msg.author, timestamp=msg.timestamp,
                                                          content=msg.content, external_id=msg.external_id,
                                                          metadata=dict(msg.extra)))
-            if msg.role == "user":
+            if msg.role == "user" and extract_facts:
                 for i, statement in enumerate(extract_statements(msg.content, msg.speaker or "user"), 1):
                     learned[user_id].append(from_statement(statement, f"{statement.kind[:4]}_{mid[4:]}_{i}",
                                                            msg.timestamp, mid))

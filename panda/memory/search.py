@@ -78,6 +78,7 @@ class MemoryStore:
         scope: str | None = None,
         user_id: str | None = None,
         session_id: str | None = None,
+        session_prefix: str | None = None,
         min_quality: float = 0.0,
         include_expired: bool | None = None,
         kinds: list[str] | None = None,
@@ -94,7 +95,8 @@ class MemoryStore:
         expired_ok = self.policy.search.include_expired if include_expired is None else include_expired
         started = time.perf_counter()
         filters = SearchFilters(
-            user_id=user_id, session_id=session_id, scope=scope, content_types=tuple(content_types or ()),
+            user_id=user_id, session_id=session_id, session_prefix=session_prefix, scope=scope,
+            content_types=tuple(content_types or ()),
             kinds=tuple(kinds or ()), topic_prefix=topic_filter, min_quality=min_quality,
             include_expired=expired_ok, now=now,
         )

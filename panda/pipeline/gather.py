@@ -1,17 +1,28 @@
-"""Phase gather (§2, MIND 0.5): retrieve once, then synthesise; §2 capped at 2,000 tokens.
+"""Phase gather (§2, MIND 0.5): retrieve once, routed by needs_retrieval, then synthesise.
 
-Retrieval: one memory.search over every kind the user may see (turn history, memories, research,
-global knowledge) plus one over the user's preferences and facts (seed 003: always include relevant
-preferences). Synthesis: the MIND role keeps what matters and says which items it used; those are
-the documents whose usage and trust the save phase updates. §2 links every source with a relative
-markdown link (prior context.md, memory notes, preferences.md). Over budget, NERVES compresses.
+Routing (seed 004), from the analysis of §0:
+- none — nothing is retrieved;
+- session_only — the last messages of the current session (same thread, within the session gap);
+- cross_session — those, plus memory.search over this thread's other sessions;
+- cross_thread — those, plus memory.search over everything the user may see (turn history,
+  memories, messages of other threads, global knowledge) and the user's preferences and facts
+  (seed 003: always include relevant preferences).
+Historical messages are replaced by their session's summary where one exists. The route, with what
+it searched, is recorded in retrieval_operations. Synthesis: the MIND role keeps what matters and
+says which items it used; those are the documents whose usage and trust the save phase updates. §2
+links every source with a relative markdown link (prior context.md, transcripts, memory notes,
+preferences.md). Over budget, NERVES compresses.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from datetime import timedelta
 from pathlib import Path
 
+from panda.catalog.conversations import Conversations
+from panda.documents.budgets import estimate_tokens
 from panda.llm.roles import MIND
 from panda.llm.schemas import GatherSynthesis
 from panda.memory.search import SearchResult
@@ -30,26 +41,93 @@ def item_line(result: SearchResult) -> str:
     return f"{result.kind}: {' '.join(result.snippet.split()[:40])} ({result.created_at.date().isoformat()}){outdated}"
 
 
+def thread_of(state: TurnState) -> str:
+    from panda.memory.messages import DEFAULT_THREAD
+
+    return state.input.session_id or DEFAULT_THREAD
+
+
+def recent_session_messages(state: TurnState, ctx: PipelineContext, limit: int = 6) -> list[SearchResult]:
+    """The current session's last messages: the thread's latest session, if it is still open (within the gap)."""
+    conv = Conversations(ctx.catalog)
+    session = conv.latest_session(state.user_id, f"{state.user_id}:{thread_of(state)}", state.input.timestamp)
+    gap = timedelta(minutes=ctx.policy.sessions.gap_minutes)
+    if not session or not session["last_message_at"] or state.input.timestamp - session["last_message_at"] > gap:
+        return []
+    rows = conv.recent_messages(session["id"], state.input.timestamp, limit)
+    return [SearchResult(id=r["id"], kind="message", title=f"{r['author']}: {' '.join(r['content'].split()[:10])}",
+                         primary_topic="conversation", doc_path=r["doc_path"], score=0.0,
+                         snippet=f"{r['author']}: {r['content']}", quality=0.5, scope="user", created_at=r["created_at"],
+                         content_types=["message", r["role"]]) for r in rows]
+
+
+def with_summaries(results: list[SearchResult], ctx: PipelineContext) -> list[SearchResult]:
+    """Replace historical messages by their session's summary when the session has one."""
+    conv = Conversations(ctx.catalog)
+    out: list[SearchResult] = []
+    summarised: set[str] = set()
+    for r in results:
+        row = ctx.catalog.get_document(r.id) if r.kind == "message" else None
+        session = conv.session(row["session_id"]) if row and row.get("session_id") else None
+        if session and session.get("summary"):
+            if session["id"] not in summarised:
+                summarised.add(session["id"])
+                out.append(SearchResult(id=r.id, kind="session_summary", title=f"summary of session {session['number']}",
+                                        primary_topic="conversation", doc_path=session["doc_path"], score=r.score,
+                                        snippet=session["summary"], quality=0.6, scope="user",
+                                        created_at=session["started_at"], content_types=["summary"]))
+            continue
+        out.append(r)
+    return out
+
+
+def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchResult]:
+    """Everything the route asks for, de-duplicated, recent session messages first."""
+    assert state.analysis is not None
+    route = state.analysis.needs_retrieval
+    if route == "none":
+        return []
+    started = time.perf_counter()
+    limit = ctx.policy.context.gather_candidates
+    common = dict(user_id=state.user_id, now=state.input.timestamp, query_topic=state.analysis.topic,
+                  turn_id=state.turn_id)
+    recent = recent_session_messages(state, ctx)
+    seen = {r.id for r in recent}
+    found: list[SearchResult] = []
+    if route == "cross_session":
+        found = ctx.memory.search(query, limit=limit, kinds=["message"], exclude_ids=seen,
+                                  session_prefix=f"{state.user_id}:{thread_of(state)}-s", **common)  # type: ignore[arg-type]
+    elif route == "cross_thread":
+        found = ctx.memory.search(query, limit=limit, exclude_ids=seen, **common)  # type: ignore[arg-type]
+        seen |= {r.id for r in found}
+        found += ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
+    results = recent + with_summaries(found, ctx)
+    ctx.catalog.record_retrieval(
+        user_id=state.user_id, session_id=state.input.session_id, turn_id=state.turn_id, query=query,
+        retrieval_type=route, candidates=len(recent) + len(found), result_ids=[r.id for r in results],
+        retrieval_ms=(time.perf_counter() - started) * 1000,
+        context_tokens=sum(estimate_tokens(r.snippet) for r in results), created_at=state.input.timestamp)
+    return results
+
+
 def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     assert state.analysis is not None
     a = state.analysis
-    limit = ctx.policy.context.gather_candidates
     query = a.resolved_query if a.resolved_query.lower() == state.query.lower() else f"{state.query} {a.resolved_query}"
-    common = dict(user_id=state.user_id, now=state.input.timestamp, query_topic=a.topic, turn_id=state.turn_id)
-    found = ctx.memory.search(query, limit=limit, **common)  # type: ignore[arg-type]
-    seen = {r.id for r in found}
-    personal = ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
-    state.gathered = found + personal
+    state.gathered = retrieve(state, ctx, query)
     if not state.gathered:
-        state.gather_summary = "No prior memory matched this query."
-        state.doc.write("2", f"**Synthesis:** {state.gather_summary}\n\n### Sources\n- (none)")
+        reason = "the analysis routed this turn to no retrieval" if a.needs_retrieval == "none" else \
+            "no prior memory matched this query"
+        state.gather_summary = f"Nothing gathered: {reason}."
+        state.doc.write("2", f"**Route:** {a.needs_retrieval}\n**Synthesis:** {state.gather_summary}\n\n### Sources\n- (none)")
         return
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
                            variables={"query": state.query, "items": [item_line(r) for r in state.gathered]})
     picked = [state.gathered[i - 1] for i in dict.fromkeys(reply.relevant_items) if i <= len(state.gathered)]
     state.used = picked or state.gathered[:3]
     state.gather_summary = reply.summary
-    lines = [f"**Gathered for:** {a.resolved_query}", f"**Synthesis:** {reply.summary}", "", "### Sources"]
+    lines = [f"**Gathered for:** {a.resolved_query}", f"**Route:** {a.needs_retrieval}", f"**Synthesis:** {reply.summary}",
+             "", "### Sources"]
     used_ids = {r.id for r in state.used}
     for r in state.gathered:
         link = relative_link(ctx.vault.home, state.turn_path, r.doc_path)

@@ -14,10 +14,13 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-from panda.documents.model import Document, iso
+from panda.documents.model import Document, iso, parse_time
 from panda.documents.turn_record import turn_document, turn_index_row
 from panda.memory.facts import extract_statements, normalise
+from panda.memory.ingest import ingest_messages
 from panda.memory.learned import Learned, from_statement, record
+from panda.memory.messages import DEFAULT_THREAD, MessageInput
+from panda.pipeline.feedback import rejects_previous_answer
 from panda.pipeline.plan import render_plan
 from panda.pipeline.state import PipelineContext, TurnState
 
@@ -52,7 +55,8 @@ def metadata(state: TurnState, ctx: PipelineContext) -> dict[str, Any]:
         "input_key": state.input.input_key, "input_turn_id": state.input.turn_id,
         "source_file": state.input.source_file, "source_line": state.input.source_line,
         "query": state.query, "resolved_query": state.resolved_query,
-        "answer": " ".join(state.response.split()[:300]), "expected": state.input.expected,
+        "answer": " ".join(state.response.split()[:300]), "response": state.response,
+        "expected": state.input.expected,
         "topic": a.topic if a else "general", "intent": a.intent if a else "informational",
         "keywords": list(a.keywords) if a else [], "outcome": state.outcome,
         "quality_score": state.validation.quality if state.validation else 0.0,
@@ -109,9 +113,39 @@ def learned_items(state: TurnState) -> list[Learned]:
     return items
 
 
+def turn_messages(meta: dict[str, Any]) -> list[MessageInput]:
+    """The user's query and Panda's reply as thread messages (not separately searchable: the turn is)."""
+    when = parse_time(meta["timestamp"])
+    assert when is not None
+    thread = meta.get("session_id") or DEFAULT_THREAD
+    extra = {"turn_id": meta["turn_id"]}
+    out = [MessageInput(meta["user_id"], thread, when, "user", meta["query"], "", f"{meta['turn_id']}:q",
+                        meta["doc_path"], extra)]
+    if meta.get("response"):
+        out.append(MessageInput(meta["user_id"], thread, when, "assistant", meta["response"], "panda",
+                                f"{meta['turn_id']}:a", meta["doc_path"], extra))
+    return out
+
+
+def record_feedback(state: TurnState, ctx: PipelineContext) -> str | None:
+    """Mark the previous turn rejected when this query rejects its answer; returns that turn's id."""
+    if state.turn_number < 2 or not rejects_previous_answer(state.query):
+        return None
+    changes = {"user_feedback_status": "rejected", "rejection_detected_in": state.turn_id}
+    previous = ctx.vault.update_turn_metadata(state.user_id, state.turn_number - 1, changes)
+    if previous is None:
+        return None
+    ctx.catalog.set_feedback(previous["turn_id"], "rejected", state.turn_id)
+    return str(previous["turn_id"])
+
+
 def run(state: TurnState, ctx: PipelineContext) -> None:
     vault, memory, catalog = ctx.vault, ctx.memory, ctx.catalog
-    state.doc.write("appendix", appendix_text(state))
+    rejected = record_feedback(state, ctx)
+    appendix = appendix_text(state)
+    if rejected:
+        appendix += f"\n- **Feedback:** this query rejects the answer of {rejected}"
+    state.doc.write("appendix", appendix)
     meta = metadata(state, ctx)
     turn_doc = turn_document(meta, {})
     state.doc.title = f"Turn {state.turn_number} · {state.user_id}"
@@ -132,6 +166,7 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
         "metadata.json": meta,
     })
 
+    ingest_messages(ctx, turn_messages(meta), recorded_at=state.input.timestamp, extract_facts=False)
     vectors = memory.embedder.embed([d.search_text() for d in [*new_docs, turn_doc]])
     count_delta, success_delta = TRUST_EFFECT.get(state.outcome, (0, 0))
     used_ids = [r.id for r in state.used]
