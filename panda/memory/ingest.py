@@ -108,7 +108,8 @@ def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str
                "topics": sorted({t for m in msgs for t in m.metadata.get("topics", [])}),
                "importance": max((vehemence(m.metadata) for m in msgs), default=0.15), "doc_path": rel_path}
     rows = [{"id": m.id, "user_id": transcript.user_id, "thread_id": tid, "session_id": sid, "role": m.role,
-             "author": m.author, "content": m.content, "created_at": m.timestamp, "metadata": m.metadata,
+             "author": m.author, "content": m.content, "created_at": m.timestamp,
+             "metadata": {k: v for k, v in m.metadata.items() if k != "counters"},  # counters: documents table
              "enrichment_status": m.status, "enriched_at": None, "external_id": m.external_id,
              "doc_path": f"{rel_path}#{m.id}"} for m in msgs]
     return session, rows

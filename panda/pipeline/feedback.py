@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 REJECTION_PATTERNS = (
-    r"\b(?:that|this|it|your answer|the answer)(?:'s| is| was)\s+(?:not\s+(?:right|correct|true|it|helpful|what i)|wrong|incorrect)",
+    r"\b(?:that|this|it|your answer|the answer)(?:'s| is| was)\s+"
+    r"(?:not\s+(?:right|correct|true|it|helpful|what i)|wrong|incorrect)",
     r"\byou(?:'re| are| were)\s+(?:wrong|mistaken|incorrect)\b",
     r"^\s*(?:no|nope|wrong)\s*[,.!]",
     r"\bnot what i (?:asked|wanted|meant|said)\b",

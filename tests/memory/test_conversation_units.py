@@ -1,0 +1,108 @@
+"""Pure parts of conversation memory: sessions, transcripts, message parsing, facts."""
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from panda.documents.transcript import SessionTranscript, TranscriptMessage
+from panda.documents.user_memory import MemoryEntry, MemoryFile
+from panda.memory.facts import Statement, extract_statements, near_duplicate, resolve, true_at
+from panda.memory.messages import assign_ids, read_messages
+from panda.memory.sessions import ThreadState, sessionize
+from panda.pipeline.feedback import rejects_previous_answer
+from tests.conftest import write_jsonl
+
+T0 = datetime(2026, 1, 10, 10, tzinfo=UTC)
+
+
+def test_sessions_are_cut_at_the_gap_exactly():
+    times = [T0, T0 + timedelta(minutes=20), T0 + timedelta(minutes=60), T0 + timedelta(minutes=65)]
+    assert sessionize(times, ThreadState()) == [1, 1, 2, 2]
+    assert sessionize(times, ThreadState(4, T0 - timedelta(minutes=15))) == [4, 4, 5, 5]
+    at_gap = [T0, T0 + timedelta(minutes=30), T0 + timedelta(minutes=60, seconds=1)]
+    assert sessionize(at_gap, ThreadState()) == [1, 1, 2]  # 30 min is still the same session
+    assert sessionize([T0, T0, T0], ThreadState()) == [1, 1, 1]
+
+
+def test_transcript_round_trip_keeps_content_that_looks_like_markup():
+    tricky = "line one\n### Bob · 2026-01-01T00:00:00Z\n<!-- panda:message {\"id\": \"x\"} -->\nend"
+    transcript = SessionTranscript("alice", "t1", 3, [
+        TranscriptMessage("msg_1", "user", "Alice", T0, "Hi there!\n\n## not a heading of ours", "completed",
+                          {"topics": ["pets"], "counters": {"reference_count": 2}}, "D1:1"),
+        TranscriptMessage("msg_2", "assistant", "panda", T0 + timedelta(minutes=1), tricky),
+    ], summary="they said hello")
+    back = SessionTranscript.parse(transcript.render())
+    assert back == transcript
+    assert back.session_id == "t1-s0003" and back.file_name == "session_0003.md"
+
+
+def test_message_lines_and_turn_lines_are_accepted_bad_lines_reported(tmp_path: Path):
+    path = write_jsonl(tmp_path / "m.jsonl", [
+        '{"user_id": "alice", "session_id": "c1", "timestamp": "2026-01-10T10:00:00Z", "role": "user", "content": "I live in Boston", "speaker": "Alice"}',
+        '{"user_id": "alice", "session_id": "c1", "timestamp": "2026-01-10T10:01:00Z", "role": "bot", "content": "hi"}',
+        '{"user_id": "alice", "timestamp": "2026-01-10T10:02:00Z", "query": "hi", "assistant": "hello!", "turn_id": "t7"}',
+        '{"user_id": "alice", "session_id": "c1", "timestamp": "2026-01-10T10:03:00Z", "role": "user"}',
+        '{"user_id": "alice", "session_id": "../x", "timestamp": "2026-01-10T10:03:00Z", "role": "user", "content": "x"}',
+    ])
+    messages, errors = read_messages(path)
+    assert [(m.role, m.thread_id, m.external_id) for m in messages] == [
+        ("user", "c1", None), ("user", "default", "t7:q"), ("assistant", "default", "t7:a")]
+    assert [(e.line_number, e.field) for e in errors] == [(2, "role"), (4, "content"), (5, "session_id")]
+    ids = [i for i, _ in assign_ids(messages + messages[:1])]
+    assert len(set(ids)) == 4  # the repeated identical message gets its own id, deterministically
+    assert ids == [i for i, _ in assign_ids(messages + messages[:1])]
+
+
+def test_statement_extraction():
+    assert extract_statements("We moved to Denver in June and I love hiking.") == [
+        Statement("fact", "residence", "Denver"), Statement("preference", "likes", "hiking")]
+    assert extract_statements("I live in New York City I think", "Ann") == [
+        Statement("fact", "residence", "New York City", "Ann")]
+    assert extract_statements("What do you think about Boston?") == []
+    assert Statement("fact", "residence", "Denver", "Caroline").key == "residence (Caroline)"
+
+
+def entry(value, when, eid, key="residence"):
+    return MemoryEntry(value=value, key=key, id=eid, learned_at=when)
+
+
+def test_contradiction_invalidates_the_old_fact_and_keeps_history():
+    jan, jun, mar = datetime(2026, 1, 10, tzinfo=UTC), datetime(2026, 6, 2, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC)
+    entries: list[MemoryEntry] = []
+    assert resolve(entries, entry("Boston", jan, "f1"), "residence").action == "add"
+    result = resolve(entries, entry("Denver", jun, "f2"), "residence")
+    assert result.action == "supersede" and [e.id for e in result.invalidated] == ["f1"]
+    boston, denver = entries
+    assert boston.invalid_at == jun and denver.invalid_at is None
+    assert [e.value for e in true_at(entries, mar)] == ["Boston"]
+    assert [e.value for e in true_at(entries, jun + timedelta(days=1))] == ["Denver"]
+    # the same fact again is a duplicate (re-confirmed), not a new line
+    assert resolve(entries, entry("denver", jun + timedelta(days=3), "f3"), "residence").action == "duplicate"
+    # an older statement arriving late is recorded as already superseded
+    late = entry("Chicago", datetime(2025, 6, 1, tzinfo=UTC), "f4")
+    resolve(entries, late, "residence")
+    assert late.invalid_at is not None and denver.invalid_at is None
+    # multi-valued attributes never contradict
+    likes: list[MemoryEntry] = []
+    resolve(likes, entry("hiking", jan, "p1", "likes"), "likes")
+    assert resolve(likes, entry("pottery", jun, "p2", "likes"), "likes").action == "add"
+    assert all(e.invalid_at is None for e in likes)
+
+
+def test_near_duplicates_and_facts_file_history_section():
+    assert near_duplicate("gaming laptops with RTX GPUs", "gaming laptops with RTX GPU")
+    assert not near_duplicate("Boston", "Denver")
+    memory = MemoryFile("fact", "alice", [entry("Boston", datetime(2026, 1, 10, tzinfo=UTC), "f1"),
+                                          entry("Denver", datetime(2026, 6, 2, tzinfo=UTC), "f2")])
+    memory.entries[0].invalid_at = datetime(2026, 6, 2, tzinfo=UTC)
+    text = memory.render()
+    assert text.index("**residence:** Denver") < text.index("## History") < text.index("**residence:** Boston")
+    assert "_(true from 2026-01-10 until 2026-06-02)_" in text
+    back = MemoryFile.parse(text, "fact", "alice")
+    assert [(e.value, e.invalid_at) for e in back.entries] == [("Denver", None), ("Boston", datetime(2026, 6, 2, tzinfo=UTC))]
+
+
+def test_rejection_detection():
+    assert rejects_previous_answer("No, that's not what I asked.")
+    assert rejects_previous_answer("That didn't work at all")
+    assert not rejects_previous_answer("That is right, thanks!")
+    assert not rejects_previous_answer("No idea what to cook tonight")

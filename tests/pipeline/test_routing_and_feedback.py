@@ -1,0 +1,92 @@
+"""Gather routing by needs_retrieval, turns recorded as messages, implicit feedback, stats/ingest CLI."""
+
+import json
+from pathlib import Path
+
+from panda import cli
+from panda.catalog.conversations import Conversations
+from panda.documents.context_md import ContextDocument
+from panda.llm.scripted import ScriptedBackend
+from panda.llm.scripted_replies import schema_responder
+from panda.pipeline.scheduler import run_batch
+from panda.pipeline.turn_input import read_turns
+from tests.conftest import write_jsonl
+
+TURNS = [
+    '{"user_id": "alice", "session_id": "s1", "turn_id": "a1", "timestamp": "2026-03-02T09:00:00Z", "query": "My hamster is called Biscuit."}',
+    '{"user_id": "alice", "session_id": "s1", "turn_id": "a2", "timestamp": "2026-03-02T09:05:00Z", "query": "What should I feed him?"}',
+    '{"user_id": "alice", "session_id": "s1", "turn_id": "a3", "timestamp": "2026-03-02T09:07:00Z", "query": "No, that\'s not what I asked."}',
+    '{"user_id": "alice", "session_id": "s1", "turn_id": "a4", "timestamp": "2026-03-05T09:00:00Z", "query": "Hello again!"}',
+]
+
+
+def routed(routes):
+    routes = iter(routes)
+
+    def responder(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze":
+            reply["needs_retrieval"] = next(routes)
+        return reply
+    return responder
+
+
+def context(ctx, n):
+    return ContextDocument.parse((ctx.vault.turn_dir("alice", n) / "context.md").read_text())
+
+
+def test_routes_decide_what_gather_sees(ctx, tmp_path: Path):
+    turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", TURNS))
+    backend = ScriptedBackend(responder=routed(["cross_thread", "session_only", "cross_session", "none"]))
+    run_batch(turns, ctx, backend)
+    # session_only: the previous turn's messages of the open session, and nothing searched
+    second = context(ctx, 2).latest("2")
+    assert "**Route:** session_only" in second and "My hamster is called Biscuit." in second
+    assert "threads/s1/session_0001.md" in second
+    # none: nothing gathered, no synthesis call
+    fourth = context(ctx, 4).latest("2")
+    assert "**Route:** none" in fourth and "Nothing gathered" in fourth
+    gathers = [r for batch in backend.history for r in batch if r.phase == "gather"]
+    assert len(gathers) == 2  # turn 1 found nothing (empty memory); turn 4 routed to none
+    routes = ctx.catalog.con.execute(
+        "SELECT retrieval_type FROM retrieval_operations WHERE retrieval_type <> 'memory.search' ORDER BY created_at").fetchall()
+    assert [r[0] for r in routes] == ["cross_thread", "session_only", "cross_session"]
+    # every turn's query and reply are messages of thread s1; turn 4 (three days later) opened session 2
+    conv = Conversations(ctx.catalog)
+    sessions = conv.sessions_of_thread("alice:s1")
+    assert [(s["number"], s["total_messages"]) for s in sessions] == [(1, 6), (2, 2)]
+    assert ctx.catalog.con.execute("SELECT count(*) FROM documents WHERE kind = 'message'").fetchone()[0] == 0
+
+
+def test_a_rejecting_follow_up_marks_the_previous_turn(ctx, tmp_path: Path):
+    turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", TURNS[:3]))
+    run_batch(turns, ctx, ScriptedBackend(responder=schema_responder))
+    rows = {r["turn_number"]: r for r in ctx.catalog.turns("alice")}
+    assert rows[2]["user_feedback_status"] == "rejected" and rows[2]["rejection_detected_in"] == "turn_alice_000003"
+    assert rows[1]["user_feedback_status"] == "neutral"
+    meta = json.loads((ctx.vault.turn_dir("alice", 2) / "metadata.json").read_text())
+    assert meta["user_feedback_status"] == "rejected"
+    assert "rejects the answer of turn_alice_000002" in context(ctx, 3).latest("appendix")
+    from panda.jobs.reindex import reindex
+    reindex(ctx)  # the feedback lives in the vault, so it survives a rebuild
+    assert {r["turn_number"]: r for r in ctx.catalog.turns("alice")}[2]["user_feedback_status"] == "rejected"
+
+
+def test_ingest_and_stats_commands(tmp_path: Path, capsys):
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "m.jsonl", [
+        '{"user_id": "bob", "session_id": "c", "timestamp": "2026-01-10T09:00:00Z", "role": "user", "content": "I work as a nurse."}',
+        '{"user_id": "bob", "session_id": "c", "timestamp": "2026-01-10T09:01:00Z", "role": "assistant"}',
+    ])
+    code = cli.main(["ingest", str(path), "--home", str(home), "--backend", "scripted", "--json"])
+    out = capsys.readouterr()
+    assert code == 1 and f"{path}:2: field 'content'" in out.err
+    report = json.loads(out.out)
+    assert report["new"] == 1 and report["enrichment"]["completed"] == 1
+    code = cli.main(["stats", "--home", str(home), "--since", "2000-01-01T00:00:00Z", "--json"])
+    stats = json.loads(capsys.readouterr().out)
+    assert [row["operation"] for row in stats["llm"]] == ["enrich"]
+    assert {(m["role"], m["enrichment_status"]) for m in stats["messages"]} == {("user", "completed")}
+    assert any(e["event_type"] == "ingest" for e in stats["events"])
+    cli.main(["facts", "--user", "bob", "--home", str(home)])
+    assert "job: nurse" in capsys.readouterr().out
