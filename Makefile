@@ -22,3 +22,4 @@ lint:
 bench:
 	$(PY) benchmarks/search_latency.py
 	$(PY) benchmarks/pipeline_throughput.py
+	$(PY) benchmarks/ingest_throughput.py

@@ -24,7 +24,7 @@ from panda.llm.backend import Backend, ChatRequest
 from panda.llm.prompts import load_prompt
 from panda.llm.roles import REFLEX, sampling_for
 from panda.llm.schemas import Enrichment
-from panda.memory.facts import Statement
+from panda.memory.facts import Statement, normalise
 from panda.memory.learned import Learned, from_statement, record
 from panda.memory.vocabulary import VOCABULARY_VERSION
 from panda.pipeline.state import PipelineContext
@@ -83,6 +83,16 @@ def enrich_pending(ctx: PipelineContext, backend: Backend, user_id: str | None =
     return counts
 
 
+def grounded(value: str, content: str) -> bool:
+    """A stated value counts only if its words occur in the message (a cheap hallucination check).
+
+    Example: grounded('Denver', 'We moved to Denver!') -> True; grounded('my_name_mammal', 'Hi!') -> False.
+    """
+    words = normalise(value).split()
+    text = f" {normalise(content)} "
+    return bool(words) and all(f" {w} " in text for w in words)
+
+
 def apply(ctx: PipelineContext, chunk: list[dict[str, Any]], outcomes: dict[str, tuple[str, dict[str, Any] | None]]) -> int:
     """Write outcomes to the transcripts, then the catalog, then the stated facts. Returns facts recorded."""
     from panda.memory.ingest import index_transcripts
@@ -105,6 +115,8 @@ def apply(ctx: PipelineContext, chunk: list[dict[str, Any]], outcomes: dict[str,
                 counters = message.metadata.get("counters")
                 message.metadata = {**metadata, **({"counters": counters} if counters else {})}
                 for i, stated in enumerate(metadata.get("stated", []), 1):
+                    if not grounded(stated["value"], message.content):
+                        continue  # the model's claim is not in the message: not recorded as a fact
                     statement = Statement(stated["kind"], stated["attribute"], stated["value"], message.author)
                     learned[transcript.user_id].append(from_statement(
                         statement, f"{stated['kind'][:4]}_{message.id[4:]}_e{i}", message.timestamp, message.id, 0.6))

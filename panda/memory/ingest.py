@@ -152,6 +152,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
         if mid not in known:
             groups[(msg.user_id, msg.thread_id)].append((mid, msg))
     to_index: list[SessionTranscript] = []
+    started_sessions: list[tuple[SessionTranscript, int]] = []
     learned: dict[str, list[Learned]] = defaultdict(list)
     for (user_id, thread), items in groups.items():
         items.sort(key=lambda pair: pair[1].timestamp)  # stable: equal times keep input order
@@ -163,6 +164,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
         last = max(transcripts) if transcripts else 0
         state = ThreadState(last, transcripts[last].messages[-1].timestamp if last and transcripts[last].messages else None)
         numbers = sessionize([m.timestamp for _, m in fresh], state, ctx.policy.sessions.gap_minutes)
+        opened = sorted(n for n in set(numbers) if n not in transcripts)
         for (mid, msg), number in zip(fresh, numbers, strict=True):
             transcript = transcripts.setdefault(number, SessionTranscript(user_id, thread, number))
             transcript.messages.append(TranscriptMessage(id=mid, role=msg.role, author=msg.author, timestamp=msg.timestamp,
@@ -178,11 +180,15 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
             transcript = transcripts[number]
             atomic_write_text(folder / transcript.file_name, transcript.render())
         to_index += [transcripts[n] for n in touched]
+        started_sessions += [(transcripts[n], n) for n in opened]
         report.new += len(fresh)
         report.sessions_touched += len(touched)
     report.threads = len(groups)
     if to_index:
         index_transcripts(ctx, to_index)
+    for transcript, _number in started_sessions:  # seed 004 observability: session lifecycle events
+        ctx.catalog.record_event("session_started", "session", f"{transcript.user_id}:{transcript.session_id}",
+                                 {"thread": transcript.thread_id}, transcript.messages[0].timestamp)
     stamp = recorded_at or datetime.now(UTC)
     for user_id, statements in learned.items():
         docs = record(ctx.vault, user_id, statements, stamp)
