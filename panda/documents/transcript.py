@@ -39,7 +39,7 @@ class TranscriptMessage:
     author: str
     timestamp: datetime
     content: str
-    status: str = "pending"  # enrichment: pending | completed | failed
+    status: str = "pending"  # enrichment: pending | completed | failed | skipped (a pipeline turn)
     metadata: dict[str, Any] = field(default_factory=dict)
     external_id: str | None = None
 

@@ -167,9 +167,10 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
         opened = sorted(n for n in set(numbers) if n not in transcripts)
         for (mid, msg), number in zip(fresh, numbers, strict=True):
             transcript = transcripts.setdefault(number, SessionTranscript(user_id, thread, number))
-            transcript.messages.append(TranscriptMessage(id=mid, role=msg.role, author=msg.author, timestamp=msg.timestamp,
-                                                         content=msg.content, external_id=msg.external_id,
-                                                         metadata=dict(msg.extra)))
+            transcript.messages.append(TranscriptMessage(
+                id=mid, role=msg.role, author=msg.author, timestamp=msg.timestamp, content=msg.content,
+                external_id=msg.external_id, metadata=dict(msg.extra),
+                status="skipped" if "turn_id" in msg.extra else "pending"))  # a turn's analysis is its enrichment
             if msg.role == "user" and extract_facts:
                 for i, statement in enumerate(extract_statements(msg.content, msg.speaker or "user"), 1):
                     learned[user_id].append(from_statement(statement, f"{statement.kind[:4]}_{mid[4:]}_{i}",
