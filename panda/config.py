@@ -141,7 +141,7 @@ class LLMPolicy(_Strict):
         default_factory=lambda: {
             "REFLEX": RoleSetting(temperature=0.3, max_tokens=200),
             "MIND": RoleSetting(temperature=0.5, max_tokens=320),
-            "VOICE": RoleSetting(temperature=0.7, max_tokens=320),
+            "VOICE": RoleSetting(temperature=0.7, max_tokens=480),  # room for the 900-character answer
             "NERVES": RoleSetting(temperature=0.1, max_tokens=400),
         }
     )

@@ -76,8 +76,11 @@ class ContextDocument:
             raise SectionRuleError(
                 f"{SECTION_TITLES[key]} is immutable in attempt {self.attempt}; a REVISE or RETRY opens a new one"
             )
-        number = len(entries) + 1 if key in ("5", "6") else self.attempt
-        label = self.label if (number > 1 or self.label) else None
+        if key in _ONCE:
+            number, label = 1, None  # written once: never part of a labelled attempt
+        else:
+            number = len(entries) + 1 if key in ("5", "6") else self.attempt
+            label = self.label if (number > 1 or self.label) else None
         entries.append(Entry(number=number, label=label, body=body.strip()))
         if key != "4":
             self._closed.add(key)

@@ -47,6 +47,7 @@ def test_revise_and_retry_add_labelled_attempts_and_keep_history():
     assert "### Attempt 3 (RETRY)\n\nthird answer" in text
     assert "### Attempt 2 (RETRY)\n\nnew plan" in text
     assert "first answer" in text  # nothing is erased
+    assert "## Turn Summary Appendix\n\n- **Outcome:** APPROVE" in text  # the appendix is never labelled
     assert doc.revision_count() == 2
     with pytest.raises(SectionRuleError):
         doc.write("6", "after the appendix")
