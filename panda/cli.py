@@ -92,19 +92,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if (errors or report.errors) else 0
 
 
-def detect_format(path: Path) -> str:
-    """'locomo' (a JSON list of samples), 'memorybank' (a JSON mapping of users with history) or 'jsonl'."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return "jsonl"
-    if isinstance(data, list) and data and isinstance(data[0], dict) and "conversation" in data[0]:
-        return "locomo"
-    if isinstance(data, dict) and data and all(isinstance(v, dict) and "history" in v for v in data.values()):
-        return "memorybank"
-    return "jsonl"
-
-
 def report_errors(errors: list[Any], shown: int = 20) -> None:
     for error in errors[:shown]:
         print(f"skipped {error}", file=sys.stderr)
@@ -112,24 +99,10 @@ def report_errors(errors: list[Any], shown: int = 20) -> None:
         print(f"... and {len(errors) - shown} more malformed lines", file=sys.stderr)
 
 
-def load_ingest_input(path: Path, fmt: str, only: list[str] | None) -> tuple[list[Any], list[Any]]:
-    """Messages and line errors from a JSONL file, a LoCoMo JSON or a MemoryBank JSON."""
-    from panda.evaluation import locomo, memorybank
-    from panda.memory.messages import read_messages
-
-    if fmt == "auto":
-        fmt = detect_format(path)
-    if fmt == "locomo":
-        return locomo.load_messages(path, only), []
-    if fmt == "memorybank":
-        return memorybank.load_messages(path, only), []
-    messages, errors = read_messages(path)
-    return messages, errors
-
-
 def cmd_ingest(args: argparse.Namespace) -> int:
     from panda.memory.enrich import enrich_pending
     from panda.memory.ingest import ingest_messages
+    from panda.memory.sources import load_ingest_input
     from panda.runtime import make_backend, open_home
 
     path = Path(args.file)

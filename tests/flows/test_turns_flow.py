@@ -57,3 +57,23 @@ def test_only_transient_failures_are_retried():
 
     assert only_transient(None, None, Failed(data=TransientError("engine died")))  # type: ignore[arg-type]
     assert not only_transient(None, None, Failed(data=ConfigError("bad key")))  # type: ignore[arg-type]
+
+
+def test_conversation_ingest_flow_and_inbox(harness, tmp_path: Path, embedder):
+    from flows.conversations import ingest_file, ingest_inbox
+
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "m.jsonl", [
+        '{"user_id": "alice", "session_id": "c", "timestamp": "2026-01-10T09:00:00Z", "role": "user", "content": "I live in Boston."}',
+        'not json',
+    ])
+    report = ingest_file(str(path), home=str(home), backend="scripted")
+    assert report["new"] == 1 and report["malformed_lines"] == 1 and report["enrichment"]["completed"] == 1
+    assert (home / "users" / "alice" / "facts.md").read_text().count("Boston") == 1
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    write_jsonl(inbox / "more.jsonl", [
+        '{"user_id": "alice", "session_id": "c", "timestamp": "2026-06-02T09:00:00Z", "role": "user", "content": "We moved to Denver."}'])
+    reports = ingest_inbox(str(inbox), home=str(home), backend="scripted", enrich=False)
+    assert [r["new"] for r in reports] == [1] and (inbox / "done" / "more.jsonl").exists()
+    assert "## History" in (home / "users" / "alice" / "facts.md").read_text()
