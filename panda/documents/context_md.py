@@ -18,6 +18,7 @@ from typing import Any
 
 import frontmatter
 
+from panda.documents.escaping import escape, unescape_line
 from panda.errors import SectionRuleError
 
 SECTION_KEYS = ("0", "1", "2", "3", "4", "5", "6", "appendix")
@@ -35,6 +36,11 @@ _TITLE_TO_KEY = {title: key for key, title in SECTION_TITLES.items()}
 _HEADING = re.compile(r"^## (.+?)\s*$")
 _ATTEMPT = re.compile(r"^### Attempt (\d+)(?: \((REVISE|RETRY)\))?\s*$")
 _ONCE = {"0", "1", "2", "appendix"}
+
+
+def _is_marker(line: str) -> bool:
+    heading = _HEADING.match(line)
+    return bool((heading and heading.group(1) in _TITLE_TO_KEY) or _ATTEMPT.match(line))
 _PER_ATTEMPT = {"3", "5", "6"}
 
 
@@ -129,12 +135,12 @@ class ContextDocument:
                 continue
             parts.append(f"## {SECTION_TITLES[key]}")
             if len(entries) == 1 and entries[0].number == 1 and entries[0].label is None:
-                parts.append(entries[0].body)
+                parts.append(escape(entries[0].body, _is_marker))
                 continue
             for entry in entries:
                 suffix = f" ({entry.label})" if entry.label else ""
                 parts.append(f"### Attempt {entry.number}{suffix}")
-                parts.append(entry.body)
+                parts.append(escape(entry.body, _is_marker))
         body = "\n\n".join(p for p in parts if p != "")
         return frontmatter.dumps(frontmatter.Post(body, **self.meta), sort_keys=False) + "\n"
 
@@ -173,6 +179,7 @@ def _split_attempts(text: str) -> list[Entry]:
     seen_header = False
     for line in text.splitlines():
         match = _ATTEMPT.match(line)
+        line = unescape_line(line, _is_marker)
         if match:
             if seen_header or "\n".join(lines).strip():
                 entries.append(Entry(number, label, "\n".join(lines).strip()))

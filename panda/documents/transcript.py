@@ -21,15 +21,19 @@ from typing import Any
 
 import frontmatter
 
+from panda.documents.escaping import escape, unescape_line
 from panda.documents.model import iso, parse_time
 
 _META = re.compile(r"^<!-- panda:message (\{.*\}) -->$")
 _HEAD = re.compile(r"^### (.+?) · (\S+)$")
 
 
+def _is_marker(line: str) -> bool:
+    return bool(_HEAD.match(line) or _META.match(line))
+
+
 def _unescape(line: str) -> str:
-    inner = line[4:]
-    return inner if line.startswith("    ") and (_HEAD.match(inner) or _META.match(inner)) else line
+    return unescape_line(line, _is_marker)
 
 
 @dataclass
@@ -47,9 +51,7 @@ class TranscriptMessage:
         meta = {"id": self.id, "role": self.role, "status": self.status, "metadata": self.metadata}
         if self.external_id:
             meta["external_id"] = self.external_id
-        # Content lines that look like our own markers are indented so parsing stays unambiguous.
-        body = "\n".join(("    " + line) if _HEAD.match(line) or _META.match(line) else line
-                         for line in self.content.splitlines())
+        body = escape(self.content, _is_marker)  # marker-like content lines stay content
         return f"### {self.author} · {iso(self.timestamp)}\n<!-- panda:message {json.dumps(meta, ensure_ascii=False)} -->\n{body}"
 
 
