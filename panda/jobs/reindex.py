@@ -63,7 +63,7 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
         _index_batch(ctx, documents[start:start + BATCH], [])
     for start in range(0, len(turns), BATCH):
         chunk = turns[start:start + BATCH]
-        docs = [turn_document(meta, _turn_counters(path)) for meta, path in chunk]
+        docs = [turn_document(meta, _turn_counters(path)) for meta, path in chunk if not meta.get("probe")]
         _index_batch(ctx, docs, [turn_index_row(meta) for meta, _ in chunk])
     transcripts = list(ctx.vault.iter_transcripts())
     for start in range(0, len(transcripts), 16):
@@ -87,8 +87,11 @@ def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
         for meta, path in ctx.vault.iter_turn_records():
             if meta["user_id"] != user or meta["turn_id"] in known:
                 continue
-            ingest_messages(ctx, turn_messages(meta), extract_facts=False)  # no-op if they were recorded
-            _index_batch(ctx, [turn_document(meta, _turn_counters(path))], [turn_index_row(meta)])
+            if meta.get("probe"):
+                _index_batch(ctx, [], [turn_index_row(meta)])
+            else:
+                ingest_messages(ctx, turn_messages(meta), extract_facts=False)  # no-op if they were recorded
+                _index_batch(ctx, [turn_document(meta, _turn_counters(path))], [turn_index_row(meta)])
             ctx.catalog.record_event("turn_recovered", "turn", meta["turn_id"], {"user_id": user})
             recovered += 1
     return recovered

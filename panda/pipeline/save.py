@@ -64,7 +64,7 @@ def metadata(state: TurnState, ctx: PipelineContext) -> dict[str, Any]:
         "used_documents": [r.id for r in state.used], "saved_documents": [d.id for d in state.staged_docs],
         "fail_reason": state.fail_reason or None, "doc_path": rel_context,
         "prompt_versions": state.prompt_versions, "models": sorted({c["model"] for c in state.calls}),
-        "complete": True,
+        "probe": state.input.probe, "complete": True,
     }
 
 
@@ -151,10 +151,12 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
     state.doc.title = f"Turn {state.turn_number} · {state.user_id}"
     state.doc.meta = {**turn_doc.frontmatter_dict(), "outcome": state.outcome, "input_key": state.input.input_key}
 
+    probe = state.input.probe  # evaluation questions leave their files but change no memory
     new_docs: list[Document] = []
-    for doc in state.staged_docs:
-        new_docs.append(vault.write_document(doc))
-    new_docs += record(vault, state.user_id, learned_items(state), state.input.timestamp)
+    if not probe:
+        for doc in state.staged_docs:
+            new_docs.append(vault.write_document(doc))
+        new_docs += record(vault, state.user_id, learned_items(state), state.input.timestamp)
 
     vault.write_turn_files(state.turn_path, {
         "context.md": state.doc.render(),
@@ -166,16 +168,18 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
         "metadata.json": meta,
     })
 
-    ingest_messages(ctx, turn_messages(meta), recorded_at=state.input.timestamp, extract_facts=False)
-    vectors = memory.embedder.embed([d.search_text() for d in [*new_docs, turn_doc]])
+    if not probe:
+        ingest_messages(ctx, turn_messages(meta), recorded_at=state.input.timestamp, extract_facts=False)
+    searchable = new_docs if probe else [*new_docs, turn_doc]
+    vectors = list(memory.embedder.embed([d.search_text() for d in searchable])) if searchable else []
     count_delta, success_delta = TRUST_EFFECT.get(state.outcome, (0, 0))
-    used_ids = [r.id for r in state.used]
+    used_ids = [] if probe else [r.id for r in state.used]
     with catalog.transaction():
-        catalog.upsert_documents([*new_docs, turn_doc], list(vectors))
+        catalog.upsert_documents(searchable, list(vectors))
         catalog.upsert_turn(turn_index_row(meta))
         catalog.increment_counters(used_ids, "usage_count")
         catalog.increment_counters(used_ids, "validation_count", count_delta)
         catalog.increment_counters(used_ids, "validation_success", success_delta)
-    for r in state.used:
+    for r in ([] if probe else state.used):
         vault.update_counters(r.doc_path, {"usage_count": 1, "validation_count": count_delta,
                                            "validation_success": success_delta})

@@ -33,6 +33,7 @@ class TurnInput:
     expected: str | None = None
     source_file: str = ""
     source_line: int = 0
+    probe: bool = False  # an evaluation question: answered and written down, but it adds nothing to memory
 
     @property
     def input_key(self) -> str:

@@ -1,0 +1,68 @@
+"""Answer and retrieval metrics (pure): token F1, exact match, abstention, recall@k.
+
+Normalisation follows SQuAD/LoCoMo: lower case, drop punctuation and articles, collapse spaces.
+LoCoMo quirks (upstream eval): multi-hop answers are scored by F1 over comma-separated sub-answers;
+open-domain answers use only the part before ';'. Abstention is detected from phrases like
+"not mentioned", "I don't know", "no information".
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+
+_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+_ABSTAIN = re.compile(
+    r"\b(not (?:been )?mentioned|no (?:information|mention|record|details?)|(?:do not|don't|doesn't|does not) know|"
+    r"unknown|not (?:sure|specified|stated|provided|available)|cannot (?:answer|determine|find)|can't (?:answer|tell|find)|"
+    r"never (?:mentioned|said|told)|did(?:n't| not) (?:mention|say|tell))\b", re.I)
+
+
+def normalize(text: str) -> str:
+    """Example: normalize('The Cat, sat!') -> 'cat sat'."""
+    text = str(text).lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """Example: token_f1('Caroline went to Paris', 'Paris') -> 2*(1/4*1)/(1/4+1) = 0.4."""
+    p, g = normalize(prediction).split(), normalize(gold).split()
+    if not p or not g:
+        return float(p == g)
+    common = sum((Counter(p) & Counter(g)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(p), common / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    """Example: exact_match('The Paris.', 'paris') -> 1.0."""
+    return float(normalize(prediction) == normalize(gold))
+
+
+def locomo_f1(prediction: str, gold: str, category: int) -> float:
+    """LoCoMo's per-category F1. Example: category 1, gold 'a, b' and prediction 'a' -> mean(1.0, 0.0) = 0.5."""
+    gold = str(gold)
+    if category == 3:
+        gold = gold.split(";")[0]
+    if category == 1:
+        golds = [g for g in gold.split(",") if g.strip()]
+        preds = [p for p in str(prediction).split(",") if p.strip()] or [str(prediction)]
+        return sum(max(token_f1(p, g) for p in preds) for g in golds) / len(golds) if golds else 0.0
+    return token_f1(prediction, gold)
+
+
+def abstained(prediction: str) -> bool:
+    """Example: abstained("That was never mentioned.") -> True; abstained('Paris') -> False."""
+    return bool(_ABSTAIN.search(str(prediction)))
+
+
+def recall_at_k(retrieved: list[str | None], evidence: list[str], k: int) -> float:
+    """Share of evidence ids among the first k retrieved. Example: (['a', 'x', 'b'], ['a', 'b'], 2) -> 0.5."""
+    if not evidence:
+        return 0.0
+    top = set(retrieved[:k])
+    return sum(1 for e in set(evidence) if e in top) / len(set(evidence))

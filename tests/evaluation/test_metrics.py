@@ -1,0 +1,26 @@
+import pytest
+
+from panda.evaluation.metrics import abstained, exact_match, locomo_f1, normalize, recall_at_k, token_f1
+
+
+def test_normalisation_f1_and_exact_match():
+    assert normalize("The Cat, sat!") == "cat sat"
+    assert token_f1("Caroline went to Paris", "Paris") == pytest.approx(0.4)
+    assert token_f1("", "") == 1.0 and token_f1("x", "") == 0.0
+    assert exact_match("The Paris.", "paris") == 1.0 and exact_match("Paris, France", "Paris") == 0.0
+
+
+def test_locomo_category_rules():
+    assert locomo_f1("a", "a, b", 1) == pytest.approx(0.5)
+    assert locomo_f1("b, a", "a, b", 1) == pytest.approx(1.0)
+    assert locomo_f1("painting", "painting; she also likes pottery", 3) == pytest.approx(1.0)
+    assert locomo_f1("7 May 2023", "7 May 2023", 2) == 1.0
+    assert locomo_f1("2022", 2022, 4) == 1.0  # answers can be ints in LoCoMo
+
+
+def test_abstention_and_recall():
+    assert abstained("That was never mentioned.") and abstained("I don't know.") and abstained("No information about it")
+    assert not abstained("Paris") and not abstained("She knows the answer: Paris")
+    assert recall_at_k(["a", "x", "b"], ["a", "b"], 2) == 0.5
+    assert recall_at_k(["a", "x", "b"], ["a", "b", "b"], 3) == 1.0
+    assert recall_at_k([], ["a"], 5) == 0.0 and recall_at_k(["a"], [], 5) == 0.0
