@@ -188,6 +188,49 @@ def cmd_facts(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from panda.evaluation.runner import run_eval
+    from panda.runtime import make_backend, open_home
+
+    path = Path(args.file)
+    if not path.exists():
+        print(f"panda eval: {path} does not exist", file=sys.stderr)
+        return 2
+    try:
+        ks = sorted({int(k) for k in args.k.split(",")})
+    except ValueError:
+        print(f"panda eval: --k expects numbers like 1,5,10,25, got {args.k!r}", file=sys.stderr)
+        return 2
+    settings = _settings(args)
+    backend = None if args.retrieval_only else make_backend(settings)
+    results = open_home(settings)
+    try:
+        run = run_eval(args.dataset, path, ks=ks, retrieval_only=args.retrieval_only, settings=settings,
+                       backend=backend, only=args.only, limit=args.limit, results_catalog=results.catalog)
+    except ValueError as exc:
+        print(f"panda eval: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        results.catalog.close()
+        if backend is not None:
+            backend.close()
+    metrics = run["metrics"]
+    if args.json:
+        print(json.dumps(metrics, indent=2))
+        return 0
+    print(f"{metrics['dataset']} {metrics['mode']} run {metrics['run_id']}: {metrics['items']} questions, "
+          f"{metrics['seconds']} s")
+    for k in ks:
+        print(f"  recall@{k}: {metrics[f'recall@{k}']}")
+    for key in ("f1", "exact_match", "abstention_accuracy", "context_tokens_mean"):
+        if metrics.get(key) is not None:
+            print(f"  {key}: {metrics[key]}")
+    for category, value in metrics["f1_by_category"].items():
+        if value is not None:
+            print(f"  f1[{category}]: {value}")
+    return 0
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     from panda.runtime import open_home
 
@@ -295,6 +338,20 @@ def build_parser() -> argparse.ArgumentParser:
     facts.add_argument("--as-of", help="what was true at this ISO 8601 time")
     facts.add_argument("--history", action="store_true", help="include invalidated entries")
     facts.set_defaults(func=cmd_facts)
+
+    evaluate = sub.add_parser("eval", help="evaluate memory on LoCoMo, LongMemEval or a JSONL with expected answers")
+    evaluate.add_argument("dataset", choices=["locomo", "longmemeval", "jsonl"])
+    evaluate.add_argument("file")
+    home_arg(evaluate)
+    evaluate.add_argument("--retrieval-only", action="store_true", help="score memory.search only; no answers")
+    evaluate.add_argument("--k", default="1,5,10,25", help="recall cut-offs (default 1,5,10,25)")
+    evaluate.add_argument("--only", action="append", help="LoCoMo sample id / LongMemEval question type / user")
+    evaluate.add_argument("--limit", type=int, help="questions per conversation (LoCoMo) or in all")
+    evaluate.add_argument("--backend", choices=["vllm", "openai", "scripted"])
+    evaluate.add_argument("--model")
+    evaluate.add_argument("--base-url")
+    evaluate.add_argument("--json", action="store_true", help="print one JSON object with every metric")
+    evaluate.set_defaults(func=cmd_eval)
 
     reindex = sub.add_parser("reindex", help="rebuild the catalog from the vault")
     home_arg(reindex)

@@ -102,11 +102,28 @@ def m004_conversations(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE INDEX idx_sessions_thread ON sessions(thread_id, number)")
 
 
+def m005_evaluation(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("""
+        CREATE TABLE eval_runs (
+            run_id VARCHAR PRIMARY KEY, dataset VARCHAR NOT NULL, source VARCHAR, mode VARCHAR NOT NULL,
+            backend VARCHAR, model VARCHAR, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, items INTEGER,
+            metrics VARCHAR
+        )""")
+    con.execute("""
+        CREATE TABLE eval_items (
+            run_id VARCHAR NOT NULL, item_id VARCHAR NOT NULL, conversation VARCHAR, category VARCHAR,
+            question VARCHAR, gold VARCHAR, prediction VARCHAR, f1 DOUBLE, em DOUBLE, abstention_expected BOOLEAN,
+            abstained BOOLEAN, recall VARCHAR, context_tokens INTEGER, latency_ms DOUBLE,
+            PRIMARY KEY (run_id, item_id)
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
     ("m003_observability", m003_observability),
     ("m004_conversations", m004_conversations),
+    ("m005_evaluation", m005_evaluation),
 ]
 
 

@@ -142,4 +142,5 @@ class Document(BaseModel):
     def search_text(self) -> str:
         """The text the catalog indexes for keyword and embedding search."""
         head = " ".join(x for x in (self.title, self.primary_topic.replace(".", " "), " ".join(self.keywords)) if x)
-        return f"{head}\n{self.body}".strip()
+        context = self.extra.get("search_context")
+        return f"{head}\n{self.body}\n{context}".strip() if context else f"{head}\n{self.body}".strip()

@@ -79,7 +79,8 @@ def vehemence(metadata: dict[str, Any]) -> float:
                                    SENTIMENT_INTENSITY.get(str(metadata.get("sentiment", "neutral")), 0.0), 0.0)
 
 
-def message_document(transcript: SessionTranscript, message: TranscriptMessage, rel_path: str) -> Document:
+def message_document(transcript: SessionTranscript, message: TranscriptMessage, rel_path: str,
+                     context: str = "") -> Document:
     """The searchable catalog document of one message (counters kept in its transcript metadata)."""
     meta = message.metadata
     topics = list(meta.get("topics", []))
@@ -94,7 +95,16 @@ def message_document(transcript: SessionTranscript, message: TranscriptMessage, 
         validation_count=int(counters.get("validation_count", 0)),
         validation_success=int(counters.get("validation_success", 0)),
         doc_path=f"{rel_path}#{message.id}", body=f"{message.author}: {message.content}",
+        extra={"search_context": context} if context else {},
     )
+
+
+def context_before(transcript: SessionTranscript, index: int, turns: int) -> str:
+    """The `turns` messages before message `index` in its session, as indexed context (pure)."""
+    if turns <= 0:
+        return ""
+    previous = transcript.messages[max(0, index - turns):index]
+    return "\n".join(f"{m.author}: {m.content}" for m in previous)
 
 
 def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -126,7 +136,9 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
         sessions.append(session)
         messages += rows
         # Messages of pipeline turns are searchable through the turn's own context document already.
-        docs += [message_document(transcript, m, rel) for m in transcript.messages if "turn_id" not in m.metadata]
+        turns = ctx.policy.retrieval.message_context_turns
+        docs += [message_document(transcript, m, rel, context_before(transcript, i, turns))
+                 for i, m in enumerate(transcript.messages) if "turn_id" not in m.metadata]
         threads.add((transcript.user_id, transcript.thread_id))
     vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
     with ctx.catalog.transaction():
