@@ -16,6 +16,7 @@ prediction so a judge can be run over a stored run later).
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
 import tempfile
 import time
@@ -26,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from panda.config import Settings
+from panda.config import POLICY_RELATIVE_PATH, Settings
 from panda.documents.budgets import estimate_tokens
 from panda.documents.context_md import ContextDocument
 from panda.evaluation import locomo, longmemeval
@@ -166,6 +167,9 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     bench = LOADERS[dataset](path, only, limit)
     run_id = f"{dataset}-{started_at:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
     home = Path(tempfile.mkdtemp(prefix=f"panda-eval-{run_id}-", dir=work_dir))
+    if settings.policy_path.exists():  # evaluate under the caller's tuned policy
+        (home / POLICY_RELATIVE_PATH).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(settings.policy_path, home / POLICY_RELATIVE_PATH)
     ctx = open_home(Settings(home=home, backend=settings.backend, model=settings.model), embedder=embedder,
                     backend=backend)
     ingest_messages(ctx, bench.messages)
