@@ -7,7 +7,6 @@ import pandera.errors
 import pytest
 
 from panda import cli
-from panda.config import Settings
 from panda.evaluation.results import load_items, store_run
 from panda.evaluation.runner import run_eval
 from panda.llm.scripted import ScriptedBackend

@@ -77,3 +77,16 @@ def test_conversation_ingest_flow_and_inbox(harness, tmp_path: Path, embedder):
     reports = ingest_inbox(str(inbox), home=str(home), backend="scripted", enrich=False)
     assert [r["new"] for r in reports] == [1] and (inbox / "done" / "more.jsonl").exists()
     assert "## History" in (home / "users" / "alice" / "facts.md").read_text()
+
+
+def test_evaluate_flow_publishes_a_scorecard(harness, tmp_path: Path, embedder):
+    from flows.evaluate import evaluate, scorecard
+
+    path = write_jsonl(tmp_path / "e.jsonl", [
+        '{"user_id": "u1", "timestamp": "2026-01-01T10:00:00Z", "query": "My cat is called Miso."}',
+        '{"user_id": "u1", "timestamp": "2026-01-02T10:00:00Z", "query": "What is my cat called?", "expected": "Miso"}',
+    ])
+    metrics = evaluate("jsonl", str(path), ks=[1, 5], home=str(tmp_path / "home"), backend="scripted")
+    assert metrics["items"] == 1 and metrics["f1"] is not None
+    card = scorecard(metrics)
+    assert "| recall@5 |" in card and "| f1 |" in card and metrics["run_id"] in card
