@@ -15,27 +15,17 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from flows.turns import only_transient
-from panda.config import Settings
 from panda.memory.enrich import enrich_pending
 from panda.memory.ingest import ingest_messages
 from panda.memory.sources import load_ingest_input
-from panda.runtime import make_backend, open_home
-
-
-def _settings(home: str | None, backend: str, model: str | None) -> Settings:
-    values: dict[str, Any] = {"backend": backend}
-    if home:
-        values["home"] = Path(home)
-    if model:
-        values["model"] = model
-    return Settings(**values)
+from panda.runtime import make_backend, open_home, settings_for
 
 
 @task(retries=2, retry_delay_seconds=10, retry_condition_fn=only_transient)
 def ingest_and_enrich(path: str, fmt: str, home: str | None, backend: str, model: str | None,
                       enrich: bool) -> dict[str, Any]:
     messages, errors = load_ingest_input(Path(path), fmt, None)
-    settings = _settings(home, backend, model)
+    settings = settings_for(home, backend, model)
     llm = make_backend(settings) if enrich else None
     ctx = open_home(settings, backend=llm)
     try:

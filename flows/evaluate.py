@@ -13,9 +13,8 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from flows.turns import only_transient
-from panda.config import Settings
 from panda.evaluation.runner import run_eval
-from panda.runtime import make_backend, open_home
+from panda.runtime import make_backend, open_home, settings_for
 
 
 def scorecard(metrics: dict[str, Any]) -> str:
@@ -41,12 +40,7 @@ def scorecard(metrics: dict[str, Any]) -> str:
 @task(retries=1, retry_delay_seconds=10, retry_condition_fn=only_transient)
 def evaluate_task(dataset: str, path: str, ks: list[int], retrieval_only: bool, home: str | None, backend: str,
                   model: str | None, only: list[str] | None, limit: int | None) -> dict[str, Any]:
-    values: dict[str, Any] = {"backend": backend}
-    if home:
-        values["home"] = Path(home)
-    if model:
-        values["model"] = model
-    settings = Settings(**values)
+    settings = settings_for(home, backend, model)
     llm = None if retrieval_only else make_backend(settings)
     results = open_home(settings, backend=llm)
     try:

@@ -19,11 +19,10 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
-from panda.config import Settings
 from panda.errors import TransientError
 from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
-from panda.runtime import make_backend, open_home
+from panda.runtime import make_backend, open_home, settings_for
 
 
 @task
@@ -45,7 +44,7 @@ def only_transient(task: Task[..., Any], task_run: TaskRun, state: State) -> boo
 
 @task(retries=2, retry_delay_seconds=10, retry_condition_fn=only_transient)
 def run_turns(turns: list[Any], home: str | None, backend: str, model: str | None) -> dict[str, Any]:
-    settings = _settings(home, backend, model)
+    settings = settings_for(home, backend, model)
     llm = make_backend(settings)
     ctx = open_home(settings, backend=llm)
     try:
@@ -53,15 +52,6 @@ def run_turns(turns: list[Any], home: str | None, backend: str, model: str | Non
     finally:
         ctx.catalog.close()
         llm.close()
-
-
-def _settings(home: str | None, backend: str, model: str | None) -> Settings:
-    values: dict[str, Any] = {"backend": backend}
-    if home:
-        values["home"] = Path(home)
-    if model:
-        values["model"] = model
-    return Settings(**values)
 
 
 def _publish(path: str, summary: dict[str, Any], errors: list[str]) -> None:

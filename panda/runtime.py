@@ -8,6 +8,7 @@ backend class from a plain dict (a typo fails at once with the valid names, unli
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from panda.catalog.store import Catalog
@@ -39,6 +40,16 @@ def _scripted(settings: Settings) -> Backend:
 
 
 BACKENDS: dict[str, Callable[[Settings], Backend]] = {"vllm": _vllm, "openai": _openai, "scripted": _scripted}
+
+
+def settings_for(home: str | None, backend: str, model: str | None) -> Settings:
+    """Settings from a flow's plain parameters (None keeps the default)."""
+    values: dict[str, Any] = {"backend": backend}
+    if home:
+        values["home"] = Path(home)
+    if model:
+        values["model"] = model
+    return Settings(**values)
 
 
 def make_backend(settings: Settings) -> Backend:

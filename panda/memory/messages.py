@@ -10,7 +10,6 @@ file, line and field and skipped. Ids are derived from the input, so re-ingestin
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +19,7 @@ from typing import Any
 from panda.documents.model import parse_time
 from panda.documents.paths import validate_name
 from panda.errors import InputLineError, UnsafePathError
+from panda.pipeline.turn_input import json_object
 
 MESSAGE_FIELDS = {"user_id", "session_id", "timestamp", "role", "content", "speaker", "message_id"}
 TURN_FIELDS = {"user_id", "session_id", "turn_id", "timestamp", "query", "assistant", "expected"}
@@ -77,17 +77,9 @@ def _require_text(data: dict[str, Any], name: str, path: str, line: int) -> str:
 
 
 def parse_message_line(text: str, path: str, line: int) -> list[MessageInput]:
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputLineError(path, line, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
-    if not isinstance(data, dict):
-        raise InputLineError(path, line, None, "expected a JSON object")
+    data = json_object(text, path, line)
     is_turn = "query" in data
-    known = TURN_FIELDS if is_turn else MESSAGE_FIELDS
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise InputLineError(path, line, unknown[0], f"unknown field (known: {', '.join(sorted(known))})")
+    json_object(text, path, line, TURN_FIELDS if is_turn else MESSAGE_FIELDS)
     try:
         user_id = validate_name(_require_text(data, "user_id", path, line), "user_id")
     except UnsafePathError as exc:

@@ -45,16 +45,22 @@ class TurnInput:
         return hashlib.sha256(f"{self.user_id}\x1f{basis}".encode()).hexdigest()[:24]
 
 
-def parse_turn_line(text: str, path: str, line_number: int) -> TurnInput:
+def json_object(text: str, path: str, line: int, known: set[str] | None = None) -> dict[str, Any]:
+    """One JSONL line as a dict, or an InputLineError naming the line (and the first unknown field)."""
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputLineError(path, line_number, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        raise InputLineError(path, line, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
     if not isinstance(data, dict):
-        raise InputLineError(path, line_number, None, "expected a JSON object")
-    unknown = sorted(set(data) - KNOWN_FIELDS)
+        raise InputLineError(path, line, None, "expected a JSON object")
+    unknown = sorted(set(data) - known) if known is not None else []
     if unknown:
-        raise InputLineError(path, line_number, unknown[0], f"unknown field (known: {', '.join(sorted(KNOWN_FIELDS))})")
+        raise InputLineError(path, line, unknown[0], f"unknown field (known: {', '.join(sorted(known or ()))})")
+    return data
+
+
+def parse_turn_line(text: str, path: str, line_number: int) -> TurnInput:
+    data = json_object(text, path, line_number, KNOWN_FIELDS)
     for name in ("user_id", "timestamp", "query"):
         if name not in data or data[name] in (None, ""):
             raise InputLineError(path, line_number, name, "is required")
