@@ -52,7 +52,7 @@ class RetrievalPolicy(_Strict):
     vehemence: VehemenceWeights = Field(default_factory=VehemenceWeights)
     recency_half_life_days: float = 30.0
     frequency_saturation_count: int = 100
-    lexical_mix: float = 0.5
+    lexical_mix: float = 0.65
     quality_weight: float = 0.30
     topic_match_bonus: float = 0.10
     fuzzy_match_bonus: float = 0.05

@@ -193,7 +193,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
             quality=scoring.effective_quality(float(row["quality"] or 0.0), trust),
             freshness=scoring.freshness_factor(age_days, list(row["content_types"] or []), policy.freshness),
             topic_match=scoring.topic_matches(query_topic, row["primary_topic"]),
-            fuzzy=scoring.fuzzy_word_match(query_words, words(text[:4000]), rp.fuzzy_threshold,
+            fuzzy=scoring.fuzzy_word_match(query_words, words(text)[:150], rp.fuzzy_threshold,
                                           rp.fuzzy_exact_max_len, memo),
         )
         expires = row["expires_at"]
