@@ -183,7 +183,10 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
                 id=mid, role=msg.role, author=msg.author, timestamp=msg.timestamp, content=msg.content,
                 external_id=msg.external_id, metadata=dict(msg.extra),
                 status="skipped" if "turn_id" in msg.extra else "pending"))  # a turn's analysis is its enrichment
-            if msg.role == "user" and extract_facts:
+        if extract_facts:  # fresh and recovered messages alike: a crashed run may not have got this far
+            for mid, msg in items:
+                if msg.role != "user":
+                    continue
                 for i, statement in enumerate(extract_statements(msg.content, msg.speaker or "user"), 1):
                     learned[user_id].append(from_statement(statement, f"{statement.kind[:4]}_{mid[4:]}_{i}",
                                                            msg.timestamp, mid))

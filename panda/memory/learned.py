@@ -38,10 +38,13 @@ def from_statement(statement: Statement, entry_id: str, valid_at: datetime, sour
 def record(vault: Vault, user_id: str, items: list[Learned], recorded_at: datetime) -> list[Document]:
     files = {kind: vault.memory_file(user_id, kind) for kind in ("preference", "fact")}
     touched: dict[str, dict[str, MemoryEntry]] = {"preference": {}, "fact": {}}
+    already: dict[str, dict[str, MemoryEntry]] = {"preference": {}, "fact": {}}
     for item in items:
         memory = files[item.kind]
-        if any(e.id == item.entry_id for e in memory.entries):
-            continue  # recorded by an earlier run of the same input
+        existing = next((e for e in memory.entries if e.id == item.entry_id), None)
+        if existing is not None:  # written by an earlier run that may have died before the catalog
+            already[item.kind][existing.id] = existing
+            continue
         entry = MemoryEntry(value=item.text, key=item.statement.key if item.statement else None, id=item.entry_id,
                             confidence=item.confidence, source=item.source, learned_at=item.valid_at,
                             recorded_at=recorded_at)
@@ -49,9 +52,9 @@ def record(vault: Vault, user_id: str, items: list[Learned], recorded_at: dateti
         for changed in (result.entry, *result.invalidated):
             touched[item.kind][changed.id] = changed
     docs: list[Document] = []
-    for kind, changed_entries in touched.items():
-        if not changed_entries:
-            continue
-        rel = vault.write_memory_file(files[kind], recorded_at)
-        docs += [entry_document(e, kind, user_id, rel) for e in changed_entries.values()]
+    for kind in ("preference", "fact"):
+        path = vault.layout.preferences_path(user_id) if kind == "preference" else vault.layout.facts_path(user_id)
+        rel = vault.write_memory_file(files[kind], recorded_at) if touched[kind] else vault.layout.relative(path)
+        entries = {**already[kind], **touched[kind]}  # re-indexing an existing entry is an idempotent upsert
+        docs += [entry_document(e, kind, user_id, rel) for e in entries.values()]
     return docs

@@ -106,3 +106,17 @@ def test_rejection_detection():
     assert rejects_previous_answer("That didn't work at all")
     assert not rejects_previous_answer("That is right, thanks!")
     assert not rejects_previous_answer("No idea what to cook tonight")
+
+
+def test_record_is_idempotent_and_returns_existing_entries_for_reindexing(tmp_path: Path):
+    from panda.documents.vault import Vault
+    from panda.memory.learned import from_statement, record
+
+    vault = Vault(tmp_path)
+    items = [from_statement(s, f"fact_x_{i}", T0, "turn_alice_000001") for i, s in
+             enumerate(extract_statements("I live in Boston."), 1)]
+    first = record(vault, "alice", items, T0)
+    text = vault.layout.facts_path("alice").read_text()
+    second = record(vault, "alice", items, T0 + timedelta(hours=1))  # a re-run after a crash
+    assert [d.id for d in first] == [d.id for d in second] == ["fact_x_1"]
+    assert vault.layout.facts_path("alice").read_text() == text  # nothing rewritten, nothing duplicated

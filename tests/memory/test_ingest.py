@@ -110,6 +110,9 @@ def test_a_crash_between_transcripts_and_catalog_is_recovered(ctx, tmp_path: Pat
     report = ingest_messages(ctx, messages)
     assert report.recovered == 3 and report.new == 0
     assert Conversations(ctx.catalog).counts()["messages"] == 3
+    # the facts the crashed run never reached are learned now, and are searchable
+    assert {e.value for e in ctx.vault.memory_file("alice", "fact").entries} == {"Boston", "Denver"}
+    assert ctx.catalog.con.execute("SELECT count(*) FROM documents WHERE kind = 'fact'").fetchone()[0] == 2
     files = list((ctx.vault.home / "users" / "alice" / "threads" / "chat").glob("session_*.md"))
     assert sum(f.read_text().count("panda:message") for f in files) == 3  # nothing written twice
 
