@@ -362,14 +362,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # A handler for this command only: called in-process (tests, notebooks) main() leaves logging as it was.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(logging.INFO if args.verbose else logging.WARNING)
+    root = logging.getLogger()
+    previous_level = root.level
+    root.addHandler(handler)
+    if args.verbose:
+        root.setLevel(logging.INFO)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         return int(args.func(args))
     except PandaError as exc:
         print(f"panda {args.command}: {exc}", file=sys.stderr)
         return 2
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(previous_level)
 
 
 if __name__ == "__main__":

@@ -119,15 +119,16 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         reason = "the analysis routed this turn to no retrieval" if a.needs_retrieval == "none" else \
             "no prior memory matched this query"
         state.gather_summary = f"Nothing gathered: {reason}."
-        state.doc.write("2", f"**Route:** {a.needs_retrieval}\n**Synthesis:** {state.gather_summary}\n\n### Sources\n- (none)")
+        state.doc.write("2", f"**Retrieval route:** {a.needs_retrieval}\n**Synthesis:** {state.gather_summary}"
+                             "\n\n### Sources\n- (none)")
         return
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
                            variables={"query": state.query, "items": [item_line(r) for r in state.gathered]})
     picked = [state.gathered[i - 1] for i in dict.fromkeys(reply.relevant_items) if i <= len(state.gathered)]
     state.used = picked or state.gathered[:3]
     state.gather_summary = reply.summary
-    lines = [f"**Gathered for:** {a.resolved_query}", f"**Route:** {a.needs_retrieval}", f"**Synthesis:** {reply.summary}",
-             "", "### Sources"]
+    lines = [f"**Gathered for:** {a.resolved_query}", f"**Retrieval route:** {a.needs_retrieval}",
+             f"**Synthesis:** {reply.summary}", "", "### Sources"]
     used_ids = {r.id for r in state.used}
     for r in state.gathered:
         link = relative_link(ctx.vault.home, state.turn_path, r.doc_path)

@@ -41,11 +41,11 @@ def test_routes_decide_what_gather_sees(ctx, tmp_path: Path):
     run_batch(turns, ctx, backend)
     # session_only: the previous turn's messages of the open session, and nothing searched
     second = context(ctx, 2).latest("2")
-    assert "**Route:** session_only" in second and "My hamster is called Biscuit." in second
+    assert "**Retrieval route:** session_only" in second and "My hamster is called Biscuit." in second
     assert "threads/s1/session_0001.md" in second
     # none: nothing gathered, no synthesis call
     fourth = context(ctx, 4).latest("2")
-    assert "**Route:** none" in fourth and "Nothing gathered" in fourth
+    assert "**Retrieval route:** none" in fourth and "Nothing gathered" in fourth
     gathers = [r for batch in backend.history for r in batch if r.phase == "gather"]
     assert len(gathers) == 2  # turn 1 found nothing (empty memory); turn 4 routed to none
     routes = ctx.catalog.con.execute(
