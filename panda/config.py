@@ -62,8 +62,6 @@ class RetrievalPolicy(_Strict):
     message_context_turns: int = 2  # preceding turns of the session indexed with each message (LoCoMo: 0.61 -> 0.73 recall@10)
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
-    default_limit: int = 10
-    max_results: int = 50
 
 
 class FreshnessPolicy(_Strict):

@@ -228,10 +228,6 @@ class Catalog:
         if id_list:
             self.con.execute(f"UPDATE documents SET {column} = {column} + ? WHERE list_contains(?, id)", [by, id_list])
 
-    def documents_of_user(self, user_id: str) -> list[dict[str, Any]]:
-        return self._dicts(f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE owner_user = ?", [user_id])
-
-    # ---- turn index ----------------------------------------------------------------------------
     def upsert_turn(self, row: dict[str, Any]) -> None:
         columns = list(row)
         self.con.execute("DELETE FROM turn_index WHERE id = ?", [row["id"]])
@@ -243,10 +239,6 @@ class Catalog:
     def set_feedback(self, turn_id: str, status: str, detected_in: str | None) -> None:
         self.con.execute("UPDATE turn_index SET user_feedback_status = ?, rejection_detected_in = ? WHERE id = ?",
                          [status, detected_in, turn_id])
-
-    def turn_by_input_key(self, input_key: str) -> dict[str, Any] | None:
-        rows = self._dicts("SELECT * FROM turn_index WHERE input_key = ?", [input_key])
-        return rows[0] if rows else None
 
     def finished_input_keys(self, keys: list[str]) -> set[str]:
         if not keys:
@@ -263,11 +255,6 @@ class Catalog:
             return self._dicts("SELECT * FROM turn_index ORDER BY user_id, turn_number")
         return self._dicts("SELECT * FROM turn_index WHERE user_id = ? ORDER BY turn_number", [user_id])
 
-    def outcome_counts(self) -> dict[str, int]:
-        rows = self.con.execute("SELECT validation_outcome, count(*) FROM turn_index GROUP BY 1 ORDER BY 1").fetchall()
-        return {str(r[0]): int(r[1]) for r in rows}
-
-    # ---- observability -------------------------------------------------------------------------
     def record_llm_calls(self, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return

@@ -81,24 +81,8 @@ class VaultLayout:
         return self.user_dir(user_id) / "memories"
 
     @property
-    def catalog_path(self) -> Path:
-        return self.home / "catalog" / "panda.duckdb"
-
-    @property
-    def knowledge_dir(self) -> Path:
-        return self.home / "Knowledge"
-
-    @property
-    def meta_dir(self) -> Path:
-        return self.home / "Meta"
-
-    @property
     def global_memory_dir(self) -> Path:
         return self.home / "Knowledge" / "Facts"
-
-    @property
-    def change_log_dir(self) -> Path:
-        return self.home / "Logs" / "Changes"
 
     def ensure_skeleton(self) -> None:
         """Create the top-level vault folders so Obsidian opens a recognisable tree."""

@@ -18,11 +18,6 @@ class ThreadState:
     last_message_at: datetime | None = None
 
 
-def session_key(thread_id: str, number: int) -> str:
-    """Example: session_key('conv-26', 3) -> 'conv-26-s0003'."""
-    return f"{thread_id}-s{number:04d}"
-
-
 def sessionize(times: list[datetime], state: ThreadState, gap_minutes: int = 30) -> list[int]:
     """Session number for each time (already in order).
 
