@@ -24,6 +24,14 @@ class Conversations:
         rows = self.con.execute("SELECT id FROM messages WHERE list_contains(?, id)", [ids]).fetchall()
         return {r[0] for r in rows}
 
+    def external_ids(self, ids: list[str]) -> list[str | None]:
+        """The dataset's own id (dia_id, session:turn, message_id) of each message id, in order; None if unknown."""
+        if not ids:
+            return []
+        rows = self.con.execute("SELECT id, external_id FROM messages WHERE list_contains(?, id)", [ids]).fetchall()
+        known = dict(rows)
+        return [known.get(i) for i in ids]
+
     def upsert_messages(self, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return

@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from panda.catalog.conversations import Conversations
 from panda.config import POLICY_RELATIVE_PATH, Settings
 from panda.documents.budgets import estimate_tokens
 from panda.documents.context_md import ContextDocument
@@ -112,15 +113,6 @@ def jsonl_benchmark(path: Path, only: list[str] | None, limit: int | None) -> Be
 LOADERS = {"locomo": locomo_benchmark, "longmemeval": longmemeval_benchmark, "jsonl": jsonl_benchmark}
 
 
-def evidence_ids(ctx: PipelineContext, doc_ids: list[str]) -> list[str | None]:
-    """Map retrieved message documents back to the dataset's ids (dia_id / session:turn)."""
-    if not doc_ids:
-        return []
-    rows = ctx.catalog._dicts("SELECT id, external_id FROM messages WHERE list_contains(?, id)", [doc_ids])
-    known = {r["id"]: r["external_id"] for r in rows}
-    return [known.get(i) for i in doc_ids]
-
-
 def score_answer(q: Question, prediction: str) -> dict[str, Any]:
     did_abstain = abstained(prediction)
     if q.abstention or q.gold is None:
@@ -177,7 +169,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     for q in bench.questions:
         started = time.perf_counter()
         results = ctx.memory.search(q.question, user_id=q.user_id, limit=max(ks), now=q.asked_at, record=False)
-        retrieved = evidence_ids(ctx, [r.id for r in results])
+        retrieved = Conversations(ctx.catalog).external_ids([r.id for r in results])  # dia_id / session:turn
         recall = {str(k): recall_at_k(retrieved, q.evidence, k) for k in ks} if q.evidence else None
         items[q.item_id] = {"run_id": run_id, "item_id": q.item_id, "conversation": q.user_id, "category": q.category,
                             "question": q.question, "gold": q.gold, "prediction": None, "f1": None, "em": None,

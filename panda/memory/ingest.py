@@ -56,7 +56,12 @@ def thread_dir(ctx: PipelineContext, user_id: str, thread: str) -> Path:
 
 
 def catalog_thread_id(user_id: str, thread: str) -> str:
+    """Example: catalog_thread_id('alice', 'chat') -> 'alice:chat'; its sessions are 'alice:chat-s0001', ..."""
     return f"{user_id}:{thread}"
+
+
+def catalog_session_id(transcript: SessionTranscript) -> str:
+    return f"{transcript.user_id}:{transcript.session_id}"
 
 
 def load_thread(ctx: PipelineContext, user_id: str, thread: str) -> dict[int, SessionTranscript]:
@@ -90,7 +95,7 @@ def message_document(transcript: SessionTranscript, message: TranscriptMessage, 
         primary_topic="conversation." + topics[0] if topics else "conversation",
         keywords=[message.author, *topics][:6], intent="conversational", content_types=["message", message.role],
         scope="user", quality=0.5, importance=round(vehemence(meta), 4), owner_user=transcript.user_id,
-        session_id=f"{transcript.user_id}:{transcript.session_id}", created_at=message.timestamp,
+        session_id=catalog_session_id(transcript), created_at=message.timestamp,
         reference_count=int(counters.get("reference_count", 0)), usage_count=int(counters.get("usage_count", 0)),
         validation_count=int(counters.get("validation_count", 0)),
         validation_success=int(counters.get("validation_success", 0)),
@@ -109,7 +114,7 @@ def context_before(transcript: SessionTranscript, index: int, turns: int) -> str
 
 def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The sessions row and messages rows of one transcript (pure)."""
-    sid = f"{transcript.user_id}:{transcript.session_id}"
+    sid = catalog_session_id(transcript)
     tid = catalog_thread_id(transcript.user_id, transcript.thread_id)
     msgs = transcript.messages
     session = {"id": sid, "thread_id": tid, "user_id": transcript.user_id, "number": transcript.number,
@@ -203,7 +208,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
     if to_index:
         index_transcripts(ctx, to_index)
     for transcript, _number in started_sessions:  # seed 004 observability: session lifecycle events
-        ctx.catalog.record_event("session_started", "session", f"{transcript.user_id}:{transcript.session_id}",
+        ctx.catalog.record_event("session_started", "session", catalog_session_id(transcript),
                                  {"thread": transcript.thread_id}, transcript.messages[0].timestamp)
     stamp = recorded_at or datetime.now(UTC)
     for user_id, statements in learned.items():

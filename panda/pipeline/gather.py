@@ -25,6 +25,7 @@ from panda.catalog.conversations import Conversations
 from panda.documents.budgets import estimate_tokens
 from panda.llm.roles import MIND
 from panda.llm.schemas import GatherSynthesis
+from panda.memory.ingest import catalog_thread_id
 from panda.memory.search import SearchResult
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
@@ -50,7 +51,7 @@ def thread_of(state: TurnState) -> str:
 def recent_session_messages(state: TurnState, ctx: PipelineContext, limit: int = 6) -> list[SearchResult]:
     """The current session's last messages: the thread's latest session, if it is still open (within the gap)."""
     conv = Conversations(ctx.catalog)
-    session = conv.latest_session(state.user_id, f"{state.user_id}:{thread_of(state)}", state.input.timestamp)
+    session = conv.latest_session(state.user_id, catalog_thread_id(state.user_id, thread_of(state)), state.input.timestamp)
     gap = timedelta(minutes=ctx.policy.sessions.gap_minutes)
     if not session or not session["last_message_at"] or state.input.timestamp - session["last_message_at"] > gap:
         return []
@@ -96,7 +97,8 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
     found: list[SearchResult] = []
     if route == "cross_session":
         found = ctx.memory.search(query, limit=limit, kinds=["message"], exclude_ids=seen,
-                                  session_prefix=f"{state.user_id}:{thread_of(state)}-s", **common)  # type: ignore[arg-type]
+                                  session_prefix=catalog_thread_id(state.user_id, thread_of(state)) + "-s",
+                                  **common)  # type: ignore[arg-type]
     elif route == "cross_thread":
         found = ctx.memory.search(query, limit=limit, exclude_ids=seen, **common)  # type: ignore[arg-type]
         seen |= {r.id for r in found}
