@@ -56,37 +56,21 @@ class Vault:
         return self.layout.resolve_relative(doc_path.split("#", 1)[0]).read_text(encoding="utf-8")
 
     def update_counters(self, doc_path: str, deltas: dict[str, int]) -> None:
-        """Add `deltas` to counters stored in a file's frontmatter (or in a memory-file entry)."""
-        deltas = {k: v for k, v in deltas.items() if k in COUNTERS and v}
-        if not deltas:
-            return
-        rel, _, fragment = doc_path.partition("#")
-        path = self.layout.resolve_relative(rel)
-        if not path.exists():
-            return
-        text = path.read_text(encoding="utf-8")
-        if fragment and path.name.startswith("session_"):
-            transcript = SessionTranscript.parse(text)
-            for message in transcript.messages:
-                if message.id == fragment:
-                    counters = message.metadata.setdefault("counters", {})
-                    for key, delta in deltas.items():
-                        counters[key] = int(counters.get(key, 0)) + delta
-            atomic_write_text(path, transcript.render())
-            return
-        if fragment:
-            kind = "preference" if path.name == "preferences.md" else "fact"
-            memory = MemoryFile.parse(text, kind, path.parent.name)
-            for entry in memory.entries:
-                if entry.id == fragment:
-                    for key, delta in deltas.items():
-                        setattr(entry, key, getattr(entry, key) + delta)
-            atomic_write_text(path, memory.render())
-            return
-        post = frontmatter.loads(text)
-        for key, delta in deltas.items():
-            post.metadata[key] = int(str(post.metadata.get(key, 0) or 0)) + delta
-        atomic_write_text(path, frontmatter.dumps(post, sort_keys=False) + "\n")
+        """Add `deltas` to counters stored in a file's frontmatter (or in a memory-file / transcript entry)."""
+        self.update_counters_many([(doc_path, deltas)])
+
+    def update_counters_many(self, updates: list[tuple[str, dict[str, int]]]) -> None:
+        """Apply counter deltas to many documents, reading and rewriting each file once."""
+        by_file: dict[str, list[tuple[str, dict[str, int]]]] = {}
+        for doc_path, deltas in updates:
+            kept = {k: v for k, v in deltas.items() if k in COUNTERS and v}
+            if kept:
+                rel, _, fragment = doc_path.partition("#")
+                by_file.setdefault(rel, []).append((fragment, kept))
+        for rel, changes in by_file.items():
+            path = self.layout.resolve_relative(rel)
+            if path.exists():
+                atomic_write_text(path, _with_counters(path, path.read_text(encoding="utf-8"), changes))
 
     # ---- user memory files ---------------------------------------------------------------------
     def memory_file(self, user_id: str, kind: str) -> MemoryFile:
@@ -160,12 +144,12 @@ class Vault:
         return out
 
     # ---- reindex sources -----------------------------------------------------------------------
-    def iter_turn_records(self) -> Iterator[tuple[dict[str, Any], Path]]:
-        """(metadata.json, context.md path) of every complete turn, active or archived."""
-        for marker in sorted(self.home.glob(f"users/*/turns/turn_*/{COMPLETE_MARKER}")):
-            yield json.loads(marker.read_text(encoding="utf-8")), marker.parent / "context.md"
-        for marker in sorted(self.home.glob(f"archive/*/*/turn_*/{COMPLETE_MARKER}")):
-            yield json.loads(marker.read_text(encoding="utf-8")), marker.parent / "context.md"
+    def iter_turn_records(self, user_id: str | None = None) -> Iterator[tuple[dict[str, Any], Path]]:
+        """(metadata.json, context.md path) of every complete turn, active or archived (of one user if given)."""
+        user = validate_name(user_id, "user_id") if user_id else "*"
+        for pattern in (f"users/{user}/turns/turn_*/{COMPLETE_MARKER}", f"archive/*/{user}/turn_*/{COMPLETE_MARKER}"):
+            for marker in sorted(self.home.glob(pattern)):
+                yield json.loads(marker.read_text(encoding="utf-8")), marker.parent / "context.md"
 
     def iter_transcripts(self) -> Iterator[SessionTranscript]:
         for path in sorted(self.home.glob("users/*/threads/*/session_*.md")):
@@ -199,3 +183,33 @@ def entry_document(entry: MemoryEntry, kind: str, user_id: str, file_rel: str) -
         extra={"source": entry.source},
     )
 
+
+def _add(counters: dict[str, int] | Any, deltas: dict[str, int], as_attributes: bool = False) -> None:
+    for key, delta in deltas.items():
+        if as_attributes:
+            setattr(counters, key, getattr(counters, key) + delta)
+        else:
+            counters[key] = int(str(counters.get(key, 0) or 0)) + delta
+
+
+def _with_counters(path: Path, text: str, changes: list[tuple[str, dict[str, int]]]) -> str:
+    """The file's text with counter deltas applied: per message (transcript), per entry (preferences/facts,
+    fragment = entry id) or in the frontmatter (fragment empty)."""
+    if path.name.startswith("session_"):
+        transcript = SessionTranscript.parse(text)
+        messages = {m.id: m for m in transcript.messages}
+        for fragment, deltas in changes:
+            if fragment in messages:
+                _add(messages[fragment].metadata.setdefault("counters", {}), deltas)
+        return transcript.render()
+    if path.name in ("preferences.md", "facts.md") and any(fragment for fragment, _ in changes):
+        memory = MemoryFile.parse(text, "preference" if path.name == "preferences.md" else "fact", path.parent.name)
+        entries = {e.id: e for e in memory.entries}
+        for fragment, deltas in changes:
+            if fragment in entries:
+                _add(entries[fragment], deltas, as_attributes=True)
+        return memory.render()
+    post = frontmatter.loads(text)
+    for _fragment, deltas in changes:
+        _add(post.metadata, deltas)
+    return frontmatter.dumps(post, sort_keys=False) + "\n"

@@ -80,12 +80,11 @@ def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
 
     recovered = 0
     for user in users:
-        turns_dir = ctx.vault.layout.turns_dir(user)
-        if not turns_dir.exists():
+        if not ctx.vault.layout.turns_dir(user).exists():
             continue
         known = {row["id"] for row in ctx.catalog.turns(user)}
-        for meta, path in ctx.vault.iter_turn_records():
-            if meta["user_id"] != user or meta["turn_id"] in known:
+        for meta, path in ctx.vault.iter_turn_records(user):
+            if meta["turn_id"] in known:
                 continue
             if meta.get("probe"):
                 _index_batch(ctx, [], [turn_index_row(meta)])

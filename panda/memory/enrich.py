@@ -122,7 +122,7 @@ def apply(ctx: PipelineContext, chunk: list[dict[str, Any]], outcomes: dict[str,
                         statement, f"{stated['kind'][:4]}_{message.id[4:]}_e{i}", message.timestamp, message.id, 0.6))
         atomic_write_text(path, transcript.render())
         transcripts.append(transcript)
-    index_transcripts(ctx, transcripts)
+    index_transcripts(ctx, transcripts, set(outcomes))
     conv = Conversations(ctx.catalog)
     for message_id, (status, metadata) in outcomes.items():
         conv.set_enrichment(message_id, status, metadata, now if metadata is not None else None)

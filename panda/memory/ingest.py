@@ -130,8 +130,14 @@ def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str
     return session, rows
 
 
-def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]) -> int:
-    """Upsert sessions, messages, threads and message documents of these transcripts in one transaction."""
+def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript],
+                      changed: set[str] | None = None) -> int:
+    """Upsert sessions, messages, threads and message documents of these transcripts in one transaction.
+
+    `changed` limits the (embedded) documents to those message ids; None re-indexes every message. A
+    message's indexed context is only the turns before it, so new or enriched messages never change
+    the documents of the others.
+    """
     conv = Conversations(ctx.catalog)
     docs: list[Document] = []
     sessions, messages, threads = [], [], set()
@@ -143,7 +149,8 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
         # Messages of pipeline turns are searchable through the turn's own context document already.
         turns = ctx.policy.retrieval.message_context_turns
         docs += [message_document(transcript, m, rel, context_before(transcript, i, turns))
-                 for i, m in enumerate(transcript.messages) if "turn_id" not in m.metadata]
+                 for i, m in enumerate(transcript.messages)
+                 if "turn_id" not in m.metadata and (changed is None or m.id in changed)]
         threads.add((transcript.user_id, transcript.thread_id))
     vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
     with ctx.catalog.transaction():
@@ -169,6 +176,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
         if mid not in known:
             groups[(msg.user_id, msg.thread_id)].append((mid, msg))
     to_index: list[SessionTranscript] = []
+    changed: set[str] = set()  # fresh and recovered message ids: the only documents to (re)embed
     started_sessions: list[tuple[SessionTranscript, int]] = []
     learned: dict[str, list[Learned]] = defaultdict(list)
     for (user_id, thread), items in groups.items():
@@ -195,6 +203,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
                 for i, statement in enumerate(extract_statements(msg.content, msg.speaker or "user"), 1):
                     learned[user_id].append(from_statement(statement, f"{statement.kind[:4]}_{mid[4:]}_{i}",
                                                            msg.timestamp, mid))
+        changed.update(mid for mid, _ in items)
         touched = sorted(set(numbers) | recovered)
         folder = thread_dir(ctx, user_id, thread)
         for number in set(numbers):
@@ -206,7 +215,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
         report.sessions_touched += len(touched)
     report.threads = len(groups)
     if to_index:
-        index_transcripts(ctx, to_index)
+        index_transcripts(ctx, to_index, changed)
     for transcript, _number in started_sessions:  # seed 004 observability: session lifecycle events
         ctx.catalog.record_event("session_started", "session", catalog_session_id(transcript),
                                  {"thread": transcript.thread_id}, transcript.messages[0].timestamp)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import numpy as np
 
 from panda.catalog.store import Catalog, SearchFilters
 from panda.config import Policy
@@ -59,6 +62,18 @@ class MemoryStore:
         self.catalog = catalog
         self.embedder = embedder
         self.policy = policy
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # a turn searches the same text twice
+
+    def query_vector(self, query: str) -> np.ndarray:
+        """The query's embedding, remembered for the last 256 distinct queries."""
+        if query in self._query_vectors:
+            self._query_vectors.move_to_end(query)
+            return self._query_vectors[query]
+        vector = self.query_vector(query)
+        self._query_vectors[query] = vector
+        if len(self._query_vectors) > 256:
+            self._query_vectors.popitem(last=False)
+        return vector
 
     # ---- indexing ------------------------------------------------------------------------------
     def index(self, docs: list[Document]) -> None:
@@ -113,8 +128,7 @@ class MemoryStore:
         if record:
             ids_out = [r.id for r in results]
             self.catalog.increment_counters(ids_out, "reference_count")
-            for r in results:
-                self.vault.update_counters(r.doc_path, {"reference_count": 1})
+            self.vault.update_counters_many([(r.doc_path, {"reference_count": 1}) for r in results])
             self.catalog.record_retrieval(
                 user_id=user_id, session_id=session_id, turn_id=turn_id, query=query,
                 retrieval_type="memory.search", candidates=len(ids), result_ids=ids_out, retrieval_ms=elapsed,

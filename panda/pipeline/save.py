@@ -180,6 +180,6 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
         catalog.increment_counters(used_ids, "usage_count")
         catalog.increment_counters(used_ids, "validation_count", count_delta)
         catalog.increment_counters(used_ids, "validation_success", success_delta)
-    for r in ([] if probe else state.used):
-        vault.update_counters(r.doc_path, {"usage_count": 1, "validation_count": count_delta,
-                                           "validation_success": success_delta})
+    vault.update_counters_many([(r.doc_path, {"usage_count": 1, "validation_count": count_delta,
+                                              "validation_success": success_delta})
+                                for r in ([] if probe else state.used)])
