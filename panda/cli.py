@@ -17,7 +17,7 @@ from typing import Any
 
 from panda.config import Settings
 from panda.documents.model import parse_time
-from panda.errors import ConfigError, PandaError
+from panda.errors import ConfigError, MissingInputError, PandaError
 from panda.llm.roles import ROLES
 
 log = logging.getLogger("panda")
@@ -54,6 +54,13 @@ def _now(value: str | None) -> datetime | None:
         raise ConfigError(f"--now expects an ISO 8601 time, got {value!r}") from exc
 
 
+def _input_file(args: argparse.Namespace) -> Path:
+    path = Path(args.file)
+    if not path.exists():
+        raise MissingInputError(f"{path} does not exist")  # main() prints "panda CMD: ..." and exits 2
+    return path
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -61,10 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from panda.pipeline.turn_input import read_turns
     from panda.runtime import make_backend, open_home
 
-    path = Path(args.file)
-    if not path.exists():
-        print(f"panda run: {path} does not exist", file=sys.stderr)
-        return 2
+    path = _input_file(args)
     settings = _settings(args)
     turns, errors = read_turns(path)
     report_errors(errors)
@@ -105,10 +109,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from panda.memory.sources import load_ingest_input
     from panda.runtime import make_backend, open_home
 
-    path = Path(args.file)
-    if not path.exists():
-        print(f"panda ingest: {path} does not exist", file=sys.stderr)
-        return 2
+    path = _input_file(args)
     settings = _settings(args)
     try:
         messages, errors = load_ingest_input(path, args.format, args.only)
@@ -192,10 +193,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from panda.evaluation.runner import run_eval
     from panda.runtime import make_backend, open_home
 
-    path = Path(args.file)
-    if not path.exists():
-        print(f"panda eval: {path} does not exist", file=sys.stderr)
-        return 2
+    path = _input_file(args)
     try:
         ks = sorted({int(k) for k in args.k.split(",")})
     except ValueError:

@@ -23,6 +23,10 @@ class ConfigError(TerminalError):
     """The settings or memory_config.yaml are invalid."""
 
 
+class MissingInputError(TerminalError):
+    """An input file named on the command line or in a flow does not exist."""
+
+
 class UnsafePathError(TerminalError):
     """A name that becomes a path is invalid or would escape the home."""
 

@@ -162,7 +162,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     if settings.policy_path.exists():  # evaluate under the caller's tuned policy
         (home / POLICY_RELATIVE_PATH).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(settings.policy_path, home / POLICY_RELATIVE_PATH)
-    ctx = open_home(Settings(home=home, backend=settings.backend, model=settings.model), embedder=embedder,
+    ctx = open_home(settings.model_copy(update={"home": home}), embedder=embedder,
                     backend=backend)
     ingest_messages(ctx, bench.messages)
     items: dict[str, dict[str, Any]] = {}
