@@ -14,7 +14,8 @@ from panda.documents.model import Document, parse_time
 
 def turn_document(meta: dict[str, Any], counters: dict[str, Any]) -> Document:
     """The searchable document of a turn: query, resolved query and answer; counters from context.md."""
-    body = "\n".join(x for x in (meta.get("query", ""), meta.get("resolved_query", ""), meta.get("answer", "")) if x)
+    answer = " ".join(str(meta.get("response") or meta.get("answer") or "").split()[:300])  # "answer": older files
+    body = "\n".join(x for x in (meta.get("query", ""), meta.get("resolved_query", ""), answer) if x)
     return Document(
         id=meta["turn_id"], kind="context", title=(meta.get("resolved_query") or meta.get("query", ""))[:120],
         primary_topic=meta.get("topic") or "general", keywords=list(meta.get("keywords") or []),

@@ -55,7 +55,7 @@ def metadata(state: TurnState, ctx: PipelineContext) -> dict[str, Any]:
         "input_key": state.input.input_key, "input_turn_id": state.input.turn_id,
         "source_file": state.input.source_file, "source_line": state.input.source_line,
         "query": state.query, "resolved_query": state.resolved_query,
-        "answer": " ".join(state.response.split()[:300]), "response": state.response,
+        "response": state.response,
         "expected": state.input.expected,
         "topic": a.topic if a else "general", "intent": a.intent if a else "informational",
         "keywords": list(a.keywords) if a else [], "outcome": state.outcome,
