@@ -95,6 +95,7 @@ class RetentionPolicy(_Strict):
     deletion_threshold_days: int = 730
     deletion_enabled: bool = False
     summary_token_limit: int = 200
+    archived_score_factor: float = 0.5  # seed 001: archived memory is searchable at lower priority
 
 
 class ExpirationPolicy(_Strict):

@@ -57,6 +57,12 @@ class Conversations:
                    list_distinct(flatten(list(topics)))
             FROM sessions WHERE thread_id = ?""", [thread_id, user_id, external_id, thread_id])
 
+    def drop_thread(self, thread_id: str) -> None:
+        self.con.execute("DELETE FROM threads WHERE id = ?", [thread_id])
+
+    def set_thread_summary(self, thread_id: str, summary: str, at: datetime | None) -> None:
+        self.con.execute("UPDATE threads SET summary = ?, summary_updated_at = ? WHERE id = ?", [summary, at, thread_id])
+
     def pending_enrichment(self, user_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         sql = ("SELECT id, user_id, thread_id, session_id, role, author, content, created_at, doc_path FROM messages "
                "WHERE enrichment_status IN ('pending', 'failed')")

@@ -118,12 +118,40 @@ def m005_evaluation(con: duckdb.DuckDBPyConnection) -> None:
         )""")
 
 
+def m006_maintenance(con: duckdb.DuckDBPyConnection) -> None:
+    # Scheduled jobs: which documents each turn used (trust calibration), source extraction log and its
+    # per-domain roll-up (seed 000 source reliability), deletion audit, stored content-type freshness.
+    con.execute("""
+        CREATE TABLE turn_uses (
+            turn_id VARCHAR NOT NULL, user_id VARCHAR NOT NULL, doc_id VARCHAR NOT NULL, outcome VARCHAR,
+            created_at TIMESTAMPTZ, PRIMARY KEY (turn_id, doc_id)
+        )""")
+    con.execute("CREATE INDEX idx_turn_uses_doc ON turn_uses(doc_id)")
+    con.execute("""
+        CREATE TABLE source_extractions (
+            id VARCHAR PRIMARY KEY, domain VARCHAR NOT NULL, url VARCHAR, extraction_type VARCHAR NOT NULL,
+            success BOOLEAN NOT NULL, confidence DOUBLE, user_id VARCHAR, created_at TIMESTAMPTZ
+        )""")
+    con.execute("""
+        CREATE TABLE source_reliability (
+            domain VARCHAR PRIMARY KEY, extractions INTEGER, successes INTEGER, mean_confidence DOUBLE,
+            reliability DOUBLE, updated_at TIMESTAMPTZ
+        )""")
+    con.execute("""
+        CREATE TABLE deletion_audit (
+            id VARCHAR PRIMARY KEY, subject_hash VARCHAR NOT NULL, executed_at TIMESTAMPTZ, backup_path VARCHAR,
+            counts VARCHAR
+        )""")
+    con.execute("ALTER TABLE documents ADD COLUMN freshness DOUBLE")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
     ("m003_observability", m003_observability),
     ("m004_conversations", m004_conversations),
     ("m005_evaluation", m005_evaluation),
+    ("m006_maintenance", m006_maintenance),
 ]
 
 

@@ -160,7 +160,7 @@ class Catalog:
 
     def clear_derived(self) -> None:
         """Empty every table the vault can rebuild (reindex); observability logs are kept."""
-        for table in ("postings", "documents", "turn_index", "messages", "sessions", "threads"):
+        for table in ("postings", "documents", "turn_index", "turn_uses", "messages", "sessions", "threads"):
             self.con.execute(f"DELETE FROM {table}")
 
     def delete_document(self, doc_id: str) -> None:
@@ -228,13 +228,19 @@ class Catalog:
         if id_list:
             self.con.execute(f"UPDATE documents SET {column} = {column} + ? WHERE list_contains(?, id)", [by, id_list])
 
-    def upsert_turn(self, row: dict[str, Any]) -> None:
+    def upsert_turn(self, row: dict[str, Any], used_documents: Sequence[str] = ()) -> None:
+        """Insert or replace a turn_index row and the documents the turn used (turn_uses, for calibration)."""
         columns = list(row)
         self.con.execute("DELETE FROM turn_index WHERE id = ?", [row["id"]])
         self.con.execute(
             f"INSERT INTO turn_index ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
             [row[c] for c in columns],
         )
+        self.con.execute("DELETE FROM turn_uses WHERE turn_id = ?", [row["id"]])
+        if used_documents:
+            self.con.executemany("INSERT INTO turn_uses VALUES (?, ?, ?, ?, ?)",
+                                 [[row["id"], row["user_id"], doc_id, row.get("validation_outcome"), row.get("created_at")]
+                                  for doc_id in dict.fromkeys(used_documents)])
 
     def set_feedback(self, turn_id: str, status: str, detected_in: str | None) -> None:
         self.con.execute("UPDATE turn_index SET user_feedback_status = ?, rejection_detected_in = ? WHERE id = ?",

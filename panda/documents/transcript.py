@@ -62,6 +62,15 @@ class SessionTranscript:
     number: int
     messages: list[TranscriptMessage] = field(default_factory=list)
     summary: str | None = None
+    summary_generated_at: datetime | None = None
+    # Aging (seed 001): 'active' -> 'compressed' (messages replaced by the summary) -> 'archived' (moved).
+    stage: str = "active"
+    compressed_at: datetime | None = None
+    compressed_ids: list[str] = field(default_factory=list)  # ids of the messages the summary replaced
+    started_at: datetime | None = None  # kept from the messages, which compression removes
+    last_message_at: datetime | None = None
+    summary_counters: dict[str, int] = field(default_factory=dict)  # reference/usage counts kept on compression
+    archived_month: str | None = None  # archive/YYYY-MM/... once archived
 
     @property
     def session_id(self) -> str:
@@ -74,16 +83,48 @@ class SessionTranscript:
     def ids(self) -> set[str]:
         return {m.id for m in self.messages}
 
+    @property
+    def first_time(self) -> datetime | None:
+        return self.messages[0].timestamp if self.messages else self.started_at
+
+    @property
+    def last_time(self) -> datetime | None:
+        return self.messages[-1].timestamp if self.messages else self.last_message_at
+
+    @property
+    def message_count(self) -> int:
+        return len(self.messages) + len(self.compressed_ids)
+
+    def compress(self, summary: str, at: datetime) -> None:
+        """Replace the messages by `summary`, keeping their ids, times and reference counts (seed 001)."""
+        self.started_at, self.last_message_at = self.first_time, self.last_time
+        for message in self.messages:
+            for key, value in message.metadata.get("counters", {}).items():
+                self.summary_counters[key] = self.summary_counters.get(key, 0) + int(value)
+        self.compressed_ids += [m.id for m in self.messages]
+        self.messages = []
+        self.summary = summary
+        self.stage, self.compressed_at = "compressed", at
+
     def render(self) -> str:
-        started = self.messages[0].timestamp if self.messages else None
-        ended = self.messages[-1].timestamp if self.messages else None
+        started, ended = self.first_time, self.last_time
         topics = sorted({t for m in self.messages for t in m.metadata.get("topics", [])})
         meta: dict[str, Any] = {"artifact_type": "session", "user_id": self.user_id, "thread_id": self.thread_id,
                 "session_id": self.session_id, "session_number": self.number, "started_at": iso(started),
-                "last_message_at": iso(ended), "message_count": len(self.messages), "topics": topics,
+                "last_message_at": iso(ended), "message_count": self.message_count, "topics": topics,
                 "summary": self.summary}
+        if self.summary_generated_at:
+            meta["summary_generated_at"] = iso(self.summary_generated_at)
+        if self.stage != "active":
+            meta.update(stage=self.stage, compressed_at=iso(self.compressed_at), compressed_ids=self.compressed_ids,
+                        summary_counters=self.summary_counters)
+        if self.archived_month:
+            meta["archived_month"] = self.archived_month
         title = f"# Session {self.number} · {self.thread_id} · {started.date().isoformat() if started else '-'}"
-        body = "\n\n".join([title, *(m.render() for m in self.messages)])
+        parts = [title]
+        if self.stage != "active":
+            parts.append(f"## Summary ({self.stage}, {len(self.compressed_ids)} messages)\n\n{escape(self.summary or '', _is_marker)}")
+        body = "\n\n".join([*parts, *(m.render() for m in self.messages)])
         return frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False) + "\n"
 
     @classmethod
@@ -93,7 +134,13 @@ class SessionTranscript:
         number = int(str(m["session_number"]))
         summary = m.get("summary")
         transcript = cls(user_id=str(m["user_id"]), thread_id=str(m["thread_id"]), number=number,
-                         summary=str(summary) if summary else None)
+                         summary=str(summary) if summary else None,
+                         summary_generated_at=parse_time(m.get("summary_generated_at")),
+                         stage=str(m.get("stage", "active")), compressed_at=parse_time(m.get("compressed_at")),
+                         compressed_ids=[str(i) for i in m.get("compressed_ids") or []],
+                         started_at=parse_time(m.get("started_at")), last_message_at=parse_time(m.get("last_message_at")),
+                         summary_counters={str(k): int(v) for k, v in (m.get("summary_counters") or {}).items()},
+                         archived_month=str(m["archived_month"]) if m.get("archived_month") else None)
         current: TranscriptMessage | None = None
         lines: list[str] = []
         pending_head: tuple[str, str] | None = None

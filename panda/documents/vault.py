@@ -98,6 +98,8 @@ class Vault:
             for child in turns.iterdir():
                 if child.name.startswith("turn_") and (child / COMPLETE_MARKER).exists():
                     highest = max(highest, int(child.name[5:]))
+        for marker in self.home.glob(f"archive/*/{validate_name(user_id, 'user_id')}/turn_*/{COMPLETE_MARKER}"):
+            highest = max(highest, int(marker.parent.name[5:]))  # archived turns keep their numbers
         return highest + 1
 
     def reset_turn_dir(self, user_id: str, turn_number: int) -> Path:
@@ -152,8 +154,9 @@ class Vault:
                 yield json.loads(marker.read_text(encoding="utf-8")), marker.parent / "context.md"
 
     def iter_transcripts(self) -> Iterator[SessionTranscript]:
-        for path in sorted(self.home.glob("users/*/threads/*/session_*.md")):
-            yield SessionTranscript.parse(path.read_text(encoding="utf-8"))
+        for pattern in ("users/*/threads/*/session_*.md", "archive/*/*/threads/*/session_*.md"):
+            for path in sorted(self.home.glob(pattern)):
+                yield SessionTranscript.parse(path.read_text(encoding="utf-8"))
 
     def iter_documents(self) -> Iterator[Document]:
         """Every free-standing document and memory entry in the vault (turns come from iter_turn_records)."""
@@ -201,6 +204,8 @@ def _with_counters(path: Path, text: str, changes: list[tuple[str, dict[str, int
         for fragment, deltas in changes:
             if fragment in messages:
                 _add(messages[fragment].metadata.setdefault("counters", {}), deltas)
+            elif fragment == "summary":
+                _add(transcript.summary_counters, deltas)
         return transcript.render()
     if path.name in ("preferences.md", "facts.md") and any(fragment for fragment, _ in changes):
         memory = MemoryFile.parse(text, "preference" if path.name == "preferences.md" else "fact", path.parent.name)

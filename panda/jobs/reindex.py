@@ -41,12 +41,13 @@ def _turn_counters(context_path: Path) -> dict[str, Any]:
     return dict(frontmatter.loads(context_path.read_text(encoding="utf-8")).metadata)
 
 
-def _index_batch(ctx: PipelineContext, docs: list[Document], rows: list[dict[str, Any]]) -> None:
+def _index_batch(ctx: PipelineContext, docs: list[Document], metas: list[dict[str, Any]]) -> None:
     vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
     with ctx.catalog.transaction():
         ctx.catalog.upsert_documents(docs, vectors)
-        for row in rows:
-            ctx.catalog.upsert_turn(row)
+        for meta in metas:
+            used = [] if meta.get("probe") else meta.get("used_documents") or []
+            ctx.catalog.upsert_turn(turn_index_row(meta), used)
 
 
 def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
@@ -64,7 +65,7 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
     for start in range(0, len(turns), BATCH):
         chunk = turns[start:start + BATCH]
         docs = [turn_document(meta, _turn_counters(path)) for meta, path in chunk if not meta.get("probe")]
-        _index_batch(ctx, docs, [turn_index_row(meta) for meta, _ in chunk])
+        _index_batch(ctx, docs, [meta for meta, _ in chunk])
     transcripts = list(ctx.vault.iter_transcripts())
     for start in range(0, len(transcripts), 16):
         report.messages += index_transcripts(ctx, transcripts[start:start + 16])
@@ -87,10 +88,10 @@ def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
             if meta["turn_id"] in known:
                 continue
             if meta.get("probe"):
-                _index_batch(ctx, [], [turn_index_row(meta)])
+                _index_batch(ctx, [], [meta])
             else:
                 ingest_messages(ctx, turn_messages(meta), extract_facts=False)  # no-op if they were recorded
-                _index_batch(ctx, [turn_document(meta, _turn_counters(path))], [turn_index_row(meta)])
+                _index_batch(ctx, [turn_document(meta, _turn_counters(path))], [meta])
             ctx.catalog.record_event("turn_recovered", "turn", meta["turn_id"], {"user_id": user})
             recovered += 1
     return recovered

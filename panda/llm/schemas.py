@@ -94,6 +94,12 @@ class Compression(_Reply):
     text: Annotated[str, Field(max_length=2400)]
 
 
+class Summary(_Reply):
+    """NERVES: a session summary from its messages, or a thread summary from its session summaries."""
+
+    summary: Annotated[str, Field(min_length=1, max_length=1600)]
+
+
 class Entity(_Reply):
     type: Literal[V.ENTITY_TYPES]  # type: ignore[valid-type]
     value: Short

@@ -57,6 +57,11 @@ def schema_responder(request: ChatRequest) -> dict[str, Any]:
         return {"decision": "APPROVE", "quality": 0.8, "issues": "none", "goal_scores": [0.8]}
     if phase == "enrich":
         return scripted_enrichment(request.messages[-1]["content"])
+    if phase.startswith("summarize"):
+        content = request.messages[-1]["content"]
+        limit = int(f.get("Limit", "50 words").split()[0])
+        text = content.split("Text:", 1)[-1]
+        return {"summary": " ".join(text.split()[:limit])[:1500] or "nothing said"}
     if phase.startswith("compress"):
         limit = int(f.get("Limit", "50 words").split()[0])
         return {"text": " ".join(f.get("Text", "").split()[:limit])[:2400]}

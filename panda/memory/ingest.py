@@ -10,6 +10,7 @@ as failed, to be retried. Re-ingesting a file adds nothing: ids are derived from
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections import defaultdict
@@ -28,6 +29,7 @@ from panda.memory.facts import extract_statements
 from panda.memory.learned import Learned, from_statement, record
 from panda.memory.messages import MessageInput, assign_ids
 from panda.memory.sessions import ThreadState, sessionize
+from panda.memory.summaries import read_thread_summary
 from panda.memory.vocabulary import SENTIMENT_INTENSITY
 from panda.pipeline.state import PipelineContext
 
@@ -64,13 +66,48 @@ def catalog_session_id(transcript: SessionTranscript) -> str:
     return f"{transcript.user_id}:{transcript.session_id}"
 
 
+def transcript_rel_path(ctx: PipelineContext, transcript: SessionTranscript) -> str:
+    """Where a transcript lives: its thread folder, or archive/YYYY-MM/{user}/threads/{thread}/ once archived."""
+    if transcript.archived_month:
+        path = (ctx.vault.layout.home / "archive" / validate_name(transcript.archived_month, "month")
+                / validate_name(transcript.user_id, "user_id") / "threads" / validate_name(transcript.thread_id, "thread")
+                / transcript.file_name)
+        return ctx.vault.layout.relative(path)
+    return ctx.vault.layout.relative(thread_dir(ctx, transcript.user_id, transcript.thread_id) / transcript.file_name)
+
+
 def load_thread(ctx: PipelineContext, user_id: str, thread: str) -> dict[int, SessionTranscript]:
+    """Every session of a thread by number: active and compressed ones in the thread folder, archived ones."""
     folder = thread_dir(ctx, user_id, thread)
+    paths = sorted(folder.glob("session_*.md")) if folder.exists() else []
+    paths += sorted(ctx.vault.home.glob(f"archive/*/{validate_name(user_id, 'user_id')}/threads/{thread}/session_*.md"))
     out = {}
-    for path in sorted(folder.glob("session_*.md")) if folder.exists() else []:
+    for path in paths:
         transcript = SessionTranscript.parse(path.read_text(encoding="utf-8"))
         out[transcript.number] = transcript
     return out
+
+
+def summary_document_id(session_key: str) -> str:
+    """Stable id of a session's summary document. Example: summary_document_id('alice:chat-s0001') -> 'sum_…'."""
+    return "sum_" + hashlib.sha1(session_key.encode()).hexdigest()[:16]
+
+
+def summary_document(transcript: SessionTranscript, rel_path: str) -> Document:
+    """The searchable document of a session summary (its own id; counters kept through compression)."""
+    counters = transcript.summary_counters
+    types = ["summary", "session_summary"] + (["archived"] if transcript.stage == "archived" else [])
+    when = transcript.last_time or transcript.first_time or datetime.fromtimestamp(0, UTC)
+    return Document(
+        id=summary_document_id(catalog_session_id(transcript)), kind="session_summary",
+        title=f"Session {transcript.number} of {transcript.thread_id}", primary_topic="conversation.summary",
+        keywords=[transcript.thread_id], intent="conversational", content_types=types, scope="user", quality=0.6,
+        importance=0.15, owner_user=transcript.user_id, session_id=catalog_session_id(transcript), created_at=when,
+        reference_count=int(counters.get("reference_count", 0)), usage_count=int(counters.get("usage_count", 0)),
+        validation_count=int(counters.get("validation_count", 0)),
+        validation_success=int(counters.get("validation_success", 0)),
+        doc_path=f"{rel_path}#summary", body=transcript.summary or "",
+    )
 
 
 def vehemence(metadata: dict[str, Any]) -> float:
@@ -118,10 +155,12 @@ def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str
     tid = catalog_thread_id(transcript.user_id, transcript.thread_id)
     msgs = transcript.messages
     session = {"id": sid, "thread_id": tid, "user_id": transcript.user_id, "number": transcript.number,
-               "started_at": msgs[0].timestamp if msgs else None, "last_message_at": msgs[-1].timestamp if msgs else None,
-               "total_messages": len(msgs), "summary": transcript.summary,
+               "started_at": transcript.first_time, "last_message_at": transcript.last_time,
+               "total_messages": transcript.message_count, "summary": transcript.summary,
+               "summary_generated_at": transcript.summary_generated_at,
                "topics": sorted({t for m in msgs for t in m.metadata.get("topics", [])}),
-               "importance": max((vehemence(m.metadata) for m in msgs), default=0.15), "doc_path": rel_path}
+               "importance": max((vehemence(m.metadata) for m in msgs), default=0.15), "status": transcript.stage,
+               "doc_path": rel_path}
     rows = [{"id": m.id, "user_id": transcript.user_id, "thread_id": tid, "session_id": sid, "role": m.role,
              "author": m.author, "content": m.content, "created_at": m.timestamp,
              "metadata": {k: v for k, v in m.metadata.items() if k != "counters"},  # counters: documents table
@@ -131,18 +170,20 @@ def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str
 
 
 def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript],
-                      changed: set[str] | None = None) -> int:
+                      changed: set[str] | None = None, with_summaries: bool = False) -> int:
     """Upsert sessions, messages, threads and message documents of these transcripts in one transaction.
 
-    `changed` limits the (embedded) documents to those message ids; None re-indexes every message. A
-    message's indexed context is only the turns before it, so new or enriched messages never change
-    the documents of the others.
+    `changed` limits the (embedded) documents to those message ids; None re-indexes every message and
+    summary. A message's indexed context is only the turns before it, so new or enriched messages never
+    change the documents of the others. `with_summaries` re-indexes the session summary documents too.
     """
     conv = Conversations(ctx.catalog)
     docs: list[Document] = []
     sessions, messages, threads = [], [], set()
     for transcript in transcripts:
-        rel = ctx.vault.layout.relative(thread_dir(ctx, transcript.user_id, transcript.thread_id) / transcript.file_name)
+        rel = transcript_rel_path(ctx, transcript)
+        if transcript.summary and (changed is None or with_summaries):
+            docs.append(summary_document(transcript, rel))
         session, rows = catalog_rows(transcript, rel)
         sessions.append(session)
         messages += rows
@@ -160,6 +201,9 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
         ctx.catalog.upsert_documents(docs, vectors)
         for user_id, thread in sorted(threads):
             conv.refresh_thread(user_id, catalog_thread_id(user_id, thread), thread)
+            summary = read_thread_summary(ctx.vault.layout, user_id, thread)
+            if summary is not None:
+                conv.set_thread_summary(catalog_thread_id(user_id, thread), summary.text, summary.generated_at)
     return len(messages)
 
 
@@ -182,6 +226,9 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
     for (user_id, thread), items in groups.items():
         items.sort(key=lambda pair: pair[1].timestamp)  # stable: equal times keep input order
         transcripts = load_thread(ctx, user_id, thread)
+        compressed = {i for t in transcripts.values() for i in t.compressed_ids}
+        report.already_known += sum(1 for mid, _ in items if mid in compressed)
+        items = [(mid, m) for mid, m in items if mid not in compressed]  # aged into a summary: not new
         on_disk = {m.id: n for n, t in transcripts.items() for m in t.messages}
         recovered = {on_disk[mid] for mid, _ in items if mid in on_disk}
         report.recovered += sum(1 for mid, _ in items if mid in on_disk)

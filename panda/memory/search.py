@@ -211,9 +211,12 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
                                           rp.fuzzy_exact_max_len, memo),
         )
         expires = row["expires_at"]
+        score = scoring.combine(factors, rp)
+        if "archived" in (row["content_types"] or []):
+            score *= policy.retention.archived_score_factor
         results.append(SearchResult(
             id=row["id"], kind=row["kind"], title=row["title"] or "", primary_topic=row["primary_topic"] or "",
-            doc_path=row["doc_path"] or "", score=round(scoring.combine(factors, rp), 6),
+            doc_path=row["doc_path"] or "", score=round(score, 6),
             snippet=" ".join(text.split("\n", 1)[-1].split()[:60]), quality=float(row["quality"] or 0),
             scope=row["scope"] or "new",
             created_at=created, content_types=list(row["content_types"] or []),

@@ -25,7 +25,7 @@ from panda.catalog.conversations import Conversations
 from panda.documents.budgets import estimate_tokens
 from panda.llm.roles import MIND
 from panda.llm.schemas import GatherSynthesis
-from panda.memory.ingest import catalog_thread_id
+from panda.memory.ingest import catalog_thread_id, summary_document_id
 from panda.memory.search import SearchResult
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
@@ -66,15 +66,16 @@ def with_summaries(results: list[SearchResult], ctx: PipelineContext) -> list[Se
     """Replace historical messages by their session's summary when the session has one."""
     conv = Conversations(ctx.catalog)
     out: list[SearchResult] = []
-    summarised: set[str] = set()
+    summarised = {r.id for r in results if r.kind == "session_summary"}  # found by the search itself
     for r in results:
         row = ctx.catalog.get_document(r.id) if r.kind == "message" else None
         session = conv.session(row["session_id"]) if row and row.get("session_id") else None
         if session and session.get("summary"):
-            if session["id"] not in summarised:
-                summarised.add(session["id"])
-                out.append(SearchResult(id=r.id, kind="session_summary", title=f"summary of session {session['number']}",
-                                        primary_topic="conversation", doc_path=session["doc_path"], score=r.score,
+            if summary_document_id(session["id"]) not in summarised:
+                summarised.add(summary_document_id(session["id"]))
+                out.append(SearchResult(id=summary_document_id(session["id"]), kind="session_summary",
+                                        title=f"summary of session {session['number']}", primary_topic="conversation",
+                                        doc_path=f"{session['doc_path']}#summary", score=r.score,
                                         snippet=session["summary"], quality=0.6, scope="user",
                                         created_at=session["started_at"], content_types=["summary"]))
             continue
@@ -96,7 +97,7 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
     seen = {r.id for r in recent}
     found: list[SearchResult] = []
     if route == "cross_session":
-        found = ctx.memory.search(query, limit=limit, kinds=["message"], exclude_ids=seen,
+        found = ctx.memory.search(query, limit=limit, kinds=["message", "session_summary"], exclude_ids=seen,
                                   session_prefix=catalog_thread_id(state.user_id, thread_of(state)) + "-s",
                                   **common)  # type: ignore[arg-type]
     elif route == "cross_thread":

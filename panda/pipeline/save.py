@@ -176,7 +176,7 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
     used_ids = [] if probe else [r.id for r in state.used]
     with catalog.transaction():
         catalog.upsert_documents(searchable, list(vectors))
-        catalog.upsert_turn(turn_index_row(meta))
+        catalog.upsert_turn(turn_index_row(meta), used_ids)
         catalog.increment_counters(used_ids, "usage_count")
         catalog.increment_counters(used_ids, "validation_count", count_delta)
         catalog.increment_counters(used_ids, "validation_success", success_delta)

@@ -9,6 +9,7 @@ from panda.llm.openai_backend import OpenAIBackend
 from panda.llm.prompts import load_prompt
 from panda.llm.roles import sampling_for
 from panda.llm.schemas import (
+    Summary,
     Compression,
     GatherSynthesis,
     Plan,
@@ -68,7 +69,8 @@ def test_role_temperatures_and_prompts_render_strictly():
 
 def test_every_prompt_example_is_valid_against_its_schema():
     schemas = {"analyze": QueryAnalysis, "reflect": ReflectionDecision, "gather": GatherSynthesis, "plan": Plan,
-               "synthesize": Response, "validate": Validation, "compress": Compression}
+               "synthesize": Response, "validate": Validation, "compress": Compression,
+               "summarize": Summary}
     for name, schema in schemas.items():
         for _, reply in load_prompt(name).examples:
             schema.model_validate_json(reply)

@@ -1,0 +1,198 @@
+"""Catalog SQL for the scheduled jobs (panda/jobs/): archival, aging, promotion, calibration, deletion.
+
+Kept beside store.py so all SQL stays in panda/catalog/. The jobs decide what changes (pure rules in
+panda/jobs/rules.py) and write the vault first; these methods bring the derived catalog in line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from panda.catalog.store import DOC_COLUMNS, Catalog
+
+# Tables with a user_id column, in the order user deletion clears them.
+USER_TABLES = ("turn_uses", "turn_index", "messages", "sessions", "threads", "llm_calls", "retrieval_operations",
+               "source_extractions")
+
+
+class Maintenance:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.con = catalog.con
+
+    # ---- archival ------------------------------------------------------------------------------
+    def archive_turn(self, turn_id: str, summary_json: str, new_path: str) -> None:
+        """Mark a turn archived with its summary; point its document at the moved context.md."""
+        self.con.execute("UPDATE turn_index SET archived = TRUE, summary_json = ?, doc_path = ? WHERE id = ?",
+                         [summary_json, new_path, turn_id])
+        self.con.execute("UPDATE documents SET doc_path = ? WHERE id = ?", [new_path, turn_id])
+
+    def turn_row(self, turn_id: str) -> dict[str, Any] | None:
+        rows = self.catalog._dicts("SELECT * FROM turn_index WHERE id = ?", [turn_id])
+        return rows[0] if rows else None
+
+    # ---- aging and summarisation ---------------------------------------------------------------
+    def sessions(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM sessions" + (" WHERE user_id = ?" if user_id else "") + " ORDER BY user_id, thread_id, number"
+        return self.catalog._dicts(sql, [user_id] if user_id else [])
+
+    def message_documents_of_session(self, session_id: str) -> list[dict[str, Any]]:
+        return self.catalog._dicts(
+            "SELECT id, reference_count, usage_count FROM documents WHERE kind = 'message' AND session_id = ?",
+            [session_id])
+
+    def drop_session_messages(self, session_id: str) -> None:
+        """Remove a session's messages and their documents (they were replaced by its summary)."""
+        self.con.execute("""DELETE FROM postings WHERE doc_id IN
+                            (SELECT id FROM documents WHERE kind = 'message' AND session_id = ?)""", [session_id])
+        self.con.execute("DELETE FROM documents WHERE kind = 'message' AND session_id = ?", [session_id])
+        self.con.execute("DELETE FROM messages WHERE session_id = ?", [session_id])
+
+    def drop_session(self, session_id: str) -> None:
+        self.drop_session_messages(session_id)
+        self.con.execute("""DELETE FROM postings WHERE doc_id IN
+                            (SELECT id FROM documents WHERE kind = 'session_summary' AND session_id = ?)""", [session_id])
+        self.con.execute("DELETE FROM documents WHERE kind = 'session_summary' AND session_id = ?", [session_id])
+        self.con.execute("DELETE FROM sessions WHERE id = ?", [session_id])
+
+    def threads(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT * FROM threads" + (" WHERE user_id = ?" if user_id else "") + " ORDER BY user_id, id"
+        return self.catalog._dicts(sql, [user_id] if user_id else [])
+
+    # ---- promotion, expiry, calibration ----------------------------------------------------------
+    def standalone_documents(self) -> list[dict[str, Any]]:
+        """Documents that are whole files with their own frontmatter scope (memories and notes)."""
+        return self.catalog._dicts(
+            f"""SELECT {', '.join(DOC_COLUMNS)} FROM documents
+                WHERE NOT contains(doc_path, '#') AND kind NOT IN ('context', 'session_summary', 'thread_summary')
+                ORDER BY id""")
+
+    def all_documents(self) -> list[dict[str, Any]]:
+        return self.catalog._dicts(f"SELECT {', '.join(DOC_COLUMNS)}, freshness FROM documents ORDER BY id")
+
+    def validation_totals(self) -> dict[str, tuple[int, int]]:
+        """Per document: (turns that used it with APPROVE/RETRY/FAIL, of which APPROVE) from turn_uses."""
+        rows = self.con.execute("""
+            SELECT doc_id, count(*) FILTER (WHERE outcome IN ('APPROVE', 'RETRY', 'FAIL')),
+                   count(*) FILTER (WHERE outcome = 'APPROVE')
+            FROM turn_uses GROUP BY doc_id""").fetchall()
+        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+
+    def usage_totals(self) -> dict[str, int]:
+        rows = self.con.execute("SELECT doc_id, count(*) FROM turn_uses GROUP BY doc_id").fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    def set_counters(self, doc_id: str, counters: dict[str, int]) -> None:
+        allowed = ("usage_count", "validation_count", "validation_success", "reference_count")
+        sets = [f"{k} = ?" for k in counters if k in allowed]
+        if sets:
+            self.con.execute(f"UPDATE documents SET {', '.join(sets)} WHERE id = ?",
+                             [v for k, v in counters.items() if k in allowed] + [doc_id])
+
+    def set_freshness(self, values: list[tuple[str, float]]) -> None:
+        if values:
+            self.con.executemany("UPDATE documents SET freshness = ? WHERE id = ?", [[v, i] for i, v in values])
+
+    def record_extraction(self, domain: str, url: str | None, extraction_type: str, success: bool,
+                          confidence: float | None, user_id: str | None, at: datetime) -> None:
+        self.con.execute("INSERT INTO source_extractions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         [uuid.uuid4().hex, domain, url, extraction_type, success, confidence, user_id, at])
+
+    def extraction_rollup(self) -> list[dict[str, Any]]:
+        return self.catalog._dicts("""
+            SELECT domain, count(*) AS extractions, count(*) FILTER (WHERE success) AS successes,
+                   coalesce(avg(confidence) FILTER (WHERE success), 0.0) AS mean_confidence
+            FROM source_extractions GROUP BY domain ORDER BY domain""")
+
+    def source_reliability(self) -> dict[str, dict[str, Any]]:
+        return {r["domain"]: r for r in self.catalog._dicts("SELECT * FROM source_reliability")}
+
+    def upsert_reliability(self, row: dict[str, Any]) -> None:
+        self.con.execute("DELETE FROM source_reliability WHERE domain = ?", [row["domain"]])
+        self.con.execute("INSERT INTO source_reliability VALUES (?, ?, ?, ?, ?, ?)",
+                         [row["domain"], row["extractions"], row["successes"], row["mean_confidence"],
+                          row["reliability"], row["updated_at"]])
+
+    # ---- user deletion -------------------------------------------------------------------------
+    def user_row_counts(self, user_id: str) -> dict[str, int]:
+        counts = {t: int(self.con.execute(f"SELECT count(*) FROM {t} WHERE user_id = ?", [user_id]).fetchone()[0])  # type: ignore[index]
+                  for t in USER_TABLES}
+        counts["documents"] = int(self.con.execute("SELECT count(*) FROM documents WHERE owner_user = ?",  # type: ignore[index]
+                                                   [user_id]).fetchone()[0])
+        return counts
+
+    def export_user(self, user_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Every catalog row of one user, as JSON-able dicts (the deletion backup)."""
+        out = {t: self.catalog._dicts(f"SELECT * FROM {t} WHERE user_id = ?", [user_id]) for t in USER_TABLES}
+        out["documents"] = self.catalog._dicts(
+            f"SELECT {', '.join(DOC_COLUMNS)}, search_text FROM documents WHERE owner_user = ?", [user_id])
+        return out
+
+    def delete_user_rows(self, user_id: str, document_ids: list[str], event_ids: list[str]) -> None:
+        """Delete a user's rows everywhere, plus the listed documents (derived notes) and events."""
+        self.con.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM documents WHERE owner_user = ?)", [user_id])
+        self.con.execute("DELETE FROM documents WHERE owner_user = ?", [user_id])
+        if document_ids:
+            self.con.execute("DELETE FROM postings WHERE list_contains(?, doc_id)", [document_ids])
+            self.con.execute("DELETE FROM documents WHERE list_contains(?, id)", [document_ids])
+        for table in USER_TABLES:
+            self.con.execute(f"DELETE FROM {table} WHERE user_id = ?", [user_id])
+        if event_ids:
+            self.con.execute("DELETE FROM system_events WHERE list_contains(?, id)", [event_ids])
+
+    def events_mentioning(self, needles: list[str]) -> list[str]:
+        """Ids of system_events whose entity or data mentions any needle (user id, session or document ids)."""
+        if not needles:
+            return []
+        rows = self.con.execute("""
+            SELECT id FROM system_events
+            WHERE list_contains(?, entity_id) OR len(list_filter(?, n -> contains(data, n))) > 0""",
+            [needles, needles]).fetchall()
+        return [r[0] for r in rows]
+
+    def documents_mentioning(self, needles: list[str]) -> list[dict[str, Any]]:
+        """Documents (any owner) whose indexed text contains any needle."""
+        if not needles:
+            return []
+        return self.catalog._dicts(
+            f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE len(list_filter(?, n -> contains(search_text, n))) > 0",
+            [needles])
+
+    def record_deletion(self, subject_hash: str, at: datetime, backup_path: str, counts: dict[str, int]) -> None:
+        self.con.execute("INSERT INTO deletion_audit VALUES (?, ?, ?, ?, ?)",
+                         [uuid.uuid4().hex, subject_hash, at, backup_path, json.dumps(counts)])
+
+    def deletion_audit(self) -> list[dict[str, Any]]:
+        return self.catalog._dicts("SELECT * FROM deletion_audit ORDER BY executed_at")
+
+
+def compact_database(path: Path) -> None:
+    """Rewrite a closed DuckDB file into a fresh one, so deleted rows leave no bytes behind."""
+    fresh = path.with_name(path.name + ".compact")
+    if fresh.exists():
+        fresh.unlink()
+    con = duckdb.connect(str(fresh))
+    try:
+        con.execute(f"ATTACH '{path}' AS old (READ_ONLY)")
+        con.execute(f"COPY FROM DATABASE old TO {_current_db(con)}")
+        con.execute("DETACH old")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    os.replace(fresh, path)
+    wal = path.with_name(path.name + ".wal")
+    if wal.exists():
+        wal.unlink()
+
+
+def _current_db(con: duckdb.DuckDBPyConnection) -> str:
+    row = con.execute("SELECT current_database()").fetchone()
+    assert row is not None
+    return str(row[0])
