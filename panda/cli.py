@@ -263,6 +263,31 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_jobs(args: argparse.Namespace) -> int:
+    from datetime import UTC
+
+    from panda.jobs.registry import run_job
+    from panda.runtime import make_backend, open_home
+
+    settings = _settings(args)
+    ctx = open_home(settings)
+    options: dict[str, Any] = {}
+    if args.name == "delete-user":
+        if not args.user:
+            raise ConfigError("delete-user needs the user id: panda jobs delete-user USER --confirm")
+        options = {"user": args.user, "confirm": args.confirm}
+    try:
+        report = run_job(args.name, ctx, _now(args.now) or datetime.now(UTC), dry_run=args.dry_run,
+                         backend_factory=lambda: make_backend(settings), **options)
+    finally:
+        ctx.catalog.close()
+    if args.json:
+        print(json.dumps(report.as_dict(), ensure_ascii=False))
+    else:
+        print(report.markdown(limit=args.show))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="panda", description="Batch research-and-memory processor for AI assistants.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress at INFO level")
@@ -350,6 +375,23 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--base-url")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object with every metric")
     evaluate.set_defaults(func=cmd_eval)
+
+    from panda.jobs.registry import JOBS
+
+    jobs = sub.add_parser("jobs", help="run one maintenance job now (what the scheduled deployments run)",
+                          description="Jobs: " + ", ".join(JOBS) + ". Every job has --dry-run and --now.")
+    jobs.add_argument("name", choices=list(JOBS))
+    jobs.add_argument("user", nargs="?", help="delete-user: the user to delete")
+    home_arg(jobs)
+    jobs.add_argument("--now", help="the job's clock, ISO 8601 (default: now) - simulate months ahead")
+    jobs.add_argument("--dry-run", action="store_true", help="report exactly what would change; write nothing")
+    jobs.add_argument("--confirm", action="store_true", help="delete-user: required to actually delete")
+    jobs.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend for aging/summarisation")
+    jobs.add_argument("--model")
+    jobs.add_argument("--base-url")
+    jobs.add_argument("--show", type=int, default=50, help="changes listed in the printed summary (default 50)")
+    jobs.add_argument("--json", action="store_true", help="print the report as JSON (every change)")
+    jobs.set_defaults(func=cmd_jobs)
 
     reindex = sub.add_parser("reindex", help="rebuild the catalog from the vault")
     home_arg(reindex)

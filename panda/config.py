@@ -109,6 +109,13 @@ class ExpirationPolicy(_Strict):
     preference_confidence_90d: float = 0.5
 
 
+class PrivacyPolicy(_Strict):
+    """Seed 001 PII categories scrubbed from research queries and from knowledge promoted to global."""
+
+    pii_categories: tuple[str, ...] = ("names", "locations", "ages", "phones", "emails", "financial")
+    backup_dir: str | None = None  # user deletion backups; None: a '{home}.backups' folder beside the home
+
+
 class SessionPolicy(_Strict):
     gap_minutes: int = 30
 
@@ -166,6 +173,7 @@ class Policy(_Strict):
     retention: RetentionPolicy = Field(default_factory=RetentionPolicy)
     expiration: ExpirationPolicy = Field(default_factory=ExpirationPolicy)
     sessions: SessionPolicy = Field(default_factory=SessionPolicy)
+    privacy: PrivacyPolicy = Field(default_factory=PrivacyPolicy)
     context: ContextPolicy = Field(default_factory=ContextPolicy)
     llm: LLMPolicy = Field(default_factory=LLMPolicy)
     search: SearchPolicy = Field(default_factory=SearchPolicy)

@@ -54,3 +54,7 @@ class SectionRuleError(TerminalError):
 
 class BackendUnavailableError(TerminalError):
     """A backend's heavy dependency or model is missing; the message says how to install it."""
+
+
+class ConfirmationRequired(TerminalError):
+    """A destructive job (user deletion) was asked to run without explicit confirmation."""

@@ -78,11 +78,11 @@ class Maintenance:
         return self.catalog._dicts(f"SELECT {', '.join(DOC_COLUMNS)}, freshness FROM documents ORDER BY id")
 
     def validation_totals(self) -> dict[str, tuple[int, int]]:
-        """Per document: (turns that used it with APPROVE/RETRY/FAIL, of which APPROVE) from turn_uses."""
+        """Per document: (turns that used it with APPROVE/RETRY/FAIL, of which APPROVE and not rejected by the user)."""
         rows = self.con.execute("""
-            SELECT doc_id, count(*) FILTER (WHERE outcome IN ('APPROVE', 'RETRY', 'FAIL')),
-                   count(*) FILTER (WHERE outcome = 'APPROVE')
-            FROM turn_uses GROUP BY doc_id""").fetchall()
+            SELECT u.doc_id, count(*) FILTER (WHERE u.outcome IN ('APPROVE', 'RETRY', 'FAIL')),
+                   count(*) FILTER (WHERE u.outcome = 'APPROVE' AND coalesce(t.user_feedback_status, '') <> 'rejected')
+            FROM turn_uses u LEFT JOIN turn_index t ON t.id = u.turn_id GROUP BY u.doc_id""").fetchall()
         return {r[0]: (int(r[1]), int(r[2])) for r in rows}
 
     def usage_totals(self) -> dict[str, int]:

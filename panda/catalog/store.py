@@ -97,6 +97,19 @@ class Catalog:
         if not read_only:
             migrate(self.con)
 
+    def compact(self) -> None:
+        """Rewrite the database file so deleted rows leave no bytes behind (user deletion). In place:
+        objects holding this Catalog keep working; a connection obtained earlier via `.con` does not."""
+        if self.path is None:
+            return
+        from panda.catalog.maintenance import compact_database
+
+        self.con.execute("CHECKPOINT")
+        self.con.close()
+        compact_database(Path(self.path))
+        self.con = duckdb.connect(str(self.path))
+        self.con.execute("SET TimeZone = 'UTC'")
+
     def pending_migrations(self) -> list[str]:
         return pending(self.con)
 

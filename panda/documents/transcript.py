@@ -123,7 +123,8 @@ class SessionTranscript:
         title = f"# Session {self.number} · {self.thread_id} · {started.date().isoformat() if started else '-'}"
         parts = [title]
         if self.stage != "active":
-            parts.append(f"## Summary ({self.stage}, {len(self.compressed_ids)} messages)\n\n{escape(self.summary or '', _is_marker)}")
+            summary = escape(self.summary or "", _is_marker)
+            parts.append(f"## Summary ({self.stage}, {len(self.compressed_ids)} messages)\n\n{summary}")
         body = "\n\n".join([*parts, *(m.render() for m in self.messages)])
         return frontmatter.dumps(frontmatter.Post(body, **meta), sort_keys=False) + "\n"
 
@@ -137,9 +138,10 @@ class SessionTranscript:
                          summary=str(summary) if summary else None,
                          summary_generated_at=parse_time(m.get("summary_generated_at")),
                          stage=str(m.get("stage", "active")), compressed_at=parse_time(m.get("compressed_at")),
-                         compressed_ids=[str(i) for i in m.get("compressed_ids") or []],
-                         started_at=parse_time(m.get("started_at")), last_message_at=parse_time(m.get("last_message_at")),
-                         summary_counters={str(k): int(v) for k, v in (m.get("summary_counters") or {}).items()},
+                         compressed_ids=[str(i) for i in _list(m.get("compressed_ids"))],
+                         started_at=parse_time(m.get("started_at")) if m.get("stage") else None,
+                         last_message_at=parse_time(m.get("last_message_at")) if m.get("stage") else None,
+                         summary_counters={str(k): int(v) for k, v in _dict(m.get("summary_counters")).items()},
                          archived_month=str(m["archived_month"]) if m.get("archived_month") else None)
         current: TranscriptMessage | None = None
         lines: list[str] = []
@@ -172,3 +174,11 @@ class SessionTranscript:
                 lines.append(line)
         flush()
         return transcript
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}

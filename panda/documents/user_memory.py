@@ -41,6 +41,11 @@ class MemoryEntry:
     validation_count: int = 0
     validation_success: int = 0
     recorded_at: datetime | None = None
+    confirmed_at: datetime | None = None  # last time the entry was stated again (resets preference decay)
+
+    @property
+    def last_confirmed(self) -> datetime | None:
+        return self.confirmed_at or self.learned_at
 
     def render(self) -> str:
         meta = [f"id={self.id}", f"confidence={self.confidence:.2f}"]
@@ -52,6 +57,8 @@ class MemoryEntry:
             meta.append(f"invalid_at={iso(self.invalid_at)}")
         if self.recorded_at:
             meta.append(f"recorded_at={iso(self.recorded_at)}")
+        if self.confirmed_at:
+            meta.append(f"confirmed_at={iso(self.confirmed_at)}")
         if self.reference_count:
             meta.append(f"refs={self.reference_count}")
         if self.usage_count:
@@ -80,6 +87,7 @@ class MemoryEntry:
         entry.learned_at = parse_time(meta.get("learned_at"))
         entry.invalid_at = parse_time(meta.get("invalid_at"))
         entry.recorded_at = parse_time(meta.get("recorded_at"))
+        entry.confirmed_at = parse_time(meta.get("confirmed_at"))
         entry.reference_count = int(meta.get("refs", 0))
         entry.usage_count = int(meta.get("uses", 0))
         success, _, count = meta.get("validated", "0/0").partition("/")

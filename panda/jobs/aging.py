@@ -130,8 +130,9 @@ def _repair(job: JobRun, report: JobReport, handled: set[str]) -> None:
         if sid in handled or transcript.stage == "active":
             continue
         row = sessions.get(sid)
-        misplaced = ctx.vault.layout.relative(path) != transcript_rel_path(ctx, transcript)
-        if misplaced or row is None or row["status"] != transcript.stage or row["doc_path"] != transcript_rel_path(ctx, transcript):
+        rel = transcript_rel_path(ctx, transcript)
+        misplaced = ctx.vault.layout.relative(path) != rel
+        if misplaced or row is None or row["status"] != transcript.stage or row["doc_path"] != rel:
             stale.append((path, transcript))
             report.change("sessions_repaired", f"{sid}: catalog brought in line with its {transcript.stage} transcript")
     for sid, row in sessions.items():

@@ -108,6 +108,8 @@ def resolve(entries: list[MemoryEntry], new: MemoryEntry, attribute: str | None)
                 near_duplicate(existing.value, new.value):
             if existing.invalid_at is None or (new.learned_at and existing.learned_at and new.learned_at < existing.invalid_at):
                 existing.confidence = min(1.0, max(existing.confidence, new.confidence) + 0.05)
+                if new.learned_at and (existing.last_confirmed is None or new.learned_at > existing.last_confirmed):
+                    existing.confirmed_at = new.learned_at  # re-confirmed: preference decay starts again
                 return Resolution("duplicate", existing, [])
     invalidated: list[MemoryEntry] = []
     if attribute in SINGLE_VALUED_ATTRIBUTES:

@@ -9,13 +9,13 @@ from panda.llm.openai_backend import OpenAIBackend
 from panda.llm.prompts import load_prompt
 from panda.llm.roles import sampling_for
 from panda.llm.schemas import (
-    Summary,
     Compression,
     GatherSynthesis,
     Plan,
     QueryAnalysis,
     ReflectionDecision,
     Response,
+    Summary,
     Validation,
 )
 from panda.runtime import make_backend

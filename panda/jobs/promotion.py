@@ -1,0 +1,133 @@
+"""Scope promotion job (seed 000): new -> user -> global and back, and expiry of NEW documents.
+
+Applies to documents that are files of their own (memories saved by memory.save, knowledge notes):
+trust is the Laplace validation success rate, usage the number of turns that used the document,
+age the time since it was created; the thresholds (policy `scope`) are applied to a fixed point.
+- new -> user: the document stops expiring; user -> new: it gets a fresh 24 h TTL.
+- user -> global: the note moves to Knowledge/Facts/ without its owner, session or source turn, its
+  text scrubbed of PII (seed 001 categories, plus the user's id and the values of their name,
+  residence and employer facts); only a one-way origin tag remains, so deleting that user can still
+  find it. global -> user: the note goes back to its origin user; with no such user it is dropped.
+- a NEW document past its TTL (and not promoted now) expires: its file and catalog row are removed.
+The vault is written first (a moved note is written at its new place before the old file goes), then
+the catalog; a re-run after a kill repeats the same decision and converges.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from panda.catalog.maintenance import Maintenance
+from panda.documents.model import Document, utc
+from panda.jobs.common import JobReport, JobRun
+from panda.jobs.rules import new_document_expired, next_scope, origin_hash, trust
+from panda.pipeline.state import PipelineContext
+from panda.privacy.pii import scrub
+
+PRIVATE_FACT_KEYS = ("name", "residence", "employer", "email", "phone", "address")
+
+
+def user_private_terms(ctx: PipelineContext, user_id: str) -> list[str]:
+    """The user's id and the values of identifying facts (name, residence, employer, ...)."""
+    terms = [user_id]
+    for entry in ctx.vault.memory_file(user_id, "fact").entries:
+        key = (entry.key or "").split(" (")[0]
+        if key in PRIVATE_FACT_KEYS:
+            terms.append(entry.value)
+    return terms
+
+
+def _globalised(ctx: PipelineContext, doc: Document, now: datetime) -> Document:
+    user = doc.owner_user or ""
+    categories = ctx.policy.privacy.pii_categories
+    terms = user_private_terms(ctx, user) if user else []
+    body = scrub(doc.body, categories, terms).text
+    title = scrub(doc.title, categories, terms).text or " ".join(body.split()[:10])
+    keywords = [k for k in doc.keywords if scrub(k, categories, terms).text == k]
+    extra = {k: v for k, v in doc.extra.items() if k not in ("source", "tags")}
+    extra.update(origin=origin_hash(user) if user else None, promoted_at=now.isoformat())
+    return doc.model_copy(update={"scope": "global", "owner_user": None, "session_id": None, "turn_number": None,
+                                  "body": body, "title": title, "keywords": keywords, "expires_at": None,
+                                  "modified_at": now, "extra": extra})
+
+
+def _origin_user(ctx: PipelineContext, tag: str | None) -> str | None:
+    users = ctx.vault.home / "users"
+    for folder in sorted(users.iterdir()) if users.exists() else []:
+        if tag and origin_hash(folder.name) == tag:
+            return folder.name
+    return None
+
+
+def _move(ctx: PipelineContext, old: Document, new: Document) -> None:
+    """Write `new` at its own path, remove the old file if it moved, then re-index."""
+    old_path = old.doc_path
+    ctx.vault.write_document(new, ctx.vault.path_for(new))
+    if new.doc_path != old_path:
+        ctx.vault.layout.resolve_relative(old_path).unlink(missing_ok=True)
+    ctx.memory.index([new])
+
+
+def _remove(ctx: PipelineContext, doc_path: str, doc_id: str) -> None:
+    ctx.vault.layout.resolve_relative(doc_path).unlink(missing_ok=True)
+    ctx.catalog.delete_document(doc_id)
+
+
+def apply_scope(ctx: PipelineContext, doc: Document, target: str, now: datetime) -> str:
+    """Rewrite `doc` for its new scope; returns what happened ('promoted', 'demoted', 'dropped')."""
+    ttl = timedelta(hours=ctx.policy.scope.new_ttl_hours)
+    if target == "global":
+        _move(ctx, doc, _globalised(ctx, doc, now))
+        return "promoted"
+    if doc.scope == "global":  # back to the user it came from, if they still exist
+        owner = _origin_user(ctx, doc.extra.get("origin"))
+        if owner is None:
+            _remove(ctx, doc.doc_path, doc.id)
+            return "dropped"
+        extra = {k: v for k, v in doc.extra.items() if k not in ("origin", "promoted_at")}
+        doc = doc.model_copy(update={"owner_user": owner, "extra": extra})
+    expires = now + ttl if target == "new" else None
+    _move(ctx, doc, doc.model_copy(update={"scope": target, "expires_at": expires, "modified_at": now}))
+    return "promoted" if target == "user" and doc.scope == "new" else "demoted"
+
+
+def run(job: JobRun) -> JobReport:
+    ctx, now = job.ctx, job.now
+    report = JobReport("promotion", now, job.dry_run)
+    rows = Maintenance(ctx.catalog).standalone_documents()
+    for row in rows:
+        report.count("documents_checked")
+        scope = row["scope"] or "new"
+        created = utc(row["created_at"]) if row["created_at"] else datetime.fromtimestamp(0, UTC)
+        trust_value = trust(int(row["validation_success"]), int(row["validation_count"]))
+        usage = int(row["usage_count"])
+        target = next_scope(scope, trust_value, usage, now - created, ctx.policy.scope)
+        label = f"{row['id']} ({row['title'][:50]!r}, trust {trust_value:.2f}, usage {usage}, age {_age(now - created)})"
+        if target != scope:
+            report.change(f"{scope}_to_{target}", f"{label}: {scope} -> {target}")
+            if not job.dry_run:
+                _apply(ctx, row, target, now, report)
+            continue
+        expires = utc(row["expires_at"]) if row["expires_at"] else None
+        if new_document_expired(scope, expires, now):
+            report.change("new_expired", f"{label}: NEW past its TTL ({expires.isoformat() if expires else '-'}), removed")
+            if not job.dry_run:
+                _remove(ctx, row["doc_path"], row["id"])
+    return report.finish(ctx)
+
+
+def _apply(ctx: PipelineContext, row: dict[str, Any], target: str, now: datetime, report: JobReport) -> None:
+    try:
+        doc = ctx.vault.read_document(row["doc_path"])
+    except FileNotFoundError:
+        report.notes.append(f"{row['id']}: file {row['doc_path']} is missing; run `panda reindex`")
+        return
+    result = apply_scope(ctx, doc, target, now)
+    if result == "dropped":
+        report.notes.append(f"{row['id']}: demoted from global but its origin user is gone; dropped")
+
+
+def _age(delta: timedelta) -> str:
+    hours = delta.total_seconds() / 3600
+    return f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.1f} d"
