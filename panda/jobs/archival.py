@@ -32,6 +32,10 @@ def archived_dir(home: Path, meta: dict[str, Any]) -> Path:
         int(meta["turn_number"]))
 
 
+def move_folder(source: Path, target: Path) -> None:
+    os.replace(source, target)
+
+
 def _tool_log(context_path: Path) -> str:
     if not context_path.exists():
         return ""
@@ -62,7 +66,7 @@ def run(job: JobRun) -> JobReport:
                         doc_path=new_path)
             atomic_write_json(marker, meta)  # step 1: the folder says where it is going (crash: step 2 resumes)
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(folder, target)  # step 2: one rename moves context.md, research.md, metadata.json together
+        move_folder(folder, target)  # step 2: one rename moves context.md, research.md, metadata.json together
         _register(maintenance, ctx, meta)
     # Step 3 for folders a killed run moved before the catalog knew (and after a restore from backup).
     for marker in sorted(ctx.vault.home.glob(f"archive/*/*/turn_*/{COMPLETE_MARKER}")):

@@ -1,0 +1,37 @@
+"""Helpers for the job tests: run a job with the scripted backend, ingest dated messages and turns."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from panda.jobs.common import JobReport
+from panda.jobs.registry import run_job
+from panda.llm.scripted import ScriptedBackend
+from panda.llm.scripted_replies import schema_responder
+from panda.memory.ingest import ingest_messages
+from panda.memory.messages import MessageInput
+from panda.pipeline.scheduler import run_batch
+from panda.pipeline.turn_input import read_turns
+
+
+def job(ctx: Any, name: str, now: datetime, dry_run: bool = False, **options: Any) -> JobReport:
+    return run_job(name, ctx, now, dry_run=dry_run, backend_factory=lambda: ScriptedBackend(responder=schema_responder),
+                   **options)
+
+
+def say(ctx: Any, user: str, thread: str, when: datetime, *texts: str, gap_minutes: int = 5) -> None:
+    from datetime import timedelta
+
+    messages = [MessageInput(user, thread, when + timedelta(minutes=i * gap_minutes), "user" if i % 2 == 0 else "assistant",
+                             text, user if i % 2 == 0 else "panda") for i, text in enumerate(texts)]
+    ingest_messages(ctx, messages, recorded_at=when)
+
+
+def turns(ctx: Any, tmp_path: Path, lines: list[str], name: str = "t.jsonl") -> Any:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    parsed, errors = read_turns(path)
+    assert not errors
+    return run_batch(parsed, ctx, ScriptedBackend(responder=schema_responder))
