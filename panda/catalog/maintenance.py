@@ -153,7 +153,7 @@ class Maintenance:
             return []
         rows = self.con.execute("""
             SELECT id FROM system_events
-            WHERE list_contains(?, entity_id) OR len(list_filter(?, n -> contains(data, n))) > 0""",
+            WHERE list_contains(?, entity_id) OR len(list_filter(?, lambda n: contains(data, n))) > 0""",
             [needles, needles]).fetchall()
         return [r[0] for r in rows]
 
@@ -162,7 +162,7 @@ class Maintenance:
         if not needles:
             return []
         return self.catalog._dicts(
-            f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE len(list_filter(?, n -> contains(search_text, n))) > 0",
+            f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE len(list_filter(?, lambda n: contains(search_text, n))) > 0",
             [needles])
 
     def record_deletion(self, subject_hash: str, at: datetime, backup_path: str, counts: dict[str, int]) -> None:

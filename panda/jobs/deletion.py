@@ -84,7 +84,7 @@ def _backup(ctx: PipelineContext, user_id: str, files: list[Path], scrubbed: lis
     folder = backup_dir(ctx)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    target = folder / f"{user_id}-{stamp}.tar.gz"
+    target = folder / f"{origin_hash(user_id)}-{stamp}.tar.gz"  # named by the audit row's hash, not the user id
     with tarfile.open(target, "w:gz") as tar:
         for path in [*files, *scrubbed]:
             tar.add(path, arcname=ctx.vault.layout.relative(path) if path.exists() else path.name)
