@@ -10,7 +10,8 @@
 2. Freshness. Each document's content-type decay at the job's clock (time-sensitive types halve
    every 7 days, evergreen every 365) is stored in documents.freshness for analysis.
 3. Source reliability. Extraction logs (source_extractions) roll up per domain into source_reliability.
-Session and thread summaries are left out of 1: their counters carry those of compressed messages.
+Only documents some recorded turn used are recalibrated (counters imported with a document, or carried
+over by session summaries from compressed messages, have no turns to recompute them from).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ def run(job: JobRun) -> JobReport:
     freshness: list[tuple[str, float]] = []
     for row in maintenance.all_documents():
         report.count("documents_checked")
-        if row["kind"] not in SKIP_KINDS:
-            count, success = validations.get(row["id"], (0, 0))
+        if row["kind"] not in SKIP_KINDS and row["id"] in validations:
+            count, success = validations[row["id"]]
             target = {"usage_count": usage.get(row["id"], 0), "validation_count": count, "validation_success": success}
             deltas = {k: v - int(row[k] or 0) for k, v in target.items() if v != int(row[k] or 0)}
             if deltas:
