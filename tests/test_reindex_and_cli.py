@@ -108,3 +108,23 @@ def test_reindex_reproduces_every_score_after_mixed_validation_outcomes(ctx, tmp
     after = snapshot()
     assert [[r.id for r in rs] for rs in after] == [[r.id for r in rs] for rs in before]
     assert [r.score for rs in after for r in rs] == pytest.approx([r.score for rs in before for r in rs], abs=1e-4)
+
+
+def test_panda_jobs_from_the_command_line(tmp_path: Path, capsys, cli_embedder):
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "t.jsonl", LINES)
+    run_cli(capsys, "run", str(path), "--home", str(home), "--backend", "scripted", "--quiet")
+    code, out, _ = run_cli(capsys, "jobs", "archival", "--home", str(home), "--now", "2026-04-10T00:00:00Z",
+                           "--dry-run", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["dry_run"] and report["counts"]["turns_archived"] == 4
+    assert (home / "users" / "alice" / "turns" / "turn_000001").exists()  # a dry run writes nothing
+    code, out, _ = run_cli(capsys, "jobs", "archival", "--home", str(home), "--now", "2026-04-10T00:00:00Z")
+    assert code == 0 and "turns_archived: 4" in out and (home / "archive" / "2026-03" / "alice").exists()
+
+    code, _, err = run_cli(capsys, "jobs", "delete-user", "alice", "--home", str(home))
+    assert code == 2 and "--confirm" in err and (home / "archive" / "2026-03" / "alice").exists()
+    code, _, err = run_cli(capsys, "jobs", "archival", "--home", str(home), "--now", "next tuesday")
+    assert code == 2 and "ISO 8601" in err
+    code, out, _ = run_cli(capsys, "jobs", "delete-user", "alice", "--home", str(home), "--confirm", "--json")
+    assert code == 0 and json.loads(out)["changed"] > 0 and not (home / "archive" / "2026-03" / "alice").exists()
