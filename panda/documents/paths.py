@@ -89,6 +89,6 @@ class VaultLayout:
         for rel in (
             "users", "Knowledge/Research", "Knowledge/Products", "Knowledge/Facts", "Context/Turns",
             "Logs/Sessions", "Logs/Changes", "Meta/Indexes", "Meta/Templates", "Meta/Config",
-            "site_knowledge", "archive", "catalog",
+            "site_knowledge", "archive", "catalog", "Web",
         ):
             (self.home / rel).mkdir(parents=True, exist_ok=True)

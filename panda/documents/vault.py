@@ -160,7 +160,7 @@ class Vault:
 
     def iter_documents(self) -> Iterator[Document]:
         """Every free-standing document and memory entry in the vault (turns come from iter_turn_records)."""
-        patterns = ("users/*/memories/*.md", "Knowledge/**/*.md")
+        patterns = ("users/*/memories/*.md", "Knowledge/**/*.md", "Web/**/*.md")
         for pattern in patterns:
             for path in sorted(self.home.glob(pattern)):
                 doc = Document.from_markdown(path.read_text(encoding="utf-8"), doc_path=self.layout.relative(path))

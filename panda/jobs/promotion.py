@@ -24,24 +24,13 @@ from panda.jobs.common import JobReport, JobRun
 from panda.jobs.rules import new_document_expired, next_scope, origin_hash, trust
 from panda.pipeline.state import PipelineContext
 from panda.privacy.pii import scrub
-
-PRIVATE_FACT_KEYS = ("name", "residence", "employer", "email", "phone", "address")
-
-
-def user_private_terms(ctx: PipelineContext, user_id: str) -> list[str]:
-    """The user's id and the values of identifying facts (name, residence, employer, ...)."""
-    terms = [user_id]
-    for entry in ctx.vault.memory_file(user_id, "fact").entries:
-        key = (entry.key or "").split(" (")[0]
-        if key in PRIVATE_FACT_KEYS:
-            terms.append(entry.value)
-    return terms
+from panda.privacy.terms import user_private_terms
 
 
 def _globalised(ctx: PipelineContext, doc: Document, now: datetime) -> Document:
     user = doc.owner_user or ""
     categories = ctx.policy.privacy.pii_categories
-    terms = user_private_terms(ctx, user) if user else []
+    terms = user_private_terms(ctx.vault, user) if user else []
     body = scrub(doc.body, categories, terms).text
     title = scrub(doc.title, categories, terms).text or " ".join(body.split()[:10])
     keywords = [k for k in doc.keywords if scrub(k, categories, terms).text == k]
