@@ -288,6 +288,44 @@ def cmd_jobs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_research(args: argparse.Namespace) -> int:
+    from datetime import UTC
+
+    from panda.runtime import open_home
+
+    ctx = open_home(_settings(args))
+    now = _now(args.now) or datetime.now(UTC)
+    try:
+        if args.action == "ingest":
+            from panda.research.corpus import ingest_corpus
+
+            folder = Path(args.target)
+            if not folder.is_dir():
+                raise MissingInputError(f"{folder} is not a folder of saved HTML pages")
+            report = ingest_corpus(ctx, folder, now)
+            for skipped in report.skipped:
+                print(f"{skipped['file']}: skipped: {skipped['reason']}", file=sys.stderr)
+            if args.json:
+                print(json.dumps(report.as_dict()))
+            else:
+                print(f"{report.pages} pages: {report.indexed} indexed, {report.unchanged} unchanged, "
+                      f"{len(report.skipped)} skipped; languages {dict(report.languages)}; {report.seconds} s")
+            return 0
+        from panda.research.search import research_search
+
+        found = research_search(ctx, args.target, args.user, now, limit=args.limit)
+        if args.json:
+            print(json.dumps({"query_sent": found.query_sent, "removed": found.removed,
+                              "results": [r.as_dict() for r in found.results]}, default=str))
+        else:
+            print(f"query sent: {found.query_sent!r}" + (f" (removed {found.removed})" if found.removed else ""))
+            for rank, r in enumerate(found.results, 1):
+                print(f"{rank:>2}. {r.score:.3f}  {r.title[:80]}  {r.doc_path}")
+        return 0
+    finally:
+        ctx.catalog.close()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="panda", description="Batch research-and-memory processor for AI assistants.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress at INFO level")
@@ -392,6 +430,16 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("--show", type=int, default=50, help="changes listed in the printed summary (default 50)")
     jobs.add_argument("--json", action="store_true", help="print the report as JSON (every change)")
     jobs.set_defaults(func=cmd_jobs)
+
+    research = sub.add_parser("research", help="the web corpus: ingest saved HTML pages, research.search over them")
+    research.add_argument("action", choices=["ingest", "search"])
+    research.add_argument("target", help="ingest: a folder of *.html pages; search: the query")
+    home_arg(research)
+    research.add_argument("--user", help="search: whose identifying facts are scrubbed from the query too")
+    research.add_argument("--limit", type=int, default=5)
+    research.add_argument("--now", help="the clock, ISO 8601 (default: now)")
+    research.add_argument("--json", action="store_true")
+    research.set_defaults(func=cmd_research)
 
     reindex = sub.add_parser("reindex", help="rebuild the catalog from the vault")
     home_arg(reindex)

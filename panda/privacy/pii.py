@@ -22,6 +22,7 @@ CATEGORIES = ("names", "locations", "ages", "phones", "emails", "financial")
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![\w$])(?:\+?\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{2,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?(?![\w%])")
+_PHONE_INTL = re.compile(r"(?<![\w$])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6}(?![\w%])")
 _CARD = re.compile(r"\b(?:\d[ -]?){13,19}\b")
 _SSN = re.compile(r"\b\d{3}-\d{2}-\d{4}\b")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")
@@ -83,7 +84,7 @@ def scrub(text: str, categories: tuple[str, ...] | list[str] = CATEGORIES,
         patterns += [("financial", _MONEY_PERSONAL), ("financial", _IBAN), ("financial", _SSN),
                      ("financial", _ACCOUNT), ("financial", _CARD)]
     if "phones" in enabled:
-        patterns.append(("phones", _PHONE))
+        patterns += [("phones", _PHONE_INTL), ("phones", _PHONE)]
     for category, pattern in patterns:
         out, n = pattern.subn(_MARK, out)
         if n:

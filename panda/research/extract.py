@@ -32,6 +32,7 @@ _BOILERPLATE = re.compile(
     re.I,
 )
 MAX_BOILERPLATE_WORDS = 60
+MIN_WORDS = 15  # less main text than this is a navigation stub or an error page, not content
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,8 @@ def extract_page(raw: bytes, url: str | None = None) -> ExtractedPage:
     text = markdown_to_text(cleaned)
     if not text:
         raise ExtractionError("only boilerplate found")
+    if len(text.split()) < MIN_WORDS:
+        raise ExtractionError(f"main text too short ({len(text.split())} words)")
     page_url = url or (meta.url if meta is not None else None) or ""
     published = parse_time(meta.date) if meta is not None and meta.date else None
     return ExtractedPage(
