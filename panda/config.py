@@ -116,6 +116,14 @@ class PrivacyPolicy(_Strict):
     backup_dir: str | None = None  # user deletion backups; None: a '{home}.backups' folder beside the home
 
 
+class ResearchPolicy(_Strict):
+    """research.search over the web corpus: pages read per search, words of a page shown to Page Intelligence."""
+
+    pages_per_search: int = 3
+    page_words: int = 450
+    live_fetch: bool = False  # Panda runs where there is no live web: the corpus is the web
+
+
 class SessionPolicy(_Strict):
     gap_minutes: int = 30
 
@@ -174,6 +182,7 @@ class Policy(_Strict):
     expiration: ExpirationPolicy = Field(default_factory=ExpirationPolicy)
     sessions: SessionPolicy = Field(default_factory=SessionPolicy)
     privacy: PrivacyPolicy = Field(default_factory=PrivacyPolicy)
+    research: ResearchPolicy = Field(default_factory=ResearchPolicy)
     context: ContextPolicy = Field(default_factory=ContextPolicy)
     llm: LLMPolicy = Field(default_factory=LLMPolicy)
     search: SearchPolicy = Field(default_factory=SearchPolicy)

@@ -71,7 +71,8 @@ class Maintenance:
         """Documents that are whole files with their own frontmatter scope (memories and notes)."""
         return self.catalog._dicts(
             f"""SELECT {', '.join(DOC_COLUMNS)} FROM documents
-                WHERE NOT contains(doc_path, '#') AND kind NOT IN ('context', 'session_summary', 'thread_summary')
+                WHERE NOT contains(doc_path, '#')
+                  AND kind NOT IN ('context', 'session_summary', 'thread_summary', 'research', 'webpage', 'note')
                 ORDER BY id""")
 
     def all_documents(self) -> list[dict[str, Any]]:

@@ -75,8 +75,8 @@ class SearchFilters:
             clauses.append("d.quality >= ?")
             params.append(self.min_quality)
         now = self.now or datetime.now(UTC)
-        if not self.include_expired:
-            clauses.append("(d.expires_at IS NULL OR d.expires_at > ?)")
+        if not self.include_expired:  # knowledge notes are returned expired too, marked "may be outdated" (seed 003)
+            clauses.append("(d.expires_at IS NULL OR d.expires_at > ? OR d.kind = 'note')")
             params.append(now)
         if not self.include_invalid:
             clauses.append("(d.invalid_at IS NULL OR d.invalid_at > ?)")
@@ -179,6 +179,12 @@ class Catalog:
     def delete_document(self, doc_id: str) -> None:
         self.con.execute("DELETE FROM postings WHERE doc_id = ?", [doc_id])
         self.con.execute("DELETE FROM documents WHERE id = ?", [doc_id])
+
+    def current_documents(self, kind: str, owner_user: str, primary_topic: str) -> list[dict[str, Any]]:
+        """Documents of a kind, owner and topic that nothing has invalidated (e.g. research to supersede)."""
+        return self._dicts(f"""SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE kind = ? AND owner_user = ?
+                               AND primary_topic = ? AND invalid_at IS NULL ORDER BY created_at""",
+                           [kind, owner_user, primary_topic])
 
     def get_document(self, doc_id: str) -> dict[str, Any] | None:
         rows = self._dicts(f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE id = ?", [doc_id])

@@ -41,6 +41,14 @@ def _turn_counters(context_path: Path) -> dict[str, Any]:
     return dict(frontmatter.loads(context_path.read_text(encoding="utf-8")).metadata)
 
 
+def research_document_of(ctx: PipelineContext, context_path: Path) -> Document | None:
+    """The research document a turn folder holds (research.md), if any."""
+    path = context_path.parent / "research.md"
+    if not path.exists():
+        return None
+    return Document.from_markdown(path.read_text(encoding="utf-8"), doc_path=ctx.vault.layout.relative(path))
+
+
 def _index_batch(ctx: PipelineContext, docs: list[Document], metas: list[dict[str, Any]]) -> None:
     vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
     with ctx.catalog.transaction():
@@ -65,6 +73,7 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
     for start in range(0, len(turns), BATCH):
         chunk = turns[start:start + BATCH]
         docs = [turn_document(meta, _turn_counters(path)) for meta, path in chunk if not meta.get("probe")]
+        docs += [d for _, path in chunk if (d := research_document_of(ctx, path)) is not None]
         _index_batch(ctx, docs, [meta for meta, _ in chunk])
     transcripts = list(ctx.vault.iter_transcripts())
     for start in range(0, len(transcripts), 16):
@@ -91,7 +100,9 @@ def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
                 _index_batch(ctx, [], [meta])
             else:
                 ingest_messages(ctx, turn_messages(meta), extract_facts=False)  # no-op if they were recorded
-                _index_batch(ctx, [turn_document(meta, _turn_counters(path))], [meta])
+                research = research_document_of(ctx, path)
+                docs = [turn_document(meta, _turn_counters(path))] + ([research] if research is not None else [])
+                _index_batch(ctx, docs, [meta])
             ctx.catalog.record_event("turn_recovered", "turn", meta["turn_id"], {"user_id": user})
             recovered += 1
     return recovered

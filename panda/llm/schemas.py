@@ -54,7 +54,7 @@ class GatherSynthesis(_Reply):
 
 
 class ToolRequest(_Reply):
-    tool: Literal["memory.search", "memory.save", "memory.retrieve"]
+    tool: Literal["memory.search", "memory.save", "memory.retrieve", "research.search"]
     argument: Line
     topic: Topic = "general"
 
@@ -98,6 +98,22 @@ class Summary(_Reply):
     """NERVES: a session summary from its messages, or a thread summary from its session summaries."""
 
     summary: Annotated[str, Field(min_length=1, max_length=1600)]
+
+
+class ProductFinding(_Reply):
+    name: Short
+    price: Annotated[str, Field(max_length=40)] = ""
+    vendor: Annotated[str, Field(max_length=60)] = ""
+    specs: list[Short] = Field(default_factory=list, max_length=4)
+
+
+class PageFindings(_Reply):
+    """Page Intelligence (MIND): what one web page says that bears on the research question."""
+
+    summary: Annotated[str, Field(min_length=1, max_length=600)]
+    answerable_questions: list[Line] = Field(default_factory=list, max_length=3)
+    claims: list[Line] = Field(default_factory=list, max_length=4)
+    products: list[ProductFinding] = Field(default_factory=list, max_length=4)
 
 
 class Entity(_Reply):

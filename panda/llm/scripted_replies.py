@@ -18,6 +18,8 @@ _TOPIC_WORDS = {"location": ("live", "moved", "city", "town"), "work": ("job", "
                 "pets": ("dog", "cat", "hamster", "pet"), "hobbies": ("painting", "hiking", "pottery", "music"),
                 "family": ("kids", "mom", "dad", "sister", "brother", "family")}
 
+RESEARCH_CUES = ("best", "buy", "price", "review", "recipe", "how do i", "how to", "compare", "recommend")
+_PRICE = re.compile(r"[$£€]\s?\d[\d,]*(?:\.\d\d)?")
 _LINE = re.compile(r"^(Message|Context|Text|Limit|Resolved): ?(.*)$", re.M)
 
 
@@ -48,9 +50,13 @@ def schema_responder(request: ChatRequest) -> dict[str, Any]:
     if phase == "plan":
         searched = "memory.search" in request.messages[-1]["content"].split("Tool results so far:")[-1]
         requests = [] if searched else [{"tool": "memory.search", "argument": message[:150] or "memory", "topic": topic}]
+        if not searched and any(cue in message.lower() for cue in RESEARCH_CUES):
+            requests.append({"tool": "research.search", "argument": message[:150], "topic": topic})
         return {"goals": [{"id": "G1", "description": f"answer: {message[:150]}"}],
                 "todo": ["search memory", "answer"], "tool_requests": requests,
                 "route": "synthesize" if searched else "execute"}
+    if phase == "page_intelligence":
+        return scripted_findings(request.messages[-1]["content"])
     if phase == "synthesize":
         return {"answer": f"From memory: {f.get('Context', '')[:400] or 'I do not know.'}"}
     if phase == "validate":
@@ -82,3 +88,17 @@ def scripted_enrichment(prompt: str) -> dict[str, Any]:
             "sentiment": "positive" if any(w in lower for w in ("love", "great", "happy")) else "neutral",
             "is_actionable": "?" in text, "contains_decision": False, "contains_preference": bool(stated),
             "should_summarize": True, "confidence": "medium", "stated": stated}
+
+
+def scripted_findings(prompt: str) -> dict[str, Any]:
+    """Page Intelligence from the page text: first sentences as claims, a price if one is quoted."""
+    title = re.search(r"^Page: (.*?) \((.*)\)$", prompt, re.M)
+    text = prompt.split("Text:", 1)[-1].strip()
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.split()) >= 5][:3]
+    price = _PRICE.search(text)
+    products: list[dict[str, Any]] = []
+    if price and title:
+        products.append({"name": title.group(1)[:70], "price": price.group(0), "vendor": title.group(2)[:50], "specs": []})
+    return {"summary": " ".join(text.split()[:40])[:590] or "empty page",
+            "answerable_questions": [f"What does {title.group(1)[:60]} say?"] if title else [],
+            "claims": [s[:195] for s in sentences[:2]], "products": products}

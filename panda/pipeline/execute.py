@@ -1,19 +1,27 @@
-"""Phase execute (§4): run the planner's tool requests — memory.search, memory.save, memory.retrieve.
+"""Phase execute (§4): run the planner's tool requests — memory.search, memory.save, memory.retrieve,
+research.search.
 
-Tools are deterministic library calls, so this phase needs no LLM of its own: the MIND planner
-decides, the tools run, results accumulate in §4 and in toolresults.md. memory.save only stages
+Memory tools are deterministic library calls: the MIND planner decides, the tools run, results
+accumulate in §4 and in toolresults.md. research.search scrubs PII from its query, finds pages in the
+web corpus, reuses fresh webpage-cache entries of earlier turns and sends every other page to Page
+Intelligence (MIND, one batch), writing this turn's webpage_cache/. memory.save only stages
 the document; the save phase writes it with the rest of the turn, so a crashed turn leaves nothing
 half-saved. Staged ids are derived from the input, so a resumed turn saves the same ids again.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from panda.llm.schemas import ToolRequest
+from panda.llm.roles import MIND
+from panda.llm.schemas import PageFindings, ToolRequest
 from panda.memory.text import tokenize
 from panda.pipeline.gather import relative_link
-from panda.pipeline.state import PipelineContext, TurnState
+from panda.pipeline.llm_step import ask_batch
+from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.research.extract import markdown_to_text
 
 
 def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> dict[str, Any]:
@@ -54,9 +62,75 @@ def format_entry(state: TurnState, ctx: PipelineContext, entry: dict[str, Any]) 
     return "\n".join(lines)
 
 
-def run(state: TurnState, ctx: PipelineContext, requests: list[ToolRequest], iteration: int) -> str:
+@dataclass
+class _Page:
+    url: str
+    title: str
+    domain: str
+    doc_id: str
+    doc_path: str
+    markdown: str
+    cached: Path | None
+
+
+def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> Step[dict[str, Any]]:
+    """research.search: PII-scrubbed query -> pages -> cache-first visit -> Page Intelligence (one batch)."""
+    from panda.catalog.maintenance import Maintenance
+    from panda.research import cache
+    from panda.research.search import research_search
+
+    now = state.input.timestamp
+    found = research_search(ctx, request.argument, state.user_id, now, limit=ctx.policy.research.pages_per_search,
+                            turn_id=state.turn_id)
+    entry: dict[str, Any] = {"tool": request.tool, "argument": found.query_sent, "topic": request.topic,
+                             "pii_removed": found.removed, "results": []}
+    pages = []
+    for result in found.results:
+        doc = ctx.vault.read_document(result.doc_path)
+        url = (doc.source_urls or [f"file:{doc.id}"])[0]
+        cached = cache.find_cached(ctx.vault, state.user_id, url, now, ctx.policy, exclude=state.turn_path)
+        pages.append(_Page(url, doc.title, str(doc.extra.get("domain") or "local"), doc.id, result.doc_path, doc.body,
+                           cached))
+    to_read = [p for p in pages if p.cached is None]
+    words = ctx.policy.research.page_words
+    findings = yield from ask_batch(state, ctx, phase="page_intelligence", role=MIND, prompt="page_intelligence",
+                                    schema=PageFindings, variables=[
+                                        {"question": state.resolved_query, "title": p.title, "domain": p.domain,
+                                         "text": " ".join(markdown_to_text(p.markdown).split()[:words])}
+                                        for p in to_read])
+    parsed = dict(zip([p.url for p in to_read], findings, strict=True))
+    log = Maintenance(ctx.catalog)
+    for page in pages:
+        if page.cached is not None:
+            folder = cache.reuse_entry(state.turn_path, page.cached, ctx.vault)
+        else:
+            reply = parsed[page.url]
+            data = reply.model_dump() if reply is not None else None
+            folder = cache.write_entry(state.turn_path, page.url, page.title, page.domain, page.markdown, data, now,
+                                       {"id": page.doc_id, "doc_path": page.doc_path},
+                                       state.prompt_versions.get("page_intelligence"))
+            log.record_extraction(page.domain, page.url, "page_intelligence", reply is not None,
+                                  0.8 if reply is not None else 0.0, None, now)
+        manifest = cache.read_manifest(folder)
+        state.research.append({"url": page.url, "title": page.title, "domain": page.domain, "doc_id": page.doc_id,
+                               "cache": ctx.vault.layout.relative(folder), "reused": page.cached is not None,
+                               "manifest": manifest, "extracted": cache.read_extracted(folder),
+                               "query_sent": found.query_sent, "topic": request.topic})
+        entry["results"].append({"id": page.doc_id, "kind": "webpage", "title": page.title, "doc_path": page.doc_path,
+                                 "snippet": manifest.get("summary", "")})
+    reused = sum(1 for p in pages if p.cached is not None)
+    entry["summary"] = f"{len(pages)} page(s), {reused} from the webpage cache"
+    return entry
+
+
+def run(state: TurnState, ctx: PipelineContext, requests: list[ToolRequest], iteration: int) -> Step[str]:
     """Execute one iteration's requests; append them to §4 and return the text written."""
-    entries = [run_tool(state, ctx, request) for request in requests]
+    entries = []
+    for request in requests:
+        if request.tool == "research.search":
+            entries.append((yield from run_research(state, ctx, request)))
+        else:
+            entries.append(run_tool(state, ctx, request))
     for entry in entries:
         entry["iteration"] = iteration
         entry["attempt"] = state.doc.attempt

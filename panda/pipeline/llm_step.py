@@ -74,6 +74,44 @@ def ask(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, prompt
     raise LLMReplyError(f"{state.label} failed {phase}: the {role} reply did not parse after {tries} tries: {last_error}")
 
 
+def ask_batch(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, prompt: str, schema: type[M],
+              variables: list[dict[str, object]], max_tokens: int | None = None) -> Step[list[M | None]]:
+    """Several independent requests of one phase in one yield (one batch); None where a reply did not parse.
+
+    Used where one failure must not fail the turn (Page Intelligence on several pages)."""
+    if not variables:
+        return []
+    template = load_prompt(prompt)
+    base = sampling_for(role, ctx.policy.llm, max_tokens)
+    state.prompt_versions[phase] = template.id
+    requests = [ChatRequest(role=role, messages=template.render(**v), schema=schema.model_json_schema(), phase=phase,
+                            sampling=Sampling(base.temperature, base.max_tokens, seed=_seed(state, f"{phase}{i}", 0)),
+                            prompt_version=template.id, user_id=state.user_id, session_id=state.input.session_id,
+                            turn_id=state.turn_id) for i, v in enumerate(variables)]
+    started = datetime.now(UTC)
+    results: list[ChatResult] = yield requests
+    out: list[M | None] = []
+    for result in results:
+        parsed, status, error = None, "ok", None
+        if result.error:
+            status, error = "error", result.error
+        else:
+            try:
+                parsed = schema.model_validate_json(result.text)
+            except ValidationError as exc:
+                status, error = "parse_error", str(exc.errors()[0]["msg"])
+        record = {"user_id": state.user_id, "session_id": state.input.session_id, "turn_id": state.turn_id,
+                  "phase": phase, "role": role, "model": result.model or ctx.model_for(role),
+                  "prompt_version": template.id, "prompt_tokens": result.prompt_tokens,
+                  "completion_tokens": result.completion_tokens, "latency_ms": result.latency_ms,
+                  "batch_size": result.extra.get("batch_size", 1), "started_at": started, "status": status,
+                  "error_message": error}
+        state.call_records.append(record)
+        state.calls.append(record)
+        out.append(parsed)
+    return out
+
+
 def fit_section(state: TurnState, ctx: PipelineContext, key: str, text: str) -> Step[str]:
     """Return `text` within the section's word budget, compressing with NERVES when it overflows."""
     limit = section_budget(key, ctx.policy.context)

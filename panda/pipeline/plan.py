@@ -50,7 +50,7 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     for iteration in range(1, max_iterations + 1):
         if plan.route == "synthesize" or not plan.tool_requests:
             break
-        execute.run(state, ctx, plan.tool_requests, iteration)
+        yield from execute.run(state, ctx, plan.tool_requests, iteration)
         if iteration == max_iterations:
             state.doc.write("4", f"_Planner loop stopped at its bound of {max_iterations} iterations._")
             break

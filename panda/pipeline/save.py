@@ -139,6 +139,60 @@ def record_feedback(state: TurnState, ctx: PipelineContext) -> str | None:
     return str(previous["turn_id"])
 
 
+def research_outputs(state: TurnState, ctx: PipelineContext) -> tuple[dict[str, Any], Document] | None:
+    """research.json data and the research document of this turn (None when no research ran)."""
+    from panda.catalog.maintenance import Maintenance
+    from panda.research.documents import quality, research_document, research_id, research_json
+
+    if not state.research:
+        return None
+    a = state.analysis
+    topic = a.topic if a else "general"
+    reliability = {d: float(r["reliability"]) for d, r in Maintenance(ctx.catalog).source_reliability().items()}
+    doc_id = research_id(state.input.input_key)
+    previous = [r["id"] for r in ctx.catalog.current_documents("research", state.user_id, topic) if r["id"] != doc_id]
+    data = research_json(state.turn_id, state.query, topic, a.intent if a else "informational", state.research,
+                         quality(state.research, reliability), state.input.timestamp, previous[-1] if previous else None)
+    doc = research_document(data, state.user_id, state.input.session_id, state.turn_number, doc_id,
+                            ctx.policy.expiration.research_days, list(a.keywords) if a else [])
+    doc.doc_path = ctx.vault.layout.relative(state.turn_path / "research.md")
+    return data, doc
+
+
+def supersede(ctx: PipelineContext, new: Document, when: datetime) -> list[Document]:
+    """Mark the user's earlier research on the same topic superseded (invalid from now); files kept."""
+    out = []
+    for row in ctx.catalog.current_documents("research", new.owner_user or "", new.primary_topic):
+        if row["id"] == new.id:
+            continue
+        old = ctx.vault.read_document(row["doc_path"])
+        old.invalid_at = when
+        old.extra["superseded_by"] = new.id
+        ctx.vault.write_document(old, ctx.vault.layout.resolve_relative(row["doc_path"]))
+        out.append(old)
+    return out
+
+
+def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any]) -> list[str]:
+    """Knowledge notes, Meta indexes and the change log for this turn's research (seed 003 write protocol)."""
+    from pathlib import Path
+
+    from panda.research.knowledge import log_changes, product_notes, rebuild_indexes, research_note
+
+    when = state.input.timestamp
+    context_path = state.turn_path / "context.md"
+    names = [p["name"] for page in data["pages"] for p in page["products"] if p.get("name")]
+    note = research_note(ctx.vault, ctx.policy, data, context_path, when, names)
+    changes = [note, *product_notes(ctx.vault, ctx.policy, data, Path(note.path).stem, when, context_path)]
+    rebuild_indexes(ctx.vault, when)
+    log_changes(ctx.vault, changes, state.turn_id, ctx.vault.layout.relative(state.turn_path), when)
+    return [c.path for c in changes]
+
+
+def knowledge_documents(ctx: PipelineContext, meta: dict[str, Any]) -> list[Document]:
+    return [ctx.vault.read_document(path) for path in (meta.get("research") or {}).get("notes", [])]
+
+
 def run(state: TurnState, ctx: PipelineContext) -> None:
     vault, memory, catalog = ctx.vault, ctx.memory, ctx.catalog
     rejected = record_feedback(state, ctx)
@@ -158,7 +212,18 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
             new_docs.append(vault.write_document(doc))
         new_docs += record(vault, state.user_id, learned_items(state), state.input.timestamp)
 
+    research = None if probe else research_outputs(state, ctx)
+    research_files: dict[str, str | dict[str, Any]] = {}
+    superseded: list[Document] = []
+    if research is not None:
+        data, research_doc = research
+        meta["research"] = {"doc_id": research_doc.id, "pages": len(data["pages"]),
+                            "notes": write_knowledge(state, ctx, data)}
+        superseded = supersede(ctx, research_doc, state.input.timestamp)
+        research_files = {"research.md": research_doc.to_markdown(), "research.json": data}
+        new_docs.append(research_doc)
     vault.write_turn_files(state.turn_path, {
+        **research_files,
         "context.md": state.doc.render(),
         "query_analysis.json": {**(state.analysis.model_dump() if state.analysis else {}),
                                 "original_query": state.query, "prompt": state.prompt_versions.get("analyze")},
@@ -170,7 +235,7 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
 
     if not probe:
         ingest_messages(ctx, turn_messages(meta), recorded_at=state.input.timestamp, extract_facts=False)
-    searchable = new_docs if probe else [*new_docs, turn_doc]
+    searchable = new_docs if probe else [*new_docs, *superseded, turn_doc, *knowledge_documents(ctx, meta)]
     vectors = list(memory.embedder.embed([d.search_text() for d in searchable])) if searchable else []
     count_delta, success_delta = TRUST_EFFECT.get(state.outcome, (0, 0))
     used_ids = [] if probe else [r.id for r in state.used]

@@ -60,6 +60,7 @@ class TurnState:
     revise_hint: str = ""
     attempts_exhausted: bool = False
     call_records: list[dict[str, Any]] = field(default_factory=list)  # drained into llm_calls
+    research: list[dict[str, Any]] = field(default_factory=list)  # research.search runs: pages, cache, findings
     calls: list[dict[str, Any]] = field(default_factory=list)  # kept for metrics.json
     prompt_versions: dict[str, str] = field(default_factory=dict)
     phase_ms: dict[str, float] = field(default_factory=dict)

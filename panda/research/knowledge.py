@@ -1,0 +1,243 @@
+"""The Knowledge vault (seed 003): Knowledge/Research and Knowledge/Products notes, Meta indexes, change log.
+
+Write protocol, per research turn: (1) look for the note on the same topic (products: same product
+name); (2) if it exists, append a dated update section and merge sources, tags and links — never
+overwrite; a product's price history table grows a row per price seen; (3) otherwise create it from
+the seed's template; (4) rebuild Meta/Indexes/{topic,product,tag,recent}_index.md from the notes'
+frontmatter; (5) append a line to Logs/Changes/YYYY-MM-DD.md. Notes are `Document`s (kind 'note')
+whose frontmatter carries the template's fields (artifact_type, topic, subtopic, created, modified,
+source, source_urls, confidence, status, tags, related, expires), so they are indexed and rebuilt by
+reindex; an expired note is still found, marked "may be outdated" (research 180 d, products 90 d).
+Links are [[wiki-links]] to note names and relative links to the turn, so they resolve in Obsidian.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+
+from panda.config import Policy
+from panda.documents.atomic import atomic_write_text
+from panda.documents.model import Document, iso
+from panda.documents.paths import slugify
+from panda.documents.vault import Vault
+
+RECENT = 50
+
+
+@dataclass(frozen=True)
+class NoteChange:
+    path: str
+    action: str  # created | updated
+    kind: str  # research | product
+
+
+def _tags(*values: str) -> list[str]:
+    out: list[str] = []
+    for value in values:
+        for word in re.split(r"[^a-z0-9]+", value.lower()):
+            if len(word) > 2 and word not in out and word not in ("the", "and", "for", "with", "general"):
+                out.append(word)
+    return out[:8]
+
+
+def _relative(from_note: Path, target: Path) -> str:
+    import os
+
+    return os.path.relpath(target, from_note.parent).replace(os.sep, "/")
+
+
+def _load(path: Path) -> Document | None:
+    return Document.from_markdown(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def _note_id(prefix: str, key: str) -> str:
+    return f"{prefix}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
+
+
+def research_note(vault: Vault, policy: Policy, data: dict[str, Any], turn_context: Path, now: datetime,
+                  product_names: list[str]) -> NoteChange:
+    topic = data["topic"] or "general"
+    path = vault.home / "Knowledge" / "Research" / f"{slugify(topic.replace('.', ' '), 60)}.md"
+    existing = _load(path)
+    turn_link = _relative(path, turn_context)
+    urls = [p["url"] for p in data["pages"]]
+    related = [f"[[{slugify(n, 60)}]]" for n in product_names]
+    findings = [f"- {c['text']} ([source]({c['url']}))" for p in data["pages"] for c in p["claims"]] or \
+        [f"- {p['summary']} ([source]({p['url']}))" for p in data["pages"] if p["summary"]]
+    sources = [f"| [{p['domain'] or p['url']}]({p['url']}) | {now.date().isoformat()} | {p['title'][:60]} |"
+               for p in data["pages"]]
+    expires = now + timedelta(days=policy.expiration.research_days)
+    if existing is None:
+        body = "\n".join([
+            f"# {topic.replace('.', ' ').title()}", "", "## Summary", "",
+            " ".join(p["summary"] for p in data["pages"] if p["summary"])[:600] or "_No summary yet._", "",
+            "## Key Findings", "", *findings, "", "## Sources", "", "| Source | Date | Relevance |",
+            "|--------|------|-----------|", *sources, "", "## Related Research", "",
+            *([f"- {r}" for r in related] or ["- (none yet)"]), "", f"_From [{data['turn_id']}]({turn_link})._"])
+        doc = Document(id=_note_id("note", topic), kind="note", title=topic.replace(".", " ").title(), primary_topic=topic,
+                       keywords=_tags(topic, data["query"]), intent=data["intent"] or "informational",
+                       content_types=["research"] + (["pricing"] if data["decay"] == "time-sensitive" else []),
+                       scope="global", quality=float(data["quality"]["overall"]), created_at=now, modified_at=now,
+                       source_urls=urls, body=body, extra={})
+        action = "created"
+    elif data["turn_id"] in existing.body:
+        return NoteChange(vault.layout.relative(path), "unchanged", "research")  # a resumed turn: already appended
+    else:
+        doc = existing
+        update = [f"## Update {now.date().isoformat()} · [{data['turn_id']}]({turn_link})", "",
+                  f"**Query:** {data['query']}", "", *findings, "", *sources]
+        doc.body = doc.body.rstrip() + "\n\n" + "\n".join(update)
+        doc.source_urls = list(dict.fromkeys([*doc.source_urls, *urls]))
+        doc.keywords = list(dict.fromkeys([*doc.keywords, *_tags(data["query"])]))[:12]
+        doc.quality = max(doc.quality, float(data["quality"]["overall"]))
+        doc.modified_at = now
+        related = list(dict.fromkeys([*doc.extra.get("related", []), *related]))
+        action = "updated"
+    doc.extra.update({
+        "artifact_type": "research", "topic": topic.replace(".", " "), "subtopic": data["query"][:80],
+        "created": iso(doc.created_at), "modified": iso(now), "source": "internet_research",
+        "confidence": round(doc.quality, 2), "status": "active", "tags": sorted(set(doc.keywords)),
+        "related": related, "expires": expires.date().isoformat()})
+    doc.expires_at = expires  # still found when expired, marked "may be outdated"
+    vault.write_document(doc, path)
+    return NoteChange(vault.layout.relative(path), action, "research")
+
+
+def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_note_name: str, now: datetime,
+                  turn_context: Path) -> list[NoteChange]:
+    changes = []
+    seen: dict[str, dict[str, Any]] = {}
+    for page in data["pages"]:
+        for product in page["products"]:
+            seen.setdefault(product["name"].strip(), {"specs": [], "prices": []})
+            entry = seen[product["name"].strip()]
+            entry["specs"] += [s for s in product.get("specs", []) if s not in entry["specs"]]
+            if product.get("price"):
+                entry["prices"].append((product.get("vendor") or page["domain"], product["price"], page["url"]))
+    for name, info in seen.items():
+        if not name:
+            continue
+        path = vault.home / "Knowledge" / "Products" / f"{slugify(name, 60)}.md"
+        existing = _load(path)
+        rows = [f"| {now.date().isoformat()} | {vendor} | {price} | [source]({url}) |" for vendor, price, url in info["prices"]]
+        turn_link = _relative(path, turn_context)
+        if existing is None:
+            body = "\n".join([
+                f"# {name}", "", "## Overview", "", f"Seen while researching {data['topic']}.", "", "## Specifications", "",
+                "| Spec |", "|------|", *([f"| {s} |" for s in info["specs"]] or ["| (none recorded) |"]), "",
+                "## Price History", "", "| Date | Vendor | Price | Source |", "|------|--------|-------|--------|", *rows, "",
+                "## Related", "", f"- [[{research_note_name}]] - category research", "",
+                f"_From [{data['turn_id']}]({turn_link})._"])
+            doc = Document(id=_note_id("prod", name.lower()), kind="note", title=name,
+                           primary_topic=f"product.{slugify(name, 30)}",
+                           keywords=_tags(name, data["topic"]), intent="transactional",
+                           content_types=["product"] + (["pricing"] if rows else []), scope="global", quality=0.7,
+                           created_at=now, modified_at=now, source_urls=[u for _, _, u in info["prices"]], body=body)
+            action = "created"
+        elif data["turn_id"] in existing.extra.get("turns", []):
+            changes.append(NoteChange(vault.layout.relative(path), "unchanged", "product"))
+            continue
+        else:
+            doc = existing
+            doc.body = _append_rows(doc.body, rows)
+            if info["specs"]:
+                doc.body = doc.body.rstrip() + f"\n\n_Specs seen {now.date().isoformat()}:_ " + ", ".join(info["specs"])
+            doc.source_urls = list(dict.fromkeys([*doc.source_urls, *(u for _, _, u in info["prices"])]))
+            doc.modified_at = now
+            action = "updated"
+        doc.extra.update({
+            "artifact_type": "product", "product_name": name, "category": data["topic"].replace(".", " "),
+            "created": iso(doc.created_at), "modified": iso(now), "source": "internet_research", "confidence": 0.7,
+            "status": "active", "tags": sorted(set(doc.keywords)),
+            "related": list(dict.fromkeys([*doc.extra.get("related", []), f"[[{research_note_name}]]"])),
+            "expires": (now + timedelta(days=policy.expiration.product_days)).date().isoformat(),
+            "turns": [*doc.extra.get("turns", []), data["turn_id"]][-20:]})
+        doc.expires_at = now + timedelta(days=policy.expiration.product_days)
+        vault.write_document(doc, path)
+        changes.append(NoteChange(vault.layout.relative(path), action, "product"))
+    return changes
+
+
+def _append_rows(body: str, rows: list[str]) -> str:
+    """Insert price rows at the end of the Price History table (the table grows across turns)."""
+    if not rows:
+        return body
+    lines = body.splitlines()
+    try:
+        start = lines.index("## Price History")
+    except ValueError:
+        table = "| Date | Vendor | Price | Source |\n|------|--------|-------|--------|"
+        return body.rstrip() + f"\n\n## Price History\n\n{table}\n" + "\n".join(rows)
+    last = None
+    i = start + 1
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith("|")):
+        if lines[i].startswith("|"):
+            last = i
+        i += 1
+    insert_at = last + 1 if last is not None else start + 1
+    return "\n".join([*lines[:insert_at], *rows, *lines[insert_at:]])
+
+
+def rebuild_indexes(vault: Vault, now: datetime) -> list[str]:
+    """Meta/Indexes/{topic,product,tag,recent}_index.md from every Knowledge note's frontmatter."""
+    notes = []
+    for path in sorted((vault.home / "Knowledge").glob("**/*.md")):
+        meta = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
+        notes.append((path.stem, meta))
+    by_topic: dict[str, list[str]] = {}
+    by_tag: dict[str, list[str]] = {}
+    products = []
+    for name, meta in notes:
+        if meta.get("artifact_type") == "research":
+            by_topic.setdefault(str(meta.get("topic", "general")).title(), []).append(name)
+        if meta.get("artifact_type") == "product":
+            products.append((str(meta.get("product_name", name)), name))
+            by_topic.setdefault(str(meta.get("category", "products")).title(), []).append(name)
+        tags = meta.get("tags")
+        for tag in tags if isinstance(tags, list) else []:
+            by_tag.setdefault(str(tag), []).append(name)
+    recent = sorted(notes, key=lambda item: str(item[1].get("modified", "")), reverse=True)[:RECENT]
+    written = []
+    for kind, sections in (("topic", by_topic), ("tag", by_tag)):
+        body = [f"# {kind.title()} Index", ""]
+        for key in sorted(sections):
+            body += [f"## {key}", *[f"- [[{n}]]" for n in sorted(set(sections[key]))], ""]
+        written.append(_write_index(vault, kind, body, sum(len(v) for v in sections.values()), now))
+    body = ["# Product Index", "", *[f"- [[{note}]] — {name}" for name, note in sorted(products)]]
+    written.append(_write_index(vault, "product", body, len(products), now))
+    body = ["# Recently Modified", "", *[f"- [[{n}]] · {m.get('modified', '')}" for n, m in recent]]
+    written.append(_write_index(vault, "recent", body, len(recent), now))
+    return written
+
+
+def _write_index(vault: Vault, kind: str, body: list[str], count: int, now: datetime) -> str:
+    path = vault.home / "Meta" / "Indexes" / f"{kind}_index.md"
+    post = frontmatter.Post("\n".join(body).rstrip() + "\n", artifact_type="index", index_type=kind, modified=iso(now),
+                            entry_count=count)
+    atomic_write_text(path, frontmatter.dumps(post, sort_keys=False) + "\n")
+    return vault.layout.relative(path)
+
+
+def log_changes(vault: Vault, changes: list[NoteChange], turn_id: str, user_context: str, now: datetime) -> str:
+    """Append one line per note change to Logs/Changes/YYYY-MM-DD.md (created with frontmatter)."""
+    path = vault.home / "Logs" / "Changes" / f"{now.date().isoformat()}.md"
+    if path.exists():
+        text = path.read_text(encoding="utf-8").rstrip() + "\n"
+    else:
+        text = frontmatter.dumps(frontmatter.Post(f"# Knowledge changes {now.date().isoformat()}\n",
+                                                  artifact_type="change_log", date=now.date().isoformat()),
+                                 sort_keys=False) + "\n\n"
+    for change in changes:
+        if change.action == "unchanged":
+            continue
+        note = Path(change.path).stem
+        text += f"- {now.strftime('%H:%M')} {change.action} {change.kind} [[{note}]] from {user_context} ({turn_id})\n"
+    atomic_write_text(path, text)
+    return vault.layout.relative(path)

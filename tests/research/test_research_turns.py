@@ -1,0 +1,118 @@
+"""Research turns end to end (scripted backend): webpage cache, research.md/json, Knowledge notes,
+Meta indexes, change log; a second turn on the topic appends; a later one reuses the cache."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import frontmatter
+import pytest
+
+from tests.conftest import SHARED_DATA
+from tests.jobs.conftest import turns
+
+PAGES = SHARED_DATA / "webpages"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "turns.jsonl"
+pytestmark = pytest.mark.skipif(not (PAGES / "manifest.json").exists(), reason="../shared/data/webpages is absent")
+TEMPLATE_KEYS = {"artifact_type", "topic", "subtopic", "created", "modified", "source", "source_urls", "confidence",
+                 "status", "tags", "related", "expires"}
+
+
+def _links_resolve(home: Path, path: Path) -> list[str]:
+    """Relative markdown links and [[wiki-links]] of a note that do not resolve in the vault."""
+    text = path.read_text()
+    broken = []
+    for target in re.findall(r"\]\(((?!https?:|file:)[^)#]+)\)", text):
+        if not (path.parent / target).resolve().exists():
+            broken.append(target)
+    stems = {p.stem for p in home.rglob("*.md")}
+    broken += [w for w in re.findall(r"\[\[([^\]|]+)\]\]", text) if w not in stems]
+    return broken
+
+
+def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
+    from panda.research.corpus import ingest_corpus
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    for name in ("bettycrocker.com.pineapple.html", "parallels.com.desktop.html", "pcgamer.com.darkest.html", "manifest.json"):
+        shutil.copy(PAGES / name, crawl / name)
+    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    lines = [line for line in SAMPLE.read_text().splitlines() if '"dave"' in line]
+    assert len(lines) == 3
+    report = turns(ctx, tmp_path, lines[:1], "d1.jsonl")
+    assert report.outcomes == {"APPROVE": 1}
+    home = ctx.vault.home
+    turn1 = ctx.vault.turn_dir("dave", 1)
+    caches = sorted((turn1 / "webpage_cache").iterdir())
+    assert caches and all({"manifest.json", "page_content.md", "extracted_data.json"} <= {p.name for p in c.iterdir()}
+                          for c in caches)
+    betty = next(c for c in caches if c.name.startswith("bettycrocker_com"))
+    manifest = json.loads((betty / "manifest.json").read_text())
+    assert manifest["url"].startswith("https://www.bettycrocker.com/") and manifest["extracted"] and manifest["summary"]
+    extracted = json.loads((betty / "extracted_data.json").read_text())
+    assert extracted["claims"] and all(c["url"] == manifest["url"] for c in extracted["claims"])
+    research = json.loads((turn1 / "research.json").read_text())
+    assert research["topic"] == "pineapple.upside" and research["pages"] and research["quality"]["completeness"] == 1.0
+    assert "[context.md](context.md)" in (turn1 / "research.md").read_text()  # backlink to the turn that used it
+
+    note = home / "Knowledge" / "Research" / "pineapple_upside.md"
+    meta = frontmatter.loads(note.read_text()).metadata
+    assert TEMPLATE_KEYS <= set(meta) and meta["artifact_type"] == "research" and meta["status"] == "active"
+    assert meta["expires"] == "2026-09-01"  # 180 days
+    assert _links_resolve(home, note) == []
+    indexes = {p.name: p.read_text() for p in (home / "Meta" / "Indexes").glob("*_index.md")}
+    assert set(indexes) == {"topic_index.md", "tag_index.md", "product_index.md", "recent_index.md"}
+    assert "[[pineapple_upside]]" in indexes["topic_index.md"] and "[[pineapple_upside]]" in indexes["recent_index.md"]
+    for index in (home / "Meta" / "Indexes").glob("*_index.md"):
+        assert _links_resolve(home, index) == []
+    log = (home / "Logs" / "Changes" / "2026-03-05.md").read_text()
+    assert "created research [[pineapple_upside]]" in log and "users/dave/turns/turn_000001" in log
+
+    turns(ctx, tmp_path, lines[1:2], "d2.jsonl")  # same topic, same day: notes appended, cache reused
+    text = note.read_text()
+    assert text.count("## Update 2026-03-05") == 1 and "dave" not in frontmatter.loads(text).metadata.get("tags", [])
+    assert "updated research [[pineapple_upside]]" in (home / "Logs" / "Changes" / "2026-03-05.md").read_text()
+    first = ctx.catalog.get_document(research["pages"] and json.loads((turn1 / "metadata.json").read_text())["research"]["doc_id"])
+    assert first["invalid_at"] is not None  # superseded by the second turn's research, file kept
+    assert (turn1 / "research.md").exists()
+
+    turns(ctx, tmp_path, lines[2:], "d3.jsonl")  # two weeks later: static page, still fresh -> from the cache
+    turn3 = ctx.vault.turn_dir("dave", 3)
+    reused = json.loads(next((turn3 / "webpage_cache").glob("bettycrocker_com*/manifest.json")).read_text())
+    assert reused["reused_from"].startswith("users/dave/turns/turn_00000")
+    assert "from the webpage cache" in (turn3 / "context.md").read_text()
+    assert note.read_text().count("## Update") == 2 and _links_resolve(home, note) == []
+
+    from panda.jobs.reindex import reindex
+
+    reindex(ctx)
+    assert ctx.catalog.get_document(research["pages"] and json.loads((turn3 / "metadata.json").read_text())["research"]["doc_id"])
+    found = ctx.memory.search("pineapple upside-down cake", user_id="erin", now=datetime(2026, 3, 21, tzinfo=UTC),
+                              record=False)
+    assert any(r.kind == "note" for r in found)  # knowledge notes are global: another user finds them
+
+
+def test_a_product_page_grows_a_price_history(ctx, tmp_path):
+    from panda.research.corpus import ingest_corpus
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    shutil.copy(PAGES / "tomshardware.com.rtx.html", crawl / "tomshardware.com.rtx.html")
+    shutil.copy(PAGES / "manifest.json", crawl / "manifest.json")
+    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ask = '{{"user_id": "erin", "session_id": "e{n}", "turn_id": "e{n}", "timestamp": "2026-0{m}-02T09:00:00Z", "query": "RTX 3080 graphics card: where to buy it and what price?"}}'
+    turns(ctx, tmp_path, [ask.format(n=1, m=3)], "e1.jsonl")
+    products = list((ctx.vault.home / "Knowledge" / "Products").glob("*.md"))
+    assert len(products) == 1 and f"[[{products[0].stem}]]" in (ctx.vault.home / "Meta" / "Indexes" / "product_index.md").read_text()
+    turns(ctx, tmp_path, [ask.format(n=2, m=4)], "e2.jsonl")  # a month later: prices are stale -> revisited
+    text = products[0].read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| 2026-")]
+    assert len(rows) == 2 and rows[0].startswith("| 2026-03-02") and rows[1].startswith("| 2026-04-02")
+    assert frontmatter.loads(text).metadata["artifact_type"] == "product"
+    second = json.loads(next((ctx.vault.turn_dir("erin", 2) / "webpage_cache").glob("*/manifest.json")).read_text())
+    assert second["reused_from"] is None and "pricing" in second["content_types"]  # volatile: visited again
