@@ -142,6 +142,7 @@ class ContextPolicy(_Strict):
     max_plan_iterations: int = 3
     max_validation_attempts: int = 3
     link_follow_depth: int = 2
+    link_follow_tokens: int = 400  # budget for the excerpts of followed links in §2
 
 
 class RoleSetting(_Strict):

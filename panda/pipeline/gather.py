@@ -26,6 +26,7 @@ from panda.documents.budgets import estimate_tokens
 from panda.llm.roles import MIND
 from panda.llm.schemas import GatherSynthesis
 from panda.memory.ingest import catalog_thread_id, summary_document_id
+from panda.memory.links import follow_links
 from panda.memory.search import SearchResult
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
@@ -125,8 +126,12 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         state.doc.write("2", f"**Retrieval route:** {a.needs_retrieval}\n**Synthesis:** {state.gather_summary}"
                              "\n\n### Sources\n- (none)")
         return
+    policy = ctx.policy.context
+    followed = follow_links(ctx.vault.layout, [r.doc_path for r in state.gathered if r.doc_path],
+                            policy.link_follow_depth, policy.link_follow_tokens)
+    items = [item_line(r) for r in state.gathered] + [f"linked {f.target.rsplit('/', 1)[-1]}: {f.excerpt}" for f in followed]
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
-                           variables={"query": state.query, "items": [item_line(r) for r in state.gathered]})
+                           variables={"query": state.query, "items": items})
     picked = [state.gathered[i - 1] for i in dict.fromkeys(reply.relevant_items) if i <= len(state.gathered)]
     state.used = picked or state.gathered[:3]
     state.gather_summary = reply.summary
@@ -140,5 +145,10 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         lines.append(f"- [{r.title or r.id}]({link}) · {r.kind} · `{r.primary_topic}` · "
                      f"{r.created_at.date().isoformat()} · score {r.score:.2f} · quality {r.quality:.2f} · {mark}{outdated}")
         lines.append(f"  > {' '.join(r.snippet.split()[:50])}")
+    if followed:
+        lines += ["", f"### Followed links (depth ≤ {policy.link_follow_depth}, ≤ {policy.link_follow_tokens} tokens)"]
+        for f in followed:
+            lines.append(f"- [{f.target.rsplit('/', 2)[-2]}/{f.target.rsplit('/', 1)[-1]}]"
+                         f"({relative_link(ctx.vault.home, state.turn_path, f.target)}) · depth {f.depth}")
     body = yield from fit_section(state, ctx, "2", "\n".join(lines))
     state.doc.write("2", body)

@@ -185,6 +185,11 @@ def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any]
     note = research_note(ctx.vault, ctx.policy, data, context_path, when, names)
     changes = [note, *product_notes(ctx.vault, ctx.policy, data, Path(note.path).stem, when, context_path)]
     rebuild_indexes(ctx.vault, when)
+    from panda.catalog.maintenance import Maintenance
+    from panda.research import site_knowledge
+
+    reliability = {d: float(r["reliability"]) for d, r in Maintenance(ctx.catalog).source_reliability().items()}
+    site_knowledge.update(ctx.vault, state.research, state.turn_id, when, reliability)
     log_changes(ctx.vault, changes, state.turn_id, ctx.vault.layout.relative(state.turn_path), when)
     return [c.path for c in changes]
 

@@ -3,7 +3,8 @@
 The query is scrubbed first (seed 001 categories from the policy, plus the user's own identifying
 facts), and only the scrubbed text goes to the search provider — the corpus search here, a live
 search API when one is configured. The LLM phases keep the original query. The retrieval is recorded
-with the scrubbed query, so no log holds the personal details either.
+with the scrubbed query, so no log holds the personal details either. Pages are ranked by relevance
+weighted by their domain's reliability (source_reliability, rolled up by the calibration job).
 """
 
 from __future__ import annotations
@@ -30,6 +31,23 @@ def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: 
     cleaned = scrub(query, ctx.policy.privacy.pii_categories, terms)
     if not cleaned.text.strip():
         return ResearchResults(query_sent="", removed=cleaned.removed)
-    results = ctx.memory.search(cleaned.text, kinds=["webpage"], user_id=None, now=now, limit=limit,
+    from dataclasses import replace
+
+    from panda.catalog.maintenance import Maintenance
+
+    results = ctx.memory.search(cleaned.text, kinds=["webpage"], user_id=None, now=now, limit=limit * 2,
                                 turn_id=turn_id, record=record)
-    return ResearchResults(query_sent=cleaned.text, removed=cleaned.removed, results=results)
+    reliability = {d: float(r["reliability"]) for d, r in Maintenance(ctx.catalog).source_reliability().items()}
+    ranked = sorted((replace(r, score=round(r.score * reliability_weight(reliability.get(_domain(r.doc_path))), 6))
+                     for r in results), key=lambda r: (-r.score, r.id))
+    return ResearchResults(query_sent=cleaned.text, removed=cleaned.removed, results=ranked[:limit])
+
+
+def reliability_weight(reliability: float | None) -> float:
+    """Source ranking by domain reliability: unknown domains count as 0.5. Example: 0.9 -> 0.95; None -> 0.75."""
+    return 0.5 + 0.5 * (0.5 if reliability is None else reliability)
+
+
+def _domain(doc_path: str) -> str:
+    parts = doc_path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "Web" else ""

@@ -73,6 +73,9 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
     log = (home / "Logs" / "Changes" / "2026-03-05.md").read_text()
     assert "created research [[pineapple_upside]]" in log and "users/dave/turns/turn_000001" in log
 
+    site = json.loads((home / "site_knowledge" / "bettycrocker.com.json").read_text())
+    assert site["visits"] == 1 and site["extractions"] == site["successes"] == 1 and site["turns"] == ["turn_dave_000001"]
+
     turns(ctx, tmp_path, lines[1:2], "d2.jsonl")  # same topic, same day: notes appended, cache reused
     text = note.read_text()
     assert text.count("## Update 2026-03-05") == 1 and "dave" not in frontmatter.loads(text).metadata.get("tags", [])
@@ -87,6 +90,10 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
     assert reused["reused_from"].startswith("users/dave/turns/turn_00000")
     assert "from the webpage cache" in (turn3 / "context.md").read_text()
     assert note.read_text().count("## Update") == 2 and _links_resolve(home, note) == []
+    site = json.loads((home / "site_knowledge" / "bettycrocker.com.json").read_text())
+    assert site["visits"] == 3 and site["extractions"] == 1  # turns 2 and 3 read it from the cache
+    section2 = (turn3 / "context.md").read_text().split("## §3")[0]
+    assert "### Followed links" in section2 and "research.md" in section2  # gather followed prior turns' links
 
     from panda.jobs.reindex import reindex
 
@@ -116,3 +123,12 @@ def test_a_product_page_grows_a_price_history(ctx, tmp_path):
     assert frontmatter.loads(text).metadata["artifact_type"] == "product"
     second = json.loads(next((ctx.vault.turn_dir("erin", 2) / "webpage_cache").glob("*/manifest.json")).read_text())
     assert second["reused_from"] is None and "pricing" in second["content_types"]  # volatile: visited again
+
+
+def test_relative_links_and_reliability_weight():
+    from panda.memory.links import relative_links
+    from panda.research.search import reliability_weight
+
+    assert relative_links("[r](research.md) [w](https://x.com/a.md) [c](../t/context.md#s2) [r2](research.md)") == \
+        ["research.md", "../t/context.md"]
+    assert reliability_weight(0.9) == 0.95 and reliability_weight(None) == 0.75
