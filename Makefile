@@ -9,6 +9,8 @@ setup:
 	scripts/setup.sh
 
 demo: setup
+	@if [ -d ../shared/data/webpages ]; then $(VENV)/bin/panda research ingest ../shared/data/webpages; \
+	else echo "../shared/data/webpages not found: research turns will find no pages"; fi
 	$(VENV)/bin/panda run data/samples/turns.jsonl
 	$(VENV)/bin/panda search "hamster" --user alice --limit 3
 
