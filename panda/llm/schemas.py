@@ -54,7 +54,7 @@ class GatherSynthesis(_Reply):
 
 
 class ToolRequest(_Reply):
-    tool: Literal["memory.search", "memory.save", "memory.retrieve", "research.search"]
+    tool: Literal["memory.search", "memory.save", "memory.retrieve", "research.search", "internet.research"]
     argument: Line
     topic: Topic = "general"
 

@@ -127,7 +127,7 @@ def run(state: TurnState, ctx: PipelineContext, requests: list[ToolRequest], ite
     """Execute one iteration's requests; append them to §4 and return the text written."""
     entries = []
     for request in requests:
-        if request.tool == "research.search":
+        if request.tool in ("research.search", "internet.research"):  # seed 000 calls it internet.research
             entries.append((yield from run_research(state, ctx, request)))
         else:
             entries.append(run_tool(state, ctx, request))

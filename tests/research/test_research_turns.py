@@ -132,3 +132,26 @@ def test_relative_links_and_reliability_weight():
     assert relative_links("[r](research.md) [w](https://x.com/a.md) [c](../t/context.md#s2) [r2](research.md)") == \
         ["research.md", "../t/context.md"]
     assert reliability_weight(0.9) == 0.95 and reliability_weight(None) == 0.75
+
+
+def test_a_research_turn_sends_no_pii(ctx, tmp_path):
+    from panda.research.corpus import ingest_corpus
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    for name in ("bettycrocker.com.pineapple.html", "manifest.json"):
+        shutil.copy(PAGES / name, crawl / name)
+    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    query = ("Pineapple upside-down cake recipe for my party? My name is Zoe Quartermaine, I live in Tulsa, "
+             "email zoe.q@example.net or call 918-555-0199")
+    line = json.dumps({"user_id": "zoe", "session_id": "z1", "timestamp": "2026-03-06T10:00:00Z", "query": query})
+    turns(ctx, tmp_path, [line], "z.jsonl")
+    folder = ctx.vault.turn_dir("zoe", 1)
+    sent = json.loads((folder / "research.json").read_text())["query_sent"]
+    planted = ("Zoe", "Quartermaine", "Tulsa", "zoe.q", "example.net", "918", "555-0199")
+    assert "pineapple" in sent.lower() and not [p for p in planted if p in sent]
+    logged = [r[0] for r in ctx.catalog.con.execute(
+        "SELECT query FROM retrieval_operations WHERE retrieval_type = 'memory.search' AND user_id IS NULL").fetchall()]
+    assert logged and not [p for q in logged for p in planted if p in q]
+    research_log = (folder / "toolresults.md").read_text().split("research.search", 1)[1]
+    assert not [p for p in planted if p in research_log.split("```", 2)[1]]
