@@ -121,7 +121,6 @@ class ResearchPolicy(_Strict):
 
     pages_per_search: int = 3
     page_words: int = 450
-    live_fetch: bool = False  # Panda runs where there is no live web: the corpus is the web
 
 
 class SessionPolicy(_Strict):
