@@ -62,6 +62,17 @@ def format_entry(state: TurnState, ctx: PipelineContext, entry: dict[str, Any]) 
     return "\n".join(lines)
 
 
+def research_query(argument: str, resolved_query: str) -> str:
+    """The planner's search text plus the user's words it left out, so a vague argument still finds pages.
+
+    Example: research_query('buy the best recipe', 'Pineapple upside-down cake: which pan?') ->
+    'buy the best recipe Pineapple upside-down cake: which pan?' (PII is scrubbed afterwards).
+    """
+    have = set(tokenize(argument))
+    extra = [w for w in resolved_query.split() if any(t not in have for t in tokenize(w))]
+    return " ".join([argument, *extra]).strip()
+
+
 @dataclass
 class _Page:
     url: str
@@ -80,8 +91,8 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
     from panda.research.search import research_search
 
     now = state.input.timestamp
-    found = research_search(ctx, request.argument, state.user_id, now, limit=ctx.policy.research.pages_per_search,
-                            turn_id=state.turn_id)
+    found = research_search(ctx, research_query(request.argument, state.resolved_query), state.user_id, now,
+                            limit=ctx.policy.research.pages_per_search, turn_id=state.turn_id)
     entry: dict[str, Any] = {"tool": request.tool, "argument": found.query_sent, "topic": request.topic,
                              "pii_removed": found.removed, "results": []}
     pages = []
