@@ -63,7 +63,8 @@ def format_entry(state: TurnState, ctx: PipelineContext, entry: dict[str, Any]) 
 
 
 def research_query(argument: str, resolved_query: str) -> str:
-    """The planner's search text plus the user's words it left out, so a vague argument still finds pages.
+    """The planner's search text plus the user's words (original and resolved query) it left out, so a
+    vague argument still finds pages.
 
     Example: research_query('buy the best recipe', 'Pineapple upside-down cake: which pan?') ->
     'buy the best recipe Pineapple upside-down cake: which pan?' (PII is scrubbed afterwards).
@@ -91,8 +92,9 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
     from panda.research.search import research_search
 
     now = state.input.timestamp
-    found = research_search(ctx, research_query(request.argument, state.resolved_query), state.user_id, now,
-                            limit=ctx.policy.research.pages_per_search, turn_id=state.turn_id)
+    text = research_query(request.argument, f"{state.query} {state.resolved_query}")
+    found = research_search(ctx, text, state.user_id, now, limit=ctx.policy.research.pages_per_search,
+                            turn_id=state.turn_id)
     entry: dict[str, Any] = {"tool": request.tool, "argument": found.query_sent, "topic": request.topic,
                              "pii_removed": found.removed, "results": []}
     pages = []
