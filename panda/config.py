@@ -62,6 +62,7 @@ class RetrievalPolicy(_Strict):
     message_context_turns: int = 2  # preceding turns of the session indexed with each message (LoCoMo: 0.61 -> 0.73 recall@10)
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
+    in_memory_index: bool = True  # candidate legs from memory/index.py (False: the catalog's SQL)
 
 
 class FreshnessPolicy(_Strict):

@@ -50,12 +50,14 @@ class Maintenance:
 
     def drop_session_messages(self, session_id: str) -> None:
         """Remove a session's messages and their documents (they were replaced by its summary)."""
+        self.catalog.touch(None)
         self.con.execute("""DELETE FROM postings WHERE doc_id IN
                             (SELECT id FROM documents WHERE kind = 'message' AND session_id = ?)""", [session_id])
         self.con.execute("DELETE FROM documents WHERE kind = 'message' AND session_id = ?", [session_id])
         self.con.execute("DELETE FROM messages WHERE session_id = ?", [session_id])
 
     def drop_session(self, session_id: str) -> None:
+        self.catalog.touch(None)
         self.drop_session_messages(session_id)
         self.con.execute("""DELETE FROM postings WHERE doc_id IN
                             (SELECT id FROM documents WHERE kind = 'session_summary' AND session_id = ?)""", [session_id])
@@ -138,6 +140,7 @@ class Maintenance:
 
     def delete_user_rows(self, user_id: str, document_ids: list[str], event_ids: list[str]) -> None:
         """Delete a user's rows everywhere, plus the listed documents (derived notes) and events."""
+        self.catalog.touch(None)
         self.con.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM documents WHERE owner_user = ?)", [user_id])
         self.con.execute("DELETE FROM documents WHERE owner_user = ?", [user_id])
         if document_ids:

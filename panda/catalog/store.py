@@ -31,6 +31,17 @@ DOC_COLUMNS = (
 )
 
 
+GLOBAL_PARTITION = "\x00global"  # the in-memory index's partition of scope-global documents
+NO_OWNER_PARTITION = "\x00none"  # documents with no owner and no global scope
+
+
+def partition_key(owner: str | None, scope: str | None) -> str:
+    """Which partition of memory/index.py a document belongs to: global ones together, else by owner."""
+    if scope == "global":
+        return GLOBAL_PARTITION
+    return owner if owner is not None else NO_OWNER_PARTITION
+
+
 @dataclass(frozen=True)
 class SearchFilters:
     """Which documents a search may see. `user_id` sees its own documents plus global ones."""
@@ -92,6 +103,8 @@ class Catalog:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             target = str(path)
         self.path = path
+        self.generation = 0  # bumped on every change to documents; the in-memory index follows it
+        self._changes: list[tuple[int, frozenset[str] | None]] = []
         self.con = duckdb.connect(target, read_only=read_only)
         self.con.execute("SET TimeZone = 'UTC'")
         if not read_only:
@@ -109,6 +122,28 @@ class Catalog:
         compact_database(Path(self.path))
         self.con = duckdb.connect(str(self.path))
         self.con.execute("SET TimeZone = 'UTC'")
+        self.touch(None)
+
+    def touch(self, keys: Iterable[str] | None) -> None:
+        """Record that documents of these index partitions changed (None: any of them)."""
+        self.generation += 1
+        self._changes.append((self.generation, None if keys is None else frozenset(keys)))
+        if len(self._changes) > 1000:
+            self._changes = [(self.generation, None)]
+
+    def changes_since(self, generation: int) -> tuple[int, set[str] | None]:
+        """(current generation, partitions changed after `generation`; None when unknown or everything)."""
+        if generation >= self.generation:
+            return self.generation, set()
+        if not self._changes or self._changes[0][0] > generation + 1:
+            return self.generation, None
+        keys: set[str] = set()
+        for gen, changed in self._changes:
+            if gen > generation:
+                if changed is None:
+                    return self.generation, None
+                keys |= changed
+        return self.generation, keys
 
     def pending_migrations(self) -> list[str]:
         return pending(self.con)
@@ -127,6 +162,9 @@ class Catalog:
         if not docs:
             return
         ids = [d.id for d in docs]
+        before = self.con.execute("SELECT DISTINCT owner_user, scope FROM documents WHERE list_contains(?, id)",
+                                  [ids]).fetchall()
+        self.touch({partition_key(o, s) for o, s in before} | {partition_key(d.owner_user, d.scope) for d in docs})
         self.con.execute("DELETE FROM postings WHERE list_contains(?, doc_id)", [ids])
         self.con.execute("DELETE FROM documents WHERE list_contains(?, id)", [ids])
         rows, postings = [], []
@@ -170,13 +208,17 @@ class Catalog:
             INSERT INTO postings SELECT term, id, count(*)::INT FROM
                 (SELECT id, unnest(string_split(search_text, ' ')) AS term FROM documents WHERE starts_with(id, 'syn_'))
             GROUP BY term, id""")
+        self.touch(None)
 
     def clear_derived(self) -> None:
         """Empty every table the vault can rebuild (reindex); observability logs are kept."""
         for table in ("postings", "documents", "turn_index", "turn_uses", "messages", "sessions", "threads"):
             self.con.execute(f"DELETE FROM {table}")
+        self.touch(None)
 
     def delete_document(self, doc_id: str) -> None:
+        before = self.con.execute("SELECT owner_user, scope FROM documents WHERE id = ?", [doc_id]).fetchall()
+        self.touch({partition_key(o, s) for o, s in before})
         self.con.execute("DELETE FROM postings WHERE doc_id = ?", [doc_id])
         self.con.execute("DELETE FROM documents WHERE id = ?", [doc_id])
 

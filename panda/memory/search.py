@@ -1,7 +1,8 @@
 """memory.search / memory.save / memory.retrieve: one interface over every document kind.
 
-Search runs two candidate legs in the catalog — BM25 over the postings and cosine similarity over
-the embeddings — merges them, and ranks the union with memory/scoring.py. Returned documents get
+Search runs two candidate legs — BM25 over the postings and cosine similarity over the embeddings,
+from the in-memory index (memory/index.py, a cache of the catalog) or, with the index turned off,
+in the catalog's SQL — merges them, and ranks the union with memory/scoring.py. Returned documents get
 their reference counts incremented (catalog and vault) and the search is recorded in
 retrieval_operations. Expired documents appear only with include_expired=True, marked
 `possibly_outdated`. Left out: what to do with results (the pipeline decides).
@@ -27,6 +28,7 @@ from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
 from panda.memory import scoring
 from panda.memory.embeddings import Embedder
+from panda.memory.index import SearchIndex
 from panda.memory.text import tokenize, words
 
 log = logging.getLogger(__name__)
@@ -63,13 +65,15 @@ class MemoryStore:
         self.embedder = embedder
         self.policy = policy
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # a turn searches the same text twice
+        # Candidates from the in-memory index (memory/index.py) unless the policy turns it off.
+        self.search_index: SearchIndex | None = SearchIndex(catalog) if policy.retrieval.in_memory_index else None
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""
         if query in self._query_vectors:
             self._query_vectors.move_to_end(query)
             return self._query_vectors[query]
-        vector = self.query_vector(query)
+        vector = np.asarray(self.embedder.embed([query])[0])
         self._query_vectors[query] = vector
         if len(self._query_vectors) > 256:
             self._query_vectors.popitem(last=False)
@@ -115,14 +119,18 @@ class MemoryStore:
             kinds=tuple(kinds or ()), topic_prefix=topic_filter, min_quality=min_quality,
             include_expired=expired_ok, now=now,
         )
-        vector = self.embedder.embed([query])[0]
+        vector = self.query_vector(query)
         pool = max(rp.candidate_pool, limit * 3)
-        lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
-        semantic = self.catalog.vector_candidates(vector, filters, pool)
+        if self.search_index is not None:
+            lexical = dict(self.search_index.bm25(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+            semantic = self.search_index.vectors(vector, filters, pool)
+        else:
+            lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+            semantic = self.catalog.vector_candidates(vector.tolist(), filters, pool)
         ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
         if exclude_ids:
             ids = [i for i in ids if i not in exclude_ids]
-        rows = self.catalog.candidate_rows(ids, vector)
+        rows = self.catalog.candidate_rows(ids, vector.tolist())
         results = rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)[:limit]
         elapsed = (time.perf_counter() - started) * 1000
         if record:

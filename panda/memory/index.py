@@ -1,0 +1,228 @@
+"""In-memory candidate index for memory.search: per-owner partitions of postings and unit vectors.
+
+The catalog stays the source (and `panda reindex` rebuilds it from the vault); this index is a cache
+of it in numpy, built lazily on the first search and refreshed partition by partition when the
+catalog reports which owners' documents changed. A search as a user touches two partitions — the
+user's own documents and the global ones — instead of scanning every row, which is what keeps
+memory.search fast at a million documents (DuckDB's full-scan cosine + postings join measured
+p95 360 ms there). Results are the catalog's, exactly: the same Okapi BM25 (document frequency,
+N and average length over all documents), the same cosine, the same filters (SearchFilters), the
+same tie order (score, then id); a test compares both paths.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from panda.catalog.store import GLOBAL_PARTITION as GLOBAL
+from panda.catalog.store import NO_OWNER_PARTITION as NOBODY
+from panda.catalog.store import Catalog, SearchFilters
+
+
+@dataclass
+class _Partition:
+    ids: np.ndarray  # object
+    kind: np.ndarray
+    scope: np.ndarray
+    session: np.ndarray
+    topic: np.ndarray
+    ctypes: list[tuple[str, ...]]
+    quality: np.ndarray  # float64
+    expires: np.ndarray  # epoch seconds, +inf when none
+    invalid: np.ndarray
+    length: np.ndarray  # float64 doc length
+    vectors: np.ndarray  # float32 (n, d), unit rows; zero rows where there is no embedding
+    has_vector: np.ndarray  # bool
+    postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # term -> (rows, tf)
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+
+_KEY_SQL = f"CASE WHEN d.scope = 'global' THEN '{GLOBAL}' ELSE coalesce(d.owner_user, '{NOBODY}') END"
+
+
+class SearchIndex:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.parts: dict[str, _Partition] = {}
+        self.df: Counter[str] = Counter()
+        self.part_df: dict[str, Counter[str]] = {}
+        self.total_docs = 0
+        self.total_length = 0.0
+        self.generation = -1
+
+    # ---- keeping in step with the catalog ----------------------------------------------------------
+    def refresh(self) -> None:
+        generation, dirty = self.catalog.changes_since(self.generation)
+        if generation == self.generation:
+            return
+        if dirty is None or self.generation < 0:
+            self.parts, self.part_df, self.df = {}, {}, Counter()
+            self._load(None)
+        elif dirty:
+            self._load(sorted(dirty))
+        self.generation = generation
+        self.total_docs = sum(p.size for p in self.parts.values())
+        self.total_length = float(sum(p.length.sum() for p in self.parts.values()))
+
+    def _load(self, keys: list[str] | None) -> None:
+        con = self.catalog.con
+        where = "" if keys is None else f"WHERE {_KEY_SQL} IN (SELECT unnest(?::VARCHAR[]))"
+        params: list[Any] = [] if keys is None else [keys]
+        for key in keys or []:
+            old = self.part_df.pop(key, None)
+            if old is not None:
+                self.df.subtract(old)
+            self.parts.pop(key, None)
+        table = _arrow(con, f"""
+            SELECT {_KEY_SQL} AS key, d.id, d.kind, d.scope, d.session_id, d.primary_topic, d.content_types,
+                   coalesce(d.quality, 0.0) AS quality, coalesce(epoch(d.expires_at), 'inf'::DOUBLE) AS expires,
+                   coalesce(epoch(d.invalid_at), 'inf'::DOUBLE) AS invalid, coalesce(d.doc_length, 0) AS length,
+                   d.embedding IS NOT NULL AS has_vector, d.embedding
+            FROM documents d {where} ORDER BY key, d.id""", params)
+        if table.num_rows == 0:
+            self.df += Counter()  # drop zero counts
+            return
+        keys_col = table.column("key").to_numpy(zero_copy_only=False)
+        bounds = np.flatnonzero(np.r_[True, keys_col[1:] != keys_col[:-1], True])
+        columns = {name: table.column(name) for name in table.column_names}
+        for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+            key = str(keys_col[start])
+            self.parts[key] = self._partition(columns, int(start), int(end))
+        postings = _arrow(con, f"""
+            WITH docs AS (SELECT {_KEY_SQL} AS key, d.id,
+                                 (row_number() OVER (PARTITION BY {_KEY_SQL} ORDER BY d.id) - 1)::INTEGER AS row
+                          FROM documents d {where})
+            SELECT docs.key, p.term, list(docs.row ORDER BY docs.row) AS rows, list(p.tf ORDER BY docs.row) AS tfs
+            FROM postings p JOIN docs ON docs.id = p.doc_id GROUP BY docs.key, p.term""", params)
+        part_keys = postings.column("key").to_pylist()
+        terms = postings.column("term").to_pylist()
+        rows_col, tfs_col = postings.column("rows").combine_chunks(), postings.column("tfs").combine_chunks()
+        offsets = rows_col.offsets.to_numpy()
+        flat_rows = rows_col.values.to_numpy().astype(np.int64)
+        flat_tfs = tfs_col.values.to_numpy().astype(np.float64)
+        for i, (key, term) in enumerate(zip(part_keys, terms, strict=True)):
+            lo, hi = offsets[i], offsets[i + 1]
+            self.parts[key].postings[term] = (flat_rows[lo:hi], flat_tfs[lo:hi])
+            counts = self.part_df.setdefault(key, Counter())
+            counts[term] = hi - lo
+        for key in self.parts if keys is None else keys:
+            self.df.update(self.part_df.get(key, Counter()))
+        self.df = +self.df
+
+    @staticmethod
+    def _partition(columns: dict[str, Any], start: int, end: int) -> _Partition:
+        def col(name: str) -> np.ndarray:
+            return columns[name].slice(start, end - start).to_numpy(zero_copy_only=False)
+
+        embedding = columns["embedding"].slice(start, end - start).combine_chunks()
+        has_vector = col("has_vector").astype(bool)
+        n = end - start
+        width = embedding.type.list_size
+        vectors = np.zeros((n, width), dtype=np.float32)
+        if has_vector.any():
+            flat = embedding.flatten().to_numpy(zero_copy_only=False).astype(np.float32)  # null rows are left out
+            vectors[has_vector] = flat.reshape(-1, width)
+            norms = np.linalg.norm(vectors, axis=1)
+            vectors /= np.where(norms > 0, norms, 1.0)[:, None]
+        ctypes = [tuple(x or ()) for x in columns["content_types"].slice(start, end - start).to_pylist()]
+        return _Partition(ids=col("id"), kind=col("kind"), scope=col("scope"), session=col("session_id"),
+                          topic=col("primary_topic"), ctypes=ctypes, quality=col("quality").astype(np.float64),
+                          expires=col("expires").astype(np.float64), invalid=col("invalid").astype(np.float64),
+                          length=col("length").astype(np.float64), vectors=vectors, has_vector=has_vector)
+
+    # ---- queries -----------------------------------------------------------------------------------
+    def _visible(self, filters: SearchFilters) -> list[_Partition]:
+        if filters.user_id is None:
+            return list(self.parts.values())
+        return [self.parts[k] for k in (filters.user_id, GLOBAL) if k in self.parts]
+
+    @staticmethod
+    def _mask(part: _Partition, filters: SearchFilters) -> np.ndarray:
+        now = (filters.now or datetime.now(UTC)).timestamp()
+        mask = np.ones(part.size, dtype=bool)
+        if filters.session_id is not None:
+            mask &= part.session == filters.session_id
+        if filters.session_prefix is not None:
+            prefix = filters.session_prefix
+            mask &= np.fromiter((isinstance(s, str) and s.startswith(prefix) for s in part.session), bool, part.size)
+        if filters.scope is not None:
+            mask &= part.scope == filters.scope
+        if filters.content_types:
+            wanted = set(filters.content_types)
+            mask &= np.fromiter((bool(wanted.intersection(c)) for c in part.ctypes), bool, part.size)
+        if filters.kinds:
+            mask &= np.isin(part.kind, list(filters.kinds))
+        if filters.topic_prefix:
+            t = filters.topic_prefix
+            mask &= np.fromiter((isinstance(x, str) and (x == t or x.startswith(t + ".") or t.startswith(x + "."))
+                                 for x in part.topic), bool, part.size)
+        if filters.min_quality > 0:
+            mask &= part.quality >= filters.min_quality
+        if not filters.include_expired:
+            mask &= (part.expires > now) | (part.kind == "note")
+        if not filters.include_invalid:
+            mask &= part.invalid > now
+        return mask
+
+    def bm25(self, terms: list[str], filters: SearchFilters, limit: int, k1: float = 1.2,
+             b: float = 0.75) -> list[tuple[str, float]]:
+        self.refresh()
+        unique = sorted(set(terms))
+        if not unique or self.total_docs == 0:
+            return []
+        n, avgdl = float(self.total_docs), (self.total_length / self.total_docs) or 1.0
+        idf = {t: math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in unique if self.df.get(t)}
+        out: list[tuple[str, float]] = []
+        for part in self._visible(filters):
+            scores = np.zeros(part.size, dtype=np.float64)
+            hit = np.zeros(part.size, dtype=bool)
+            for term, weight in idf.items():
+                found = part.postings.get(term)
+                if found is None:
+                    continue
+                rows, tf = found
+                norm = tf + k1 * (1 - b + b * part.length[rows] / avgdl)
+                np.add.at(scores, rows, weight * tf * (k1 + 1) / norm)
+                hit[rows] = True
+            hit &= self._mask(part, filters)
+            out += _top(part.ids, scores, hit, limit)
+        out.sort(key=lambda item: (-item[1], item[0]))
+        return out[:limit]
+
+    def vectors(self, vector: Any, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
+        self.refresh()
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query)) or 1.0
+        query = query / norm
+        out: list[tuple[str, float]] = []
+        for part in self._visible(filters):
+            if part.vectors.shape[1] != query.shape[0]:
+                continue
+            sims = part.vectors @ query
+            out += _top(part.ids, sims.astype(np.float64), part.has_vector & self._mask(part, filters), limit)
+        out.sort(key=lambda item: (-item[1], item[0]))
+        return out[:limit]
+
+
+def _arrow(con: Any, sql: str, params: list[Any]) -> Any:
+    return con.sql(sql, params=params).to_arrow_table() if params else con.sql(sql).to_arrow_table()
+
+
+def _top(ids: np.ndarray, scores: np.ndarray, mask: np.ndarray, limit: int) -> list[tuple[str, float]]:
+    rows = np.flatnonzero(mask)
+    if rows.size == 0:
+        return []
+    if rows.size > limit * 2:
+        keep = np.argpartition(-scores[rows], limit * 2)[: limit * 2]  # ties at the cut are settled by the sort
+        threshold = scores[rows][keep].min()
+        rows = rows[scores[rows] >= threshold]
+    return [(str(ids[r]), float(scores[r])) for r in rows]
