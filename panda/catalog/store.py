@@ -105,6 +105,8 @@ class Catalog:
         self.path = path
         self.generation = 0  # bumped on every change to documents; the in-memory index follows it
         self._changes: list[tuple[int, frozenset[str] | None]] = []
+        self.counter_seq = 0  # counter increments, which the index applies without reloading
+        self._counter_log: list[tuple[int, list[str], str, int]] = []
         self.con = duckdb.connect(target, read_only=read_only)
         self.con.execute("SET TimeZone = 'UTC'")
         if not read_only:
@@ -145,6 +147,9 @@ class Catalog:
                 keys |= changed
         return self.generation, keys
 
+    def counter_changes_since(self, seq: int) -> tuple[int, list[tuple[list[str], str, int]]]:
+        return self.counter_seq, [(ids, column, by) for n, ids, column, by in self._counter_log if n > seq]
+
     def pending_migrations(self) -> list[str]:
         return pending(self.con)
 
@@ -152,7 +157,7 @@ class Catalog:
         self.con.close()
 
     def transaction(self) -> _Transaction:
-        return _Transaction(self.con)
+        return _Transaction(self)
 
     # ---- documents -----------------------------------------------------------------------------
     def upsert_document(self, doc: Document, embedding: Sequence[float] | np.ndarray | None) -> None:
@@ -286,8 +291,13 @@ class Catalog:
         if column not in ("reference_count", "usage_count", "validation_count", "validation_success"):
             raise ValueError(f"not a counter column: {column}")
         id_list = list(ids)
-        if id_list:
+        if id_list and by:
             self.con.execute(f"UPDATE documents SET {column} = {column} + ? WHERE list_contains(?, id)", [by, id_list])
+            self.counter_seq += 1
+            self._counter_log.append((self.counter_seq, id_list, column, by))
+            if len(self._counter_log) > 10_000:
+                self._counter_log = []
+                self.touch(None)  # too much to replay: the index reloads
 
     def upsert_turn(self, row: dict[str, Any], used_documents: Sequence[str] = ()) -> None:
         """Insert or replace a turn_index row and the documents the turn used (turn_uses, for calibration)."""
@@ -379,12 +389,14 @@ def _uid() -> str:
 
 
 class _Transaction:
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self.con = con
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
 
     def __enter__(self) -> duckdb.DuckDBPyConnection:
-        self.con.execute("BEGIN TRANSACTION")
-        return self.con
+        self.catalog.con.execute("BEGIN TRANSACTION")
+        return self.catalog.con
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
+        self.catalog.con.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type:
+            self.catalog.touch(None)  # what the in-memory index saw of this transaction never happened

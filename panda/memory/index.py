@@ -39,13 +39,22 @@ class _Partition:
     length: np.ndarray  # float64 doc length
     vectors: np.ndarray  # float32 (n, d), unit rows; zero rows where there is no embedding
     has_vector: np.ndarray  # bool
+    title: np.ndarray
+    doc_path: np.ndarray
+    text: np.ndarray  # search_text (head), for ranking and snippets
+    importance: np.ndarray
+    created: np.ndarray  # epoch seconds, nan when none
+    counters: dict[str, np.ndarray]  # reference_count, usage_count, validation_count, validation_success
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # term -> (rows, tf)
+    row_of: dict[str, int] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
         return len(self.ids)
 
 
+COUNTERS = ("reference_count", "usage_count", "validation_count", "validation_success")
+TEXT_CHARS = 4000  # ranking reads the first 150 words and the snippet the first 60
 _KEY_SQL = f"CASE WHEN d.scope = 'global' THEN '{GLOBAL}' ELSE coalesce(d.owner_user, '{NOBODY}') END"
 
 
@@ -58,9 +67,12 @@ class SearchIndex:
         self.total_docs = 0
         self.total_length = 0.0
         self.generation = -1
+        self.counter_seq = 0
+        self.where: dict[str, str] = {}  # document id -> partition key
 
     # ---- keeping in step with the catalog ----------------------------------------------------------
     def refresh(self) -> None:
+        self._apply_counters()  # to every partition; reloaded ones then read the current values anyway
         generation, dirty = self.catalog.changes_since(self.generation)
         if generation == self.generation:
             return
@@ -70,8 +82,43 @@ class SearchIndex:
         elif dirty:
             self._load(sorted(dirty))
         self.generation = generation
+        self.where = {i: key for key, part in self.parts.items() for i in part.row_of}
         self.total_docs = sum(p.size for p in self.parts.values())
         self.total_length = float(sum(p.length.sum() for p in self.parts.values()))
+
+    def _apply_counters(self) -> None:
+        """Counter increments the catalog made since the last search (references, usage, validation)."""
+        seq, changes = self.catalog.counter_changes_since(self.counter_seq)
+        for ids, column, by in changes:
+            for doc_id in ids:
+                key = self.where.get(doc_id)
+                if key is not None:
+                    part = self.parts[key]
+                    part.counters[column][part.row_of[doc_id]] += by
+        self.counter_seq = seq
+
+    def rows(self, ids: list[str], vector: Any) -> list[dict[str, Any]]:
+        """The ranking fields of the candidates (what Catalog.candidate_rows returns), from memory."""
+        self.refresh()
+        query = np.asarray(vector, dtype=np.float32)
+        query = query / (float(np.linalg.norm(query)) or 1.0)
+        out = []
+        for doc_id in ids:
+            key = self.where.get(doc_id)
+            if key is None:
+                continue
+            part = self.parts[key]
+            r = part.row_of[doc_id]
+            created, expires = part.created[r], part.expires[r]
+            cosine = float(part.vectors[r] @ query) if part.has_vector[r] and part.vectors.shape[1] == query.shape[0] else 0.0
+            out.append({
+                "id": doc_id, "kind": part.kind[r], "title": part.title[r], "primary_topic": part.topic[r],
+                "doc_path": part.doc_path[r], "search_text": part.text[r], "quality": float(part.quality[r]),
+                "importance": float(part.importance[r]), "scope": part.scope[r], "content_types": list(part.ctypes[r]),
+                "created_at": None if math.isnan(created) else datetime.fromtimestamp(created, UTC),
+                "expires_at": None if math.isinf(expires) else datetime.fromtimestamp(expires, UTC),
+                "cosine": cosine, **{c: int(part.counters[c][r]) for c in COUNTERS}})
+        return out
 
     def _load(self, keys: list[str] | None) -> None:
         con = self.catalog.con
@@ -86,7 +133,10 @@ class SearchIndex:
             SELECT {_KEY_SQL} AS key, d.id, d.kind, d.scope, d.session_id, d.primary_topic, d.content_types,
                    coalesce(d.quality, 0.0) AS quality, coalesce(epoch(d.expires_at), 'inf'::DOUBLE) AS expires,
                    coalesce(epoch(d.invalid_at), 'inf'::DOUBLE) AS invalid, coalesce(d.doc_length, 0) AS length,
-                   d.embedding IS NOT NULL AS has_vector, d.embedding
+                   d.embedding IS NOT NULL AS has_vector, d.embedding, coalesce(d.title, '') AS title,
+                   coalesce(d.doc_path, '') AS doc_path, left(coalesce(d.search_text, ''), {TEXT_CHARS}) AS text,
+                   coalesce(d.importance, 0.0) AS importance, coalesce(epoch(d.created_at), 'nan'::DOUBLE) AS created,
+                   d.reference_count, d.usage_count, d.validation_count, d.validation_success
             FROM documents d {where} ORDER BY key, d.id""", params)
         if table.num_rows == 0:
             self.df += Counter()  # drop zero counts
@@ -134,10 +184,15 @@ class SearchIndex:
             norms = np.linalg.norm(vectors, axis=1)
             vectors /= np.where(norms > 0, norms, 1.0)[:, None]
         ctypes = [tuple(x or ()) for x in columns["content_types"].slice(start, end - start).to_pylist()]
-        return _Partition(ids=col("id"), kind=col("kind"), scope=col("scope"), session=col("session_id"),
+        ids = col("id")
+        counters = {c: np.nan_to_num(col(c).astype(np.float64)).astype(np.int64) for c in COUNTERS}
+        return _Partition(ids=ids, kind=col("kind"), scope=col("scope"), session=col("session_id"),
                           topic=col("primary_topic"), ctypes=ctypes, quality=col("quality").astype(np.float64),
                           expires=col("expires").astype(np.float64), invalid=col("invalid").astype(np.float64),
-                          length=col("length").astype(np.float64), vectors=vectors, has_vector=has_vector)
+                          length=col("length").astype(np.float64), vectors=vectors, has_vector=has_vector,
+                          title=col("title"), doc_path=col("doc_path"), text=col("text"),
+                          importance=col("importance").astype(np.float64), created=col("created").astype(np.float64),
+                          counters=counters, row_of={str(i): r for r, i in enumerate(ids)})
 
     # ---- queries -----------------------------------------------------------------------------------
     def _visible(self, filters: SearchFilters) -> list[_Partition]:

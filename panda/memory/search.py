@@ -130,7 +130,10 @@ class MemoryStore:
         ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
         if exclude_ids:
             ids = [i for i in ids if i not in exclude_ids]
-        rows = self.catalog.candidate_rows(ids, vector.tolist())
+        if self.search_index is not None:
+            rows = self.search_index.rows(ids, vector)
+        else:
+            rows = self.catalog.candidate_rows(ids, vector.tolist())
         results = rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)[:limit]
         elapsed = (time.perf_counter() - started) * 1000
         if record:

@@ -85,3 +85,35 @@ def test_index_follows_upserts_moves_and_deletes():
     assert [i for i, _ in mem] == [i for i, _ in sql] and [s for _, s in mem] == pytest.approx([s for _, s in sql])
     catalog.clear_derived()
     assert index.bm25(["piano"], filters, 100) == []
+
+
+def test_index_rows_equal_candidate_rows_and_follow_counter_increments():
+    catalog = Catalog()
+    docs, vectors = _docs(120)
+    catalog.upsert_documents(docs, vectors)
+    index = SearchIndex(catalog)
+    query = np.random.default_rng(3).normal(size=384).astype(np.float32)
+    ids = [d.id for d in docs[::7]]
+    catalog.increment_counters(ids[:3], "reference_count", 2)
+    index.bm25(["hamster"], SearchFilters(now=NOW), 5)  # builds the index
+    catalog.increment_counters(ids[:2], "reference_count")  # after the build: replayed, not reloaded
+    catalog.increment_counters(ids[1:4], "validation_success", 1)
+    generation = index.generation
+    mem = {r["id"]: r for r in index.rows(ids, query)}
+    sql = {r["id"]: r for r in catalog.candidate_rows(ids, query.tolist())}
+    assert index.generation == generation and set(mem) == set(sql)
+    for doc_id, row in sql.items():
+        for key in ("kind", "title", "primary_topic", "doc_path", "search_text", "scope", "content_types", "created_at",
+                    "expires_at", "reference_count", "usage_count", "validation_count", "validation_success"):
+            assert mem[doc_id][key] == row[key], (doc_id, key)
+        assert mem[doc_id]["quality"] == pytest.approx(row["quality"])
+        assert mem[doc_id]["importance"] == pytest.approx(row["importance"])
+        assert mem[doc_id]["cosine"] == pytest.approx(row["cosine"], abs=1e-5)
+    assert mem[ids[0]]["reference_count"] == 3 and mem[ids[1]]["validation_success"] == 1
+    try:
+        with catalog.transaction():
+            catalog.increment_counters(ids[:1], "usage_count", 5)
+            raise RuntimeError("rolled back")
+    except RuntimeError:
+        pass
+    assert index.rows(ids[:1], query)[0]["usage_count"] == 0  # a rolled-back increment is not kept
