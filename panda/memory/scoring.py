@@ -95,6 +95,10 @@ def fuzzy_word_match(query_words: list[str], doc_words: list[str], threshold: fl
         return 0.0
     vocabulary = set(doc_words)
     memo = {} if memo is None else memo
+    by_length: dict[int, list[str]] = {}
+    for other in vocabulary:
+        if len(other) > exact_max_len:
+            by_length.setdefault(len(other), []).append(other)
     hits = 0
     for word in query_words:
         if word in vocabulary:
@@ -102,16 +106,19 @@ def fuzzy_word_match(query_words: list[str], doc_words: list[str], threshold: fl
             continue
         if len(word) <= exact_max_len:
             continue
-        for other in vocabulary:
-            if len(other) <= exact_max_len:
-                continue
-            key = (word, other)
-            if key not in memo:
-                memo[key] = similar_words(word, other, threshold)
-            if memo[key]:
-                hits += 1
-                break
+        n = len(word)
+        # Only lengths that can reach the threshold: 2*min/(n+m) bounds the ratio (see similar_words).
+        if any(_matches(word, other, threshold, memo) for m, group in by_length.items()
+               if 2 * min(n, m) / (n + m) >= threshold for other in group):
+            hits += 1
     return hits / len(query_words)
+
+
+def _matches(word: str, other: str, threshold: float, memo: dict[tuple[str, str], bool]) -> bool:
+    key = (word, other)
+    if key not in memo:
+        memo[key] = similar_words(word, other, threshold)
+    return memo[key]
 
 
 @dataclass(frozen=True)
