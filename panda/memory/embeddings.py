@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Protocol
 
 import numpy as np
@@ -61,8 +63,32 @@ class SentenceEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._model()
-        vectors = model.encode(  # type: ignore[attr-defined]
-            [t[:2000] for t in texts], batch_size=self.batch_size, normalize_embeddings=True,
-            show_progress_bar=False, convert_to_numpy=True,
-        )
+        with _threads(1 if len(texts) <= SMALL_BATCH else None):
+            vectors = model.encode(  # type: ignore[attr-defined]
+                [t[:2000] for t in texts], batch_size=self.batch_size, normalize_embeddings=True,
+                show_progress_bar=False, convert_to_numpy=True,
+            )
         return np.asarray(vectors, dtype=np.float32)
+
+
+SMALL_BATCH = 8  # a search query or two: one thread is faster and steadier than two
+
+
+@contextmanager
+def _threads(count: int | None) -> Iterator[None]:
+    """Run torch with `count` intra-op threads (None: unchanged). Measured at 1M documents: a query's
+    embedding p95 fell from ~100 ms to 18 ms with one thread — two threads contend on 2 cores."""
+    if count is None:
+        yield
+        return
+    import torch
+
+    previous = torch.get_num_threads()
+    if previous == count:
+        yield
+        return
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
