@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import math
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -273,7 +274,13 @@ class SearchIndex:
 
 
 def _arrow(con: Any, sql: str, params: list[Any]) -> Any:
-    return con.sql(sql, params=params).to_arrow_table() if params else con.sql(sql).to_arrow_table()
+    """Run a query on the catalog's own connection (it sees the open transaction) into an Arrow table.
+
+    execute() rather than the relation API: a caller may have left a result unfetched on the connection,
+    which execute() replaces and sql() refuses. Its extra copy only costs at index build time."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return con.execute(sql, params).to_arrow_table()
 
 
 def _top(ids: np.ndarray, scores: np.ndarray, mask: np.ndarray, limit: int) -> list[tuple[str, float]]:
