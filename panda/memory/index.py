@@ -12,7 +12,6 @@ same tie order (score, then id); a test compares both paths.
 
 from __future__ import annotations
 
-import gc
 import math
 import warnings
 from collections import Counter
@@ -87,9 +86,7 @@ class SearchIndex:
         self.where = {i: key for key, part in self.parts.items() for i in part.row_of}
         self.total_docs = sum(p.size for p in self.parts.values())
         self.total_length = float(sum(p.length.sum() for p in self.parts.values()))
-        # Millions of long-lived strings: keep the cyclic GC from re-scanning them on every collection
-        # (at 1M documents a full collection took ~100 ms and showed up as search latency spikes).
-        gc.freeze()
+
 
     def _apply_counters(self) -> None:
         """Counter increments the catalog made since the last search (references, usage, validation)."""
