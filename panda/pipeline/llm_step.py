@@ -49,26 +49,9 @@ def ask(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, prompt
         started = datetime.now(UTC)
         results: list[ChatResult] = yield [request]
         result = results[0]
-        status, parsed = "ok", None
-        if result.error:
-            status, last_error = "error", result.error
-        else:
-            try:
-                parsed = schema.model_validate_json(result.text)
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"]) or "reply"
-                status, last_error = "parse_error", f"{where}: {first['msg']} (finish={result.finish_reason})"
-        record = {
-            "user_id": state.user_id, "session_id": state.input.session_id, "turn_id": state.turn_id,
-            "phase": phase, "role": role, "model": result.model or ctx.model_for(role),
-            "prompt_version": template.id, "prompt_tokens": result.prompt_tokens,
-            "completion_tokens": result.completion_tokens, "latency_ms": result.latency_ms,
-            "batch_size": result.extra.get("batch_size", 1), "started_at": started, "status": status,
-            "error_message": None if status == "ok" else last_error,
-        }
-        state.call_records.append(record)
-        state.calls.append(record)
+        parsed, error = _parse(result, schema)
+        last_error = error or last_error
+        _record(state, ctx, phase, role, template.id, result, started, error)
         if parsed is not None:
             return parsed
     raise LLMReplyError(f"{state.label} failed {phase}: the {role} reply did not parse after {tries} tries: {last_error}")
@@ -92,24 +75,38 @@ def ask_batch(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, 
     results: list[ChatResult] = yield requests
     out: list[M | None] = []
     for result in results:
-        parsed, status, error = None, "ok", None
-        if result.error:
-            status, error = "error", result.error
-        else:
-            try:
-                parsed = schema.model_validate_json(result.text)
-            except ValidationError as exc:
-                status, error = "parse_error", str(exc.errors()[0]["msg"])
-        record = {"user_id": state.user_id, "session_id": state.input.session_id, "turn_id": state.turn_id,
-                  "phase": phase, "role": role, "model": result.model or ctx.model_for(role),
-                  "prompt_version": template.id, "prompt_tokens": result.prompt_tokens,
-                  "completion_tokens": result.completion_tokens, "latency_ms": result.latency_ms,
-                  "batch_size": result.extra.get("batch_size", 1), "started_at": started, "status": status,
-                  "error_message": error}
-        state.call_records.append(record)
-        state.calls.append(record)
+        parsed, error = _parse(result, schema)
+        _record(state, ctx, phase, role, template.id, result, started, error)
         out.append(parsed)
     return out
+
+
+def _parse(result: ChatResult, schema: type[M]) -> tuple[M | None, str | None]:
+    """The reply parsed against its schema, or None with the reason ('error: ...' / 'parse_error: ...')."""
+    if result.error:
+        return None, f"error: {result.error}"
+    try:
+        return schema.model_validate_json(result.text), None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "reply"
+        return None, f"parse_error: {where}: {first['msg']} (finish={result.finish_reason})"
+
+
+def _record(state: TurnState, ctx: PipelineContext, phase: str, role: str, prompt_version: str, result: ChatResult,
+            started: datetime, error: str | None) -> None:
+    """One llm_calls row for the turn (drained by the scheduler) and for metrics.json."""
+    status = "ok" if error is None else error.split(":", 1)[0]
+    record = {
+        "user_id": state.user_id, "session_id": state.input.session_id, "turn_id": state.turn_id,
+        "phase": phase, "role": role, "model": result.model or ctx.model_for(role),
+        "prompt_version": prompt_version, "prompt_tokens": result.prompt_tokens,
+        "completion_tokens": result.completion_tokens, "latency_ms": result.latency_ms,
+        "batch_size": result.extra.get("batch_size", 1), "started_at": started, "status": status,
+        "error_message": None if error is None else error.split(": ", 1)[1],
+    }
+    state.call_records.append(record)
+    state.calls.append(record)
 
 
 def fit_section(state: TurnState, ctx: PipelineContext, key: str, text: str) -> Step[str]:
