@@ -1,6 +1,7 @@
 """Scope promotion job (seed 000): new -> user -> global and back, and expiry of NEW documents.
 
-Applies to documents that are files of their own (memories saved by memory.save, knowledge notes):
+Applies to documents that are files of their own — memories saved by memory.save (web pages and
+Knowledge notes are global already, research documents belong to their turn):
 trust is the Laplace validation success rate, usage the number of turns that used the document,
 age the time since it was created; the thresholds (policy `scope`) are applied to a fixed point.
 - new -> user: the document stops expiring; user -> new: it gets a fresh 24 h TTL.
