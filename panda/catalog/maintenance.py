@@ -157,7 +157,8 @@ class Maintenance:
             return []
         rows = self.con.execute("""
             SELECT id FROM system_events
-            WHERE list_contains(?, entity_id) OR len(list_filter(?, lambda n: contains(data, n))) > 0""",
+            WHERE len(list_filter(?, lambda n: starts_with(entity_id, n))) > 0
+               OR len(list_filter(?, lambda n: contains(data, n))) > 0""",
             [needles, needles]).fetchall()
         return [r[0] for r in rows]
 
