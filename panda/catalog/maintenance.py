@@ -117,6 +117,10 @@ class Maintenance:
     def source_reliability(self) -> dict[str, dict[str, Any]]:
         return {r["domain"]: r for r in self.catalog._dicts("SELECT * FROM source_reliability")}
 
+    def reliability_by_domain(self) -> dict[str, float]:
+        """Domain -> rolled-up reliability (what source ranking and research quality read)."""
+        return {d: float(r["reliability"]) for d, r in self.source_reliability().items()}
+
     def upsert_reliability(self, row: dict[str, Any]) -> None:
         self.con.execute("DELETE FROM source_reliability WHERE domain = ?", [row["domain"]])
         self.con.execute("INSERT INTO source_reliability VALUES (?, ?, ?, ?, ?, ?)",

@@ -48,6 +48,7 @@ def run(job: JobRun) -> JobReport:
     report = JobReport("archival", now, job.dry_run)
     days = ctx.policy.retention.turn_archive_days
     maintenance = Maintenance(ctx.catalog)
+    archived_now: set[str] = set()
     for marker in sorted(ctx.vault.home.glob(f"users/*/turns/turn_*/{COMPLETE_MARKER}")):
         meta = json.loads(marker.read_text(encoding="utf-8"))
         created = parse_time(meta["timestamp"])
@@ -58,6 +59,7 @@ def run(job: JobRun) -> JobReport:
         target = archived_dir(ctx.vault.home, meta)
         new_path = ctx.vault.layout.relative(target.parent) + f"/{target.name}/context.md"
         report.change("turns_archived", f"{meta['turn_id']}: {ctx.vault.layout.relative(folder)} -> {new_path}")
+        archived_now.add(meta["turn_id"])
         if job.dry_run:
             continue
         if not meta.get("archived"):
@@ -74,7 +76,7 @@ def run(job: JobRun) -> JobReport:
         row = maintenance.turn_row(meta["turn_id"])
         if row is not None and row["archived"] and row["doc_path"] == meta["doc_path"]:
             continue
-        if any(meta["turn_id"] in line for line in report.changes):
+        if meta["turn_id"] in archived_now:
             continue
         report.change("catalog_rows_repaired", f"{meta['turn_id']}: catalog marked archived at {meta['doc_path']}")
         if not job.dry_run:

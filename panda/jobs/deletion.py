@@ -106,7 +106,8 @@ def run(job: JobRun) -> JobReport:
     paths = _user_paths(ctx, user_id)
     derived = _derived_notes(ctx, user_id)
     rows = maintenance.user_row_counts(user_id)
-    doc_ids = [d["id"] for d in maintenance.export_user(user_id)["documents"]]
+    export = maintenance.export_user(user_id)  # the backup's rows, and the ids to look for elsewhere
+    doc_ids = [d["id"] for d in export["documents"]]
     derived_ids = [str(frontmatter.loads(p.read_text(encoding="utf-8")).metadata.get("id")) for p in derived]
     scrub = _lines_to_scrub(ctx, user_id, doc_ids + derived_ids, set(derived))
     events = maintenance.events_mentioning([f'"{user_id}"', f"{user_id}:", *doc_ids])
@@ -126,7 +127,6 @@ def run(job: JobRun) -> JobReport:
         report.change("rows_system_events", f"catalog system_events: {len(events)} row(s)")
     if job.dry_run or not report.changes:
         return report.finish(ctx)
-    export = maintenance.export_user(user_id)
     export["derived_documents"] = [ctx.catalog.get_document(i) or {"id": i} for i in derived_ids]
     target = _backup(ctx, user_id, paths + derived, list(scrub), export)
     report.notes.append(f"backup written to {target}")

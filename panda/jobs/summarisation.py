@@ -145,7 +145,8 @@ def run(job: JobRun) -> JobReport:
     report = JobReport("summarisation", job.now, job.dry_run)
     gap = ctx.policy.sessions.gap_minutes
     due = []
-    for transcript in ctx.vault.iter_transcripts():
+    transcripts = list(ctx.vault.iter_transcripts())
+    for transcript in transcripts:
         report.count("sessions_checked")
         if needs_summary(transcript, job.now, gap):
             due.append(transcript)
@@ -154,7 +155,7 @@ def run(job: JobRun) -> JobReport:
         report.change("session_summaries", f"{catalog_session_id(transcript)}: summarise {len(transcript.messages)} messages")
         threads.add((transcript.user_id, transcript.thread_id))
     # A thread whose summary file is missing although sessions are summarised (a killed run) is redone.
-    for transcript in ctx.vault.iter_transcripts():
+    for transcript in transcripts:
         key = (transcript.user_id, transcript.thread_id)
         if transcript.summary and key not in threads and read_thread_summary(ctx.vault.layout, *key) is None:
             threads.add(key)

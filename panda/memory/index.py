@@ -141,7 +141,7 @@ class SearchIndex:
                    d.reference_count, d.usage_count, d.validation_count, d.validation_success
             FROM documents d {where} ORDER BY key, d.id""", params)
         if table.num_rows == 0:
-            self.df += Counter()  # drop zero counts
+            self.df = +self.df  # drop the zero counts the subtraction above left
             return
         keys_col = table.column("key").to_numpy(zero_copy_only=False)
         bounds = np.flatnonzero(np.r_[True, keys_col[1:] != keys_col[:-1], True])

@@ -14,6 +14,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
+from panda.catalog.maintenance import Maintenance
 from panda.documents.model import Document, iso, parse_time
 from panda.documents.turn_record import turn_document, turn_index_row
 from panda.memory.facts import extract_statements, normalise
@@ -139,16 +140,15 @@ def record_feedback(state: TurnState, ctx: PipelineContext) -> str | None:
     return str(previous["turn_id"])
 
 
-def research_outputs(state: TurnState, ctx: PipelineContext) -> tuple[dict[str, Any], Document] | None:
+def research_outputs(state: TurnState, ctx: PipelineContext,
+                     reliability: dict[str, float]) -> tuple[dict[str, Any], Document] | None:
     """research.json data and the research document of this turn (None when no research ran)."""
-    from panda.catalog.maintenance import Maintenance
     from panda.research.documents import quality, research_document, research_id, research_json
 
     if not state.research:
         return None
     a = state.analysis
     topic = a.topic if a else "general"
-    reliability = {d: float(r["reliability"]) for d, r in Maintenance(ctx.catalog).source_reliability().items()}
     doc_id = research_id(state.input.input_key)
     previous = [r["id"] for r in ctx.catalog.current_documents("research", state.user_id, topic) if r["id"] != doc_id]
     data = research_json(state.turn_id, state.query, topic, a.intent if a else "informational", state.research,
@@ -173,7 +173,8 @@ def supersede(ctx: PipelineContext, new: Document, when: datetime) -> list[Docum
     return out
 
 
-def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any]) -> list[str]:
+def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any],
+                    reliability: dict[str, float]) -> list[str]:
     """Knowledge notes, Meta indexes and the change log for this turn's research (seed 003 write protocol)."""
     from pathlib import Path
 
@@ -185,10 +186,8 @@ def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any]
     note = research_note(ctx.vault, ctx.policy, data, context_path, when, names)
     changes = [note, *product_notes(ctx.vault, ctx.policy, data, Path(note.path).stem, when, context_path)]
     rebuild_indexes(ctx.vault, when)
-    from panda.catalog.maintenance import Maintenance
     from panda.research import site_knowledge
 
-    reliability = {d: float(r["reliability"]) for d, r in Maintenance(ctx.catalog).source_reliability().items()}
     site_knowledge.update(ctx.vault, state.research, state.turn_id, when, reliability)
     log_changes(ctx.vault, changes, state.turn_id, ctx.vault.layout.relative(state.turn_path), when)
     return [c.path for c in changes]
@@ -217,13 +216,14 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
             new_docs.append(vault.write_document(doc))
         new_docs += record(vault, state.user_id, learned_items(state), state.input.timestamp)
 
-    research = None if probe else research_outputs(state, ctx)
+    reliability = Maintenance(catalog).reliability_by_domain() if state.research and not probe else {}
+    research = None if probe else research_outputs(state, ctx, reliability)
     research_files: dict[str, str | dict[str, Any]] = {}
     superseded: list[Document] = []
     if research is not None:
         data, research_doc = research
         meta["research"] = {"doc_id": research_doc.id, "pages": len(data["pages"]),
-                            "notes": write_knowledge(state, ctx, data)}
+                            "notes": write_knowledge(state, ctx, data, reliability)}
         superseded = supersede(ctx, research_doc, state.input.timestamp)
         research_files = {"research.md": research_doc.to_markdown(), "research.json": data}
         new_docs.append(research_doc)

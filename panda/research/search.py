@@ -37,7 +37,7 @@ def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: 
 
     results = ctx.memory.search(cleaned.text, kinds=["webpage"], user_id=None, now=now, limit=limit * 2,
                                 turn_id=turn_id, record=record)
-    reliability = {d: float(r["reliability"]) for d, r in Maintenance(ctx.catalog).source_reliability().items()}
+    reliability = Maintenance(ctx.catalog).reliability_by_domain()
     ranked = sorted((replace(r, score=round(r.score * reliability_weight(reliability.get(_domain(r.doc_path))), 6))
                      for r in results), key=lambda r: (-r.score, r.id))
     return ResearchResults(query_sent=cleaned.text, removed=cleaned.removed, results=ranked[:limit])
