@@ -79,7 +79,8 @@ def run(job: JobRun) -> JobReport:
     report = JobReport("aging", now, job.dry_run)
     retention = ctx.policy.retention
     plan: list[tuple[Path, SessionTranscript, str]] = []
-    for path, transcript in _transcripts(ctx.vault.home):
+    found = _transcripts(ctx.vault.home)
+    for path, transcript in found:
         report.count("sessions_checked")
         last = transcript.last_time
         if last is None:
@@ -114,17 +115,17 @@ def run(job: JobRun) -> JobReport:
             registered.append(transcript)
         for start in range(0, len(registered), 64):
             _register(job, registered[start:start + 64])
-    _repair(job, report, {catalog_session_id(t) for _, t, _ in plan})
+    _repair(job, report, found, {catalog_session_id(t) for _, t, _ in plan})
     return report.finish(ctx)
 
 
-def _repair(job: JobRun, report: JobReport, handled: set[str]) -> None:
+def _repair(job: JobRun, report: JobReport, found: list[tuple[Path, SessionTranscript]], handled: set[str]) -> None:
     """Bring the catalog in line with transcripts a killed run left half-done."""
     ctx = job.ctx
     sessions = {row["id"]: row for row in Maintenance(ctx.catalog).sessions()}
     stale: list[tuple[Path, SessionTranscript]] = []
     on_disk = set()
-    for path, transcript in _transcripts(ctx.vault.home):
+    for path, transcript in found:  # as read before this run's changes; the changed ones are `handled`
         sid = catalog_session_id(transcript)
         on_disk.add(sid)
         if sid in handled or transcript.stage == "active":
