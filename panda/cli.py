@@ -154,7 +154,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     until = _now(args.until) or datetime.now(UTC)
     since = _now(args.since) or until - timedelta(hours=args.hours)
-    ctx = open_home(_settings(args))
+    ctx = open_home(_settings(args), read_only=True)
     stats = Conversations(ctx.catalog).usage_stats(since, until, args.user)
     ctx.catalog.close()
     if args.json:
@@ -173,7 +173,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
     from panda.memory.facts import true_at
     from panda.runtime import open_home
 
-    ctx = open_home(_settings(args))
+    ctx = open_home(_settings(args), read_only=True)
     when = _now(args.as_of)
     out = {}
     for kind in ("fact", "preference"):
@@ -233,7 +233,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     from panda.runtime import open_home
 
     settings = _settings(args)
-    ctx = open_home(settings)
+    # A search writes only its retrieval record: it takes the home lock if free, else it reads the
+    # snapshot and journals the record for the next writer (catalog/journal.py). It never waits.
+    ctx = open_home(settings, read_only=args.no_record or home_busy(settings))
     results = ctx.memory.search(
         args.query, user_id=args.user, limit=args.limit, topic_filter=args.topic,
         content_types=args.content_type or None, scope=args.scope, include_expired=args.include_expired,
@@ -250,6 +252,19 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"{rank:>2}. {r.score:.3f}  {r.kind:<10} {r.primary_topic:<24} {r.doc_path}{outdated}")
         print(f"    {r.title[:100]}")
     return 0
+
+
+def home_busy(settings: Settings) -> bool:
+    """True when another process holds the home's writer lock right now (no waiting)."""
+    from panda.catalog.home_lock import acquire_writer, release_writer
+    from panda.errors import HomeBusyError
+
+    try:
+        acquire_writer(settings.catalog_path.parent, timeout=0)
+    except HomeBusyError:
+        return True
+    release_writer(settings.catalog_path.parent, None)
+    return False
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:

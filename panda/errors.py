@@ -58,3 +58,7 @@ class BackendUnavailableError(TerminalError):
 
 class ConfirmationRequired(TerminalError):
     """A destructive job (user deletion) was asked to run without explicit confirmation."""
+
+
+class HomeBusyError(TransientError):
+    """Another process held the home's writer lock for longer than this one would wait."""

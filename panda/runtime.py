@@ -62,12 +62,26 @@ def make_backend(settings: Settings) -> Backend:
 
 def open_home(settings: Settings, embedder: Embedder | None = None, backend: Backend | None = None,
               read_only: bool = False) -> PipelineContext:
+    """Open a home to write (the default: takes the home's writer lock, waiting for another writer) or,
+    with `read_only`, to read (a consistent snapshot; never fails because a writer is busy).
+
+    A writer first finishes what an earlier process left: journalled reader searches and counter
+    write-backs to the vault (both exactly once)."""
     settings.home.mkdir(parents=True, exist_ok=True)
     vault = Vault(settings.home)
     policy = load_policy(settings.home)
-    catalog = Catalog(settings.catalog_path, read_only=read_only)
-    embedder = embedder or SentenceEmbedder(settings.embedding_model)
-    memory = MemoryStore(vault, catalog, embedder, policy)
+    catalog = Catalog.open_reader(settings.catalog_path) if read_only else Catalog(settings.catalog_path)
+    try:
+        embedder = embedder or SentenceEmbedder(settings.embedding_model)
+        memory = MemoryStore(vault, catalog, embedder, policy)
+        if not catalog.read_only:
+            from panda.catalog.journal import apply_pending
+
+            apply_pending(catalog)
+            memory.sync_counters()
+    except BaseException:
+        catalog.close()
+        raise
     model_for: Any = backend.model_for if backend is not None else (lambda role: settings.model or "default")
     return PipelineContext(settings=settings, policy=policy, vault=vault, catalog=catalog, memory=memory,
                            model_for=model_for)

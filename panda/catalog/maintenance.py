@@ -98,15 +98,19 @@ class Maintenance:
         if sets:
             self.con.execute(f"UPDATE documents SET {', '.join(sets)} WHERE id = ?",
                              [v for k, v in counters.items() if k in allowed] + [doc_id])
+            self.con.execute("INSERT INTO counter_sync VALUES (?) ON CONFLICT DO NOTHING", [doc_id])
+            self.catalog.touch(None)
 
     def set_freshness(self, values: list[tuple[str, float]]) -> None:
         if values:
             self.con.executemany("UPDATE documents SET freshness = ? WHERE id = ?", [[v, i] for i, v in values])
 
     def record_extraction(self, domain: str, url: str | None, extraction_type: str, success: bool,
-                          confidence: float | None, user_id: str | None, at: datetime) -> None:
-        self.con.execute("INSERT INTO source_extractions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         [uuid.uuid4().hex, domain, url, extraction_type, success, confidence, user_id, at])
+                          confidence: float | None, user_id: str | None, at: datetime,
+                          record_id: str | None = None) -> None:
+        """One extraction outcome; a `record_id` derived from the work makes a repeat a no-op (exactly once)."""
+        self.con.execute("INSERT INTO source_extractions VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                         [record_id or uuid.uuid4().hex, domain, url, extraction_type, success, confidence, user_id, at])
 
     def extraction_rollup(self) -> list[dict[str, Any]]:
         return self.catalog._dicts("""

@@ -145,6 +145,22 @@ def m006_maintenance(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE documents ADD COLUMN freshness DOUBLE")
 
 
+def m007_exactly_once(con: duckdb.DuckDBPyConnection) -> None:
+    # Exactly-once counters (DESIGN §10): the documents each turn referenced (once per turn), documents
+    # whose vault counters still need the catalog's values written back, reader journals already applied.
+    # Observability keeps two clocks: created_at is when it happened (the input's time), recorded_at when
+    # Panda wrote it (wall clock).
+    con.execute("""
+        CREATE TABLE turn_references (
+            turn_id VARCHAR NOT NULL, user_id VARCHAR NOT NULL, doc_id VARCHAR NOT NULL, PRIMARY KEY (turn_id, doc_id)
+        )""")
+    con.execute("CREATE TABLE counter_sync (doc_id VARCHAR PRIMARY KEY)")
+    con.execute("CREATE TABLE applied_journals (name VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ)")
+    for table in ("llm_calls", "retrieval_operations", "system_events"):
+        con.execute(f"ALTER TABLE {table} ADD COLUMN recorded_at TIMESTAMPTZ")
+    con.execute("ALTER TABLE system_events ADD COLUMN user_id VARCHAR")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -152,6 +168,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m004_conversations", m004_conversations),
     ("m005_evaluation", m005_evaluation),
     ("m006_maintenance", m006_maintenance),
+    ("m007_exactly_once", m007_exactly_once),
 ]
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from panda.catalog.home_lock import acquire_writer, holds_writer_lock, reader_database, release_writer
 from panda.catalog.migrations import EMBEDDING_DIM, migrate, pending
 from panda.documents.model import Document, utc
 from panda.memory.text import term_frequencies
@@ -96,21 +97,58 @@ class SearchFilters:
 
 
 class Catalog:
-    def __init__(self, path: Path | str | None = None, read_only: bool = False) -> None:
-        """Open the catalog at `path` (None: an in-memory database, for tests)."""
+    def __init__(self, path: Path | str | None = None, read_only: bool = False,
+                 lock_timeout: float | None = None) -> None:
+        """Open the catalog at `path` (None: an in-memory database, for tests).
+
+        A writable file catalog holds the home's writer lock (catalog/home_lock.py) until `close()`;
+        readers should use `Catalog.open_reader`, which reads the published snapshot instead.
+        """
         target = ":memory:"
+        self._lock_dir: Path | None = None
+        self.lock_waited = 0.0
+        self.snapshot_of: Path | None = None  # set on readers: the live file this snapshot copies
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             target = str(path)
+            if not read_only:
+                self.lock_waited = acquire_writer(Path(path).parent, lock_timeout)
+                self._lock_dir = Path(path).parent
         self.path = path
+        self.read_only = read_only
         self.generation = 0  # bumped on every change to documents; the in-memory index follows it
         self._changes: list[tuple[int, frozenset[str] | None]] = []
         self.counter_seq = 0  # counter increments, which the index applies without reloading
         self._counter_log: list[tuple[int, list[str], str, int]] = []
-        self.con = duckdb.connect(target, read_only=read_only)
-        self.con.execute("SET TimeZone = 'UTC'")
-        if not read_only:
-            migrate(self.con)
+        try:
+            self.con = duckdb.connect(target, read_only=read_only)
+            self.con.execute("SET TimeZone = 'UTC'")
+            if not read_only:
+                migrate(self.con)
+        except BaseException:
+            self._release()
+            raise
+
+    @classmethod
+    def open_reader(cls, path: Path | str, wait_seconds: float | None = None) -> Catalog:
+        """A read-only catalog that never fails because a writer is busy: the last published snapshot
+        (refreshed first when no writer runs). Inside a process that writes this home it is the live
+        catalog (one DuckDB instance per process); on a home with no catalog yet it creates one."""
+        path = Path(path)
+        if holds_writer_lock(path.parent) or not path.exists():
+            return cls(path)
+        reader = cls(reader_database(path, wait_seconds), read_only=True)
+        reader.snapshot_of = path
+        return reader
+
+    @property
+    def is_snapshot(self) -> bool:
+        return self.snapshot_of is not None
+
+    def _release(self) -> None:
+        if self._lock_dir is not None:
+            lock_dir, self._lock_dir = self._lock_dir, None
+            release_writer(lock_dir, Path(self.path) if self.path is not None else None)
 
     def compact(self) -> None:
         """Rewrite the database file so deleted rows leave no bytes behind (user deletion). In place:
@@ -154,7 +192,16 @@ class Catalog:
         return pending(self.con)
 
     def close(self) -> None:
-        self.con.close()
+        """Close the connection; a writer checkpoints, and the last writer of the process publishes the
+        reader snapshot and releases the home lock."""
+        try:
+            if self._lock_dir is not None:
+                self.con.execute("CHECKPOINT")
+        except duckdb.Error:
+            pass
+        finally:
+            self.con.close()
+            self._release()
 
     def transaction(self) -> _Transaction:
         return _Transaction(self)
@@ -217,7 +264,8 @@ class Catalog:
 
     def clear_derived(self) -> None:
         """Empty every table the vault can rebuild (reindex); observability logs are kept."""
-        for table in ("postings", "documents", "turn_index", "turn_uses", "messages", "sessions", "threads"):
+        for table in ("postings", "documents", "turn_index", "turn_uses", "turn_references", "counter_sync",
+                      "messages", "sessions", "threads"):
             self.con.execute(f"DELETE FROM {table}")
         self.touch(None)
 
@@ -288,16 +336,50 @@ class Catalog:
         return self._dicts(sql, [*params, *ids])
 
     def increment_counters(self, ids: Iterable[str], column: str, by: int = 1) -> None:
+        """Add `by` to a counter; the documents are queued in counter_sync in the same transaction, so
+        their vault files get the catalog's values written back exactly once (`sync_counters`)."""
         if column not in ("reference_count", "usage_count", "validation_count", "validation_success"):
             raise ValueError(f"not a counter column: {column}")
-        id_list = list(ids)
+        id_list = list(dict.fromkeys(ids))
         if id_list and by:
             self.con.execute(f"UPDATE documents SET {column} = {column} + ? WHERE list_contains(?, id)", [by, id_list])
+            self.con.execute("INSERT INTO counter_sync SELECT id FROM documents WHERE list_contains(?, id) "
+                             "ON CONFLICT DO NOTHING", [id_list])
             self.counter_seq += 1
             self._counter_log.append((self.counter_seq, id_list, column, by))
             if len(self._counter_log) > 10_000:
                 self._counter_log = []
                 self.touch(None)  # too much to replay: the index reloads
+
+    def counters_to_sync(self) -> list[dict[str, Any]]:
+        """Documents whose vault files still need the catalog's counter values (see increment_counters)."""
+        return self._dicts("""SELECT d.id, d.doc_path, d.usage_count, d.reference_count, d.validation_count,
+                                     d.validation_success
+                              FROM counter_sync s JOIN documents d ON d.id = s.doc_id ORDER BY d.doc_path""")
+
+    def counters_synced(self, ids: list[str]) -> None:
+        if ids:
+            self.con.execute("DELETE FROM counter_sync WHERE list_contains(?, doc_id)", [ids])
+        self.con.execute("DELETE FROM counter_sync WHERE doc_id NOT IN (SELECT id FROM documents)")
+
+    def add_turn_references(self, turn_id: str, user_id: str, doc_ids: Sequence[str]) -> list[str]:
+        """Record the documents a turn's searches returned; returns the ids not recorded before (the
+        ones whose reference count this turn may raise: once per turn, whatever re-runs)."""
+        ids = list(dict.fromkeys(doc_ids))
+        if not ids:
+            return []
+        known = {r[0] for r in self.con.execute("SELECT doc_id FROM turn_references WHERE turn_id = ?",
+                                                [turn_id]).fetchall()}
+        fresh = [i for i in ids if i not in known]
+        if fresh:
+            self.con.executemany("INSERT INTO turn_references VALUES (?, ?, ?)", [[turn_id, user_id, i] for i in fresh])
+        return fresh
+
+    def journal_applied(self, name: str) -> bool:
+        return bool(self.con.execute("SELECT count(*) FROM applied_journals WHERE name = ?", [name]).fetchone()[0])  # type: ignore[index]
+
+    def mark_journal_applied(self, name: str) -> None:
+        self.con.execute("INSERT INTO applied_journals VALUES (?, ?) ON CONFLICT DO NOTHING", [name, datetime.now(UTC)])
 
     def upsert_turn(self, row: dict[str, Any], used_documents: Sequence[str] = ()) -> None:
         """Insert or replace a turn_index row and the documents the turn used (turn_uses, for calibration)."""
@@ -337,26 +419,37 @@ class Catalog:
             return
         columns = ("id", "user_id", "session_id", "turn_id", "phase", "role", "model", "prompt_version",
                    "prompt_tokens", "completion_tokens", "latency_ms", "batch_size", "started_at", "status",
-                   "error_message")
-        values = [[r.get(c) if c != "id" else r.get("id") or _uid() for c in columns] for r in rows]
+                   "error_message", "recorded_at")
+        recorded = datetime.now(UTC)
+        values = [[r.get("id") or _uid() if c == "id" else recorded if c == "recorded_at" else r.get(c) for c in columns]
+                  for r in rows]
         self.con.executemany(
             f"INSERT INTO llm_calls ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})", values)
 
     def record_retrieval(self, *, user_id: str | None, session_id: str | None, turn_id: str | None, query: str,
                          retrieval_type: str, candidates: int, result_ids: list[str], retrieval_ms: float,
-                         context_tokens: int, created_at: datetime | None = None) -> None:
+                         context_tokens: int, created_at: datetime | None = None, record_id: str | None = None) -> None:
+        """One retrieval. created_at: when it happened (the turn's input time); recorded_at: the wall clock."""
+        recorded = datetime.now(UTC)
         self.con.execute(
-            "INSERT INTO retrieval_operations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [_uid(), user_id, session_id, turn_id, query, retrieval_type, candidates, len(result_ids),
-             result_ids, retrieval_ms, context_tokens, created_at or datetime.now(UTC)],
+            """INSERT INTO retrieval_operations (id, user_id, session_id, turn_id, query, retrieval_type, candidates,
+                   results, result_ids, retrieval_ms, context_tokens, created_at, recorded_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING""",
+            [record_id or _uid(), user_id, session_id, turn_id, query, retrieval_type, candidates, len(result_ids),
+             result_ids, retrieval_ms, context_tokens, created_at or recorded, recorded],
         )
 
     def record_event(self, event_type: str, entity_type: str | None = None, entity_id: str | None = None,
-                     data: dict[str, Any] | None = None, created_at: datetime | None = None) -> None:
+                     data: dict[str, Any] | None = None, created_at: datetime | None = None,
+                     user_id: str | None = None) -> None:
+        """One system event. created_at: when it happened (input time or the job's --now); recorded_at: wall clock."""
+        recorded = datetime.now(UTC)
+        user = user_id or (data or {}).get("user_id")
         self.con.execute(
-            "INSERT INTO system_events VALUES (?, ?, ?, ?, ?, ?)",
+            """INSERT INTO system_events (id, event_type, entity_type, entity_id, data, created_at, recorded_at, user_id)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
             [_uid(), event_type, entity_type, entity_id, json.dumps(data or {}, default=str),
-             created_at or datetime.now(UTC)],
+             created_at or recorded, recorded, user],
         )
 
     def table_count(self, table: str) -> int:

@@ -59,18 +59,25 @@ class Vault:
         """Add `deltas` to counters stored in a file's frontmatter (or in a memory-file / transcript entry)."""
         self.update_counters_many([(doc_path, deltas)])
 
-    def update_counters_many(self, updates: list[tuple[str, dict[str, int]]]) -> None:
-        """Apply counter deltas to many documents, reading and rewriting each file once."""
+    def update_counters_many(self, updates: list[tuple[str, dict[str, int]]], absolute: bool = False) -> None:
+        """Apply counter deltas (or, with `absolute`, set values) to many documents, each file rewritten once.
+
+        Absolute values are what the exactly-once write-back uses (catalog -> vault): writing them twice
+        changes nothing, so a crash between the catalog commit and the file write is healed by repeating it.
+        """
         by_file: dict[str, list[tuple[str, dict[str, int]]]] = {}
         for doc_path, deltas in updates:
-            kept = {k: v for k, v in deltas.items() if k in COUNTERS and v}
+            kept = {k: int(v) for k, v in deltas.items() if k in COUNTERS and (v or absolute)}
             if kept:
                 rel, _, fragment = doc_path.partition("#")
                 by_file.setdefault(rel, []).append((fragment, kept))
         for rel, changes in by_file.items():
             path = self.layout.resolve_relative(rel)
             if path.exists():
-                atomic_write_text(path, _with_counters(path, path.read_text(encoding="utf-8"), changes))
+                text = path.read_text(encoding="utf-8")
+                new = _with_counters(path, text, changes, absolute)
+                if new != text:
+                    atomic_write_text(path, new)
 
     # ---- user memory files ---------------------------------------------------------------------
     def memory_file(self, user_id: str, kind: str) -> MemoryFile:
@@ -187,15 +194,18 @@ def entry_document(entry: MemoryEntry, kind: str, user_id: str, file_rel: str) -
     )
 
 
-def _add(counters: dict[str, int] | Any, deltas: dict[str, int], as_attributes: bool = False) -> None:
+def _add(counters: dict[str, int] | Any, deltas: dict[str, int], as_attributes: bool = False,
+         absolute: bool = False) -> None:
     for key, delta in deltas.items():
         if as_attributes:
-            setattr(counters, key, getattr(counters, key) + delta)
+            setattr(counters, key, delta if absolute else getattr(counters, key) + delta)
+        elif absolute and not delta and not counters.get(key):
+            continue  # an absent counter is zero: do not add zero keys to files that never had them
         else:
-            counters[key] = int(str(counters.get(key, 0) or 0)) + delta
+            counters[key] = delta if absolute else int(str(counters.get(key, 0) or 0)) + delta
 
 
-def _with_counters(path: Path, text: str, changes: list[tuple[str, dict[str, int]]]) -> str:
+def _with_counters(path: Path, text: str, changes: list[tuple[str, dict[str, int]]], absolute: bool = False) -> str:
     """The file's text with counter deltas applied: per message (transcript), per entry (preferences/facts,
     fragment = entry id) or in the frontmatter (fragment empty)."""
     if path.name.startswith("session_"):
@@ -203,18 +213,20 @@ def _with_counters(path: Path, text: str, changes: list[tuple[str, dict[str, int
         messages = {m.id: m for m in transcript.messages}
         for fragment, deltas in changes:
             if fragment in messages:
-                _add(messages[fragment].metadata.setdefault("counters", {}), deltas)
+                _add(messages[fragment].metadata.setdefault("counters", {}), deltas, absolute=absolute)
+                if not messages[fragment].metadata["counters"]:
+                    del messages[fragment].metadata["counters"]
             elif fragment == "summary":
-                _add(transcript.summary_counters, deltas)
+                _add(transcript.summary_counters, deltas, absolute=absolute)
         return transcript.render()
     if path.name in ("preferences.md", "facts.md") and any(fragment for fragment, _ in changes):
         memory = MemoryFile.parse(text, "preference" if path.name == "preferences.md" else "fact", path.parent.name)
         entries = {e.id: e for e in memory.entries}
         for fragment, deltas in changes:
             if fragment in entries:
-                _add(entries[fragment], deltas, as_attributes=True)
+                _add(entries[fragment], deltas, as_attributes=True, absolute=absolute)
         return memory.render()
     post = frontmatter.loads(text)
     for _fragment, deltas in changes:
-        _add(post.metadata, deltas)
+        _add(post.metadata, deltas, absolute=absolute)
     return frontmatter.dumps(post, sort_keys=False) + "\n"

@@ -33,7 +33,7 @@ def run(job: JobRun) -> JobReport:
     maintenance = Maintenance(ctx.catalog)
     validations = maintenance.validation_totals()
     usage = maintenance.usage_totals()
-    write_backs: list[tuple[str, dict[str, int]]] = []
+    targets: list[tuple[str, dict[str, int]]] = []
     freshness: list[tuple[str, float]] = []
     for row in maintenance.all_documents():
         report.count("documents_checked")
@@ -45,9 +45,7 @@ def run(job: JobRun) -> JobReport:
                 old = f"{row['validation_success']}/{row['validation_count']}"
                 report.change("trust_recalibrated", f"{row['id']}: validated {old} -> {success}/{count}, "
                                                     f"usage {row['usage_count']} -> {target['usage_count']}")
-                write_backs.append((row["doc_path"], deltas))
-                if not job.dry_run:
-                    maintenance.set_counters(row["id"], target)
+                targets.append((row["id"], target))
         created = utc(row["created_at"]) if row["created_at"] else datetime.fromtimestamp(0, UTC)
         value = round(freshness_factor(age_days(created, now), list(row["content_types"] or []), ctx.policy.freshness), 4)
         if row["freshness"] is None or abs(float(row["freshness"]) - value) > 1e-4:
@@ -65,8 +63,10 @@ def run(job: JobRun) -> JobReport:
             rollup.append({**row, "reliability": value, "updated_at": now})
     if not job.dry_run:
         with ctx.catalog.transaction():
+            for doc_id, target in targets:
+                maintenance.set_counters(doc_id, target)  # queued for the vault write-back in the same transaction
             maintenance.set_freshness(freshness)
             for item in rollup:
                 maintenance.upsert_reliability(item)
-        ctx.vault.update_counters_many(write_backs)
+        ctx.memory.sync_counters()
     return report.finish(ctx)

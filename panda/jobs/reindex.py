@@ -3,21 +3,20 @@
 The vault is the source of truth (DESIGN §2). `reindex` clears documents, postings and turn_index,
 then indexes every memory note, knowledge note, preference and fact entry, and every complete turn
 (active or archived), re-embedding in batches. Observability tables are kept: they are logs, not
-memory. `recover_turns` is the incremental form the scheduler runs before a batch: it indexes
-complete turn folders the catalog does not know (a crash after the files, before the catalog).
+memory. `recover_turns` is the incremental form the scheduler runs before a batch: it commits
+complete turn folders the catalog does not know (a crash after the files, before the catalog) through
+pipeline/commit.py, the save phase's own commit, so their counters count exactly once.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-import frontmatter
 
 from panda.documents.model import Document
 from panda.documents.turn_record import turn_document, turn_index_row
+from panda.pipeline.commit import commit_turn, research_document_of, turn_counters, turn_search_documents
 from panda.pipeline.state import PipelineContext
 
 log = logging.getLogger(__name__)
@@ -35,20 +34,6 @@ class ReindexReport:
         return {"documents": self.documents, "turns": self.turns, "messages": self.messages, "dry_run": self.dry_run}
 
 
-def _turn_counters(context_path: Path) -> dict[str, Any]:
-    if not context_path.exists():
-        return {}
-    return dict(frontmatter.loads(context_path.read_text(encoding="utf-8")).metadata)
-
-
-def research_document_of(ctx: PipelineContext, context_path: Path) -> Document | None:
-    """The research document a turn folder holds (research.md), if any."""
-    path = context_path.parent / "research.md"
-    if not path.exists():
-        return None
-    return Document.from_markdown(path.read_text(encoding="utf-8"), doc_path=ctx.vault.layout.relative(path))
-
-
 def _index_batch(ctx: PipelineContext, docs: list[Document], metas: list[dict[str, Any]]) -> None:
     vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
     with ctx.catalog.transaction():
@@ -56,6 +41,7 @@ def _index_batch(ctx: PipelineContext, docs: list[Document], metas: list[dict[st
         for meta in metas:
             used = [] if meta.get("probe") else meta.get("used_documents") or []
             ctx.catalog.upsert_turn(turn_index_row(meta), used)
+            ctx.catalog.add_turn_references(meta["turn_id"], meta["user_id"], meta.get("referenced_documents") or [])
 
 
 def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
@@ -72,8 +58,8 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
         _index_batch(ctx, documents[start:start + BATCH], [])
     for start in range(0, len(turns), BATCH):
         chunk = turns[start:start + BATCH]
-        docs = [turn_document(meta, _turn_counters(path)) for meta, path in chunk if not meta.get("probe")]
-        docs += [d for _, path in chunk if (d := research_document_of(ctx, path)) is not None]
+        docs = [turn_document(meta, turn_counters(path)) for meta, path in chunk if not meta.get("probe")]
+        docs += [d for meta, path in chunk if not meta.get("probe") and (d := research_document_of(ctx, path)) is not None]
         _index_batch(ctx, docs, [meta for meta, _ in chunk])
     transcripts = list(ctx.vault.iter_transcripts())
     for start in range(0, len(transcripts), 16):
@@ -96,13 +82,9 @@ def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
         for meta, path in ctx.vault.iter_turn_records(user):
             if meta["turn_id"] in known:
                 continue
-            if meta.get("probe"):
-                _index_batch(ctx, [], [meta])
-            else:
+            if not meta.get("probe"):
                 ingest_messages(ctx, turn_messages(meta), extract_facts=False)  # no-op if they were recorded
-                research = research_document_of(ctx, path)
-                docs = [turn_document(meta, _turn_counters(path))] + ([research] if research is not None else [])
-                _index_batch(ctx, docs, [meta])
+            commit_turn(ctx, meta, turn_search_documents(ctx, meta, path))  # counts it, exactly once
             ctx.catalog.record_event("turn_recovered", "turn", meta["turn_id"], {"user_id": user})
             recovered += 1
     return recovered

@@ -117,6 +117,7 @@ class SearchIndex:
                 "id": doc_id, "kind": part.kind[r], "title": part.title[r], "primary_topic": part.topic[r],
                 "doc_path": part.doc_path[r], "search_text": part.text[r], "quality": float(part.quality[r]),
                 "importance": float(part.importance[r]), "scope": part.scope[r], "content_types": list(part.ctypes[r]),
+                "owner_user": None if key in (GLOBAL, NOBODY) else key,
                 "created_at": None if math.isnan(created) else datetime.fromtimestamp(created, UTC),
                 "expires_at": None if math.isinf(expires) else datetime.fromtimestamp(expires, UTC),
                 "cosine": cosine, **{c: int(part.counters[c][r]) for c in COUNTERS}})

@@ -3,7 +3,8 @@
 From each gathered document that is a file in the vault, relative markdown links to other vault
 files (context.md → research.md → webpage_cache/…/manifest.json, notes → turns) are followed
 breadth-first; each linked file contributes an excerpt (frontmatter dropped, first words). Links
-out of the vault, web URLs, and files already seen are skipped; following stops at the depth limit
+out of the vault, web URLs, files already seen and files the user may not read (another user's
+turns: privacy/visibility.py) are skipped; following stops at the depth limit
 or when the excerpts have used the token budget.
 """
 
@@ -19,6 +20,7 @@ import frontmatter
 from panda.documents.budgets import estimate_tokens
 from panda.documents.paths import VaultLayout
 from panda.errors import UnsafePathError
+from panda.privacy.visibility import may_read_path
 
 _LINK = re.compile(r"\]\(((?![a-z]+:)[^)#\s]+\.(?:md|json))(?:#[^)]*)?\)")
 EXCERPT_WORDS = 60
@@ -53,14 +55,16 @@ def excerpt(path: Path, words: int = EXCERPT_WORDS) -> str:
     return " ".join(text.split()[:words])
 
 
-def follow_links(layout: VaultLayout, start: list[str], max_depth: int, budget_tokens: int) -> list[FollowedLink]:
+def follow_links(layout: VaultLayout, start: list[str], max_depth: int, budget_tokens: int,
+                 user_id: str | None) -> list[FollowedLink]:
+    """Excerpts of the files linked from `start`, only those `user_id` may read (privacy/visibility.py)."""
     seen = {s.split("#", 1)[0] for s in start}
     frontier = [(s.split("#", 1)[0], 0) for s in start]
     out: list[FollowedLink] = []
     used = 0
     while frontier:
         rel, depth = frontier.pop(0)
-        if depth >= max_depth:
+        if depth >= max_depth or not may_read_path(user_id, rel):
             continue
         try:
             path = layout.resolve_relative(rel)
@@ -74,7 +78,7 @@ def follow_links(layout: VaultLayout, start: list[str], max_depth: int, budget_t
             except UnsafePathError:
                 continue
             target_rel = layout.relative(target)
-            if target_rel in seen or not target.is_file():
+            if target_rel in seen or not target.is_file() or not may_read_path(user_id, target_rel):
                 continue
             seen.add(target_rel)
             text = excerpt(target)

@@ -30,6 +30,7 @@ from panda.memory import scoring
 from panda.memory.embeddings import Embedder
 from panda.memory.index import SearchIndex
 from panda.memory.text import tokenize, words
+from panda.privacy import visibility
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +108,16 @@ class MemoryStore:
         record: bool = True,
         turn_id: str | None = None,
         exclude_ids: set[str] | None = None,
+        deferred: list[dict[str, Any]] | None = None,
+        retrieval_type: str = "memory.search",
     ) -> list[SearchResult]:
+        """Rank every document `user_id` may read (its own and global ones; privacy/visibility.py).
+
+        Recording (`record`): inside a turn the caller passes `deferred`, a list the retrieval is appended
+        to — the save phase commits it with the turn, so a re-run turn never counts twice. Otherwise the
+        reference counts and the retrieval row are written in one transaction (a reader on a snapshot
+        journals them for the next writer, catalog/journal.py) and the vault files follow.
+        """
         rp = self.policy.retrieval
         now = utc(now or datetime.now(UTC))
         limit = min(limit or self.policy.search.default_limit, self.policy.search.max_results)
@@ -134,18 +144,42 @@ class MemoryStore:
             rows = self.search_index.rows(ids, vector)
         else:
             rows = self.catalog.candidate_rows(ids, vector.tolist())
+        rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
         results = rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)[:limit]
         elapsed = (time.perf_counter() - started) * 1000
         if record:
-            ids_out = [r.id for r in results]
-            self.catalog.increment_counters(ids_out, "reference_count")
-            self.vault.update_counters_many([(r.doc_path, {"reference_count": 1}) for r in results])
-            self.catalog.record_retrieval(
-                user_id=user_id, session_id=session_id, turn_id=turn_id, query=query,
-                retrieval_type="memory.search", candidates=len(ids), result_ids=ids_out, retrieval_ms=elapsed,
-                context_tokens=sum(estimate_tokens(r.snippet) for r in results), created_at=now,
-            )
+            entry = {"user_id": user_id, "session_id": session_id, "turn_id": turn_id, "query": query,
+                     "retrieval_type": retrieval_type, "candidates": len(ids), "result_ids": [r.id for r in results],
+                     "retrieval_ms": round(elapsed, 3), "context_tokens": sum(estimate_tokens(r.snippet) for r in results),
+                     "created_at": now.isoformat()}
+            if deferred is not None:
+                deferred.append(entry)
+            elif self.catalog.is_snapshot:
+                from panda.catalog.journal import write_retrieval
+
+                assert self.catalog.snapshot_of is not None
+                write_retrieval(self.catalog.snapshot_of, entry)
+            else:
+                with self.catalog.transaction():
+                    self.catalog.increment_counters(entry["result_ids"], "reference_count")
+                    self.catalog.record_retrieval(**{**entry, "created_at": now})
+                self.sync_counters()
         return results
+
+    def sync_counters(self) -> int:
+        """Write the catalog's counter values into the vault files of documents queued in counter_sync.
+
+        Absolute values, so repeating a write-back a crash interrupted changes nothing. Returns how many.
+        """
+        if self.catalog.read_only:
+            return 0
+        rows = self.catalog.counters_to_sync()
+        self.vault.update_counters_many(
+            [(r["doc_path"], {k: r[k] for k in ("usage_count", "reference_count", "validation_count",
+                                                  "validation_success")}) for r in rows if r["doc_path"]],
+            absolute=True)
+        self.catalog.counters_synced([r["id"] for r in rows])
+        return len(rows)
 
     # ---- memory.save ---------------------------------------------------------------------------
     def prepare_save(self, content: str, *, doc_type: str, topic: str, keywords: list[str], user_id: str | None,
@@ -175,12 +209,16 @@ class MemoryStore:
         return doc
 
     # ---- memory.retrieve -----------------------------------------------------------------------
-    def retrieve(self, doc_id: str | None = None, doc_path: str | None = None) -> Document | None:
+    def retrieve(self, doc_id: str | None = None, doc_path: str | None = None,
+                 user_id: str | None = None) -> Document | None:
+        """A document by id or vault path, if `user_id` may read it (None: the operator's view)."""
         row = self.catalog.get_document(doc_id) if doc_id else None
         if row is None and doc_path:
             row = self.catalog.find_by_path(doc_path)
+        if row is not None and not visibility.may_read(user_id, row["owner_user"], row["scope"]):
+            return None
         if row is None:
-            if not doc_path or not doc_path.endswith(".md"):
+            if not doc_path or not doc_path.endswith(".md") or not visibility.may_read_path(user_id, doc_path):
                 return None
             try:
                 return self.vault.read_document(doc_path)

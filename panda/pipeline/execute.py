@@ -29,7 +29,8 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
     if request.tool == "memory.search":
         exclude = {state.turn_id} | {d.id for d in state.staged_docs}
         results = ctx.memory.search(request.argument, user_id=state.user_id, now=state.input.timestamp, limit=5,
-                                    query_topic=request.topic, turn_id=state.turn_id, exclude_ids=exclude)
+                                    query_topic=request.topic, turn_id=state.turn_id, exclude_ids=exclude,
+                                    deferred=state.retrievals)
         entry["results"] = [{"id": r.id, "kind": r.kind, "title": r.title, "doc_path": r.doc_path,
                              "score": r.score, "snippet": r.snippet} for r in results]
         entry["summary"] = f"{len(results)} result(s)"
@@ -44,7 +45,8 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
         entry["saved_id"] = doc.id
         entry["summary"] = f"saved {doc.id} (scope new, expires {doc.expires_at})"
     else:
-        found = ctx.memory.retrieve(doc_id=request.argument.strip(), doc_path=request.argument.strip())
+        found = ctx.memory.retrieve(doc_id=request.argument.strip(), doc_path=request.argument.strip(),
+                                    user_id=state.user_id)
         if found is None:
             entry["summary"] = "not found"
         else:
@@ -87,14 +89,13 @@ class _Page:
 
 def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> Step[dict[str, Any]]:
     """research.search: PII-scrubbed query -> pages -> cache-first visit -> Page Intelligence (one batch)."""
-    from panda.catalog.maintenance import Maintenance
     from panda.research import cache
     from panda.research.search import research_search
 
     now = state.input.timestamp
     text = research_query(request.argument, f"{state.query} {state.resolved_query}")
     found = research_search(ctx, text, state.user_id, now, limit=ctx.policy.research.pages_per_search,
-                            turn_id=state.turn_id)
+                            turn_id=state.turn_id, deferred=state.retrievals)
     entry: dict[str, Any] = {"tool": request.tool, "argument": found.query_sent, "topic": request.topic,
                              "pii_removed": found.removed, "results": []}
     pages = []
@@ -112,7 +113,6 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
                                          "text": " ".join(markdown_to_text(p.markdown).split()[:words])}
                                         for p in to_read])
     parsed = dict(zip([p.url for p in to_read], findings, strict=True))
-    log = Maintenance(ctx.catalog)
     for page in pages:
         if page.cached is not None:
             folder = cache.reuse_entry(state.turn_path, page.cached, ctx.vault)
@@ -122,8 +122,8 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
             folder = cache.write_entry(state.turn_path, page.url, page.title, page.domain, page.markdown, data, now,
                                        {"id": page.doc_id, "doc_path": page.doc_path},
                                        state.prompt_versions.get("page_intelligence"))
-            log.record_extraction(page.domain, page.url, "page_intelligence", reply is not None,
-                                  0.8 if reply is not None else 0.0, None, now)
+            state.extractions.append({"domain": page.domain, "url": page.url, "type": "page_intelligence",
+                                      "success": reply is not None, "confidence": 0.8 if reply is not None else 0.0})
         manifest = cache.read_manifest(folder)
         state.research.append({"url": page.url, "title": page.title, "domain": page.domain, "doc_id": page.doc_id,
                                "cache": ctx.vault.layout.relative(folder), "reused": page.cached is not None,

@@ -30,6 +30,7 @@ from panda.memory.links import follow_links
 from panda.memory.search import SearchResult
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.privacy import visibility
 
 
 def relative_link(home: Path, from_dir: Path, doc_path: str) -> str:
@@ -63,14 +64,17 @@ def recent_session_messages(state: TurnState, ctx: PipelineContext, limit: int =
                          content_types=["message", r["role"]]) for r in rows]
 
 
-def with_summaries(results: list[SearchResult], ctx: PipelineContext) -> list[SearchResult]:
-    """Replace historical messages by their session's summary when the session has one."""
+def with_summaries(results: list[SearchResult], ctx: PipelineContext, user_id: str | None) -> list[SearchResult]:
+    """Replace historical messages by their session's summary when the session has one (and `user_id` may
+    read that session)."""
     conv = Conversations(ctx.catalog)
     out: list[SearchResult] = []
     summarised = {r.id for r in results if r.kind == "session_summary"}  # found by the search itself
     for r in results:
         row = ctx.catalog.get_document(r.id) if r.kind == "message" else None
         session = conv.session(row["session_id"]) if row and row.get("session_id") else None
+        if session and not visibility.may_read(user_id, session["user_id"], "user"):
+            session = None
         if session and session.get("summary"):
             if summary_document_id(session["id"]) not in summarised:
                 summarised.add(summary_document_id(session["id"]))
@@ -93,7 +97,7 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
     started = time.perf_counter()
     limit = ctx.policy.context.gather_candidates
     common = dict(user_id=state.user_id, now=state.input.timestamp, query_topic=state.analysis.topic,
-                  turn_id=state.turn_id)
+                  turn_id=state.turn_id, deferred=state.retrievals)
     recent = recent_session_messages(state, ctx)
     seen = {r.id for r in recent}
     found: list[SearchResult] = []
@@ -105,12 +109,13 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
         found = ctx.memory.search(query, limit=limit, exclude_ids=seen, **common)  # type: ignore[arg-type]
         seen |= {r.id for r in found}
         found += ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
-    results = recent + with_summaries(found, ctx)
-    ctx.catalog.record_retrieval(
-        user_id=state.user_id, session_id=state.input.session_id, turn_id=state.turn_id, query=query,
-        retrieval_type=route, candidates=len(recent) + len(found), result_ids=[r.id for r in results],
-        retrieval_ms=(time.perf_counter() - started) * 1000,
-        context_tokens=sum(estimate_tokens(r.snippet) for r in results), created_at=state.input.timestamp)
+    results = recent + with_summaries(found, ctx, state.user_id)
+    state.retrievals.append({  # committed with the turn (save phase), once
+        "user_id": state.user_id, "session_id": state.input.session_id, "turn_id": state.turn_id, "query": query,
+        "retrieval_type": route, "candidates": len(recent) + len(found), "result_ids": [r.id for r in results],
+        "retrieval_ms": round((time.perf_counter() - started) * 1000, 3),
+        "context_tokens": sum(estimate_tokens(r.snippet) for r in results),
+        "created_at": state.input.timestamp.isoformat()})
     return results
 
 
@@ -128,7 +133,7 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         return
     policy = ctx.policy.context
     followed = follow_links(ctx.vault.layout, [r.doc_path for r in state.gathered if r.doc_path],
-                            policy.link_follow_depth, policy.link_follow_tokens)
+                            policy.link_follow_depth, policy.link_follow_tokens, state.user_id)
     items = [item_line(r) for r in state.gathered] + [f"linked {f.target.rsplit('/', 1)[-1]}: {f.excerpt}" for f in followed]
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
                            variables={"query": state.query, "items": items})

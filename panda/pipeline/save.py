@@ -1,10 +1,10 @@
 """Phase save (appendix, no LLM): files, catalog, preferences/facts, trust and usage counters.
 
 Order matters for crash safety (DESIGN §2): staged memories, preferences and facts, then the turn's
-files with metadata.json last (the completion marker), then one catalog transaction that makes the
-turn visible, then the counters of the documents §2 used. A crash before metadata.json leaves an
-incomplete folder that the re-run overwrites; a crash after it is healed by the scheduler's recovery
-step, which indexes complete folders the catalog lacks.
+files with metadata.json last (the completion marker, which lists what the catalog commit applies),
+then `pipeline/commit.py`'s one transaction that makes the turn visible and counts it — exactly once.
+A crash before metadata.json leaves an incomplete folder that the re-run overwrites; a crash after it
+is healed by the scheduler's recovery step, which commits complete folders the catalog lacks.
 """
 
 from __future__ import annotations
@@ -16,16 +16,15 @@ from typing import Any
 
 from panda.catalog.maintenance import Maintenance
 from panda.documents.model import Document, iso, parse_time
-from panda.documents.turn_record import turn_document, turn_index_row
+from panda.documents.turn_record import turn_document
 from panda.memory.facts import extract_statements, normalise
 from panda.memory.ingest import ingest_messages
 from panda.memory.learned import Learned, from_statement, record
 from panda.memory.messages import DEFAULT_THREAD, MessageInput
+from panda.pipeline.commit import commit_turn, referenced_documents, turn_search_documents
 from panda.pipeline.feedback import rejects_previous_answer
 from panda.pipeline.plan import render_plan
 from panda.pipeline.state import PipelineContext, TurnState
-
-TRUST_EFFECT = {"APPROVE": (1, 1), "RETRY": (1, 0), "FAIL": (1, 0), "REVISE": (0, 0)}  # (count, success)
 
 
 def appendix_text(state: TurnState) -> str:
@@ -193,10 +192,6 @@ def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any]
     return [c.path for c in changes]
 
 
-def knowledge_documents(ctx: PipelineContext, meta: dict[str, Any]) -> list[Document]:
-    return [ctx.vault.read_document(path) for path in (meta.get("research") or {}).get("notes", [])]
-
-
 def run(state: TurnState, ctx: PipelineContext) -> None:
     vault, memory, catalog = ctx.vault, ctx.memory, ctx.catalog
     rejected = record_feedback(state, ctx)
@@ -226,7 +221,11 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
                             "notes": write_knowledge(state, ctx, data, reliability)}
         superseded = supersede(ctx, research_doc, state.input.timestamp)
         research_files = {"research.md": research_doc.to_markdown(), "research.json": data}
-        new_docs.append(research_doc)
+    # What the catalog commit applies, recorded in the completion marker so recovery applies the same.
+    meta["indexed_paths"] = [d.doc_path for d in [*new_docs, *superseded] if d.doc_path]
+    meta["referenced_documents"] = [] if probe else referenced_documents(state.retrievals)
+    meta["retrievals"] = state.retrievals
+    meta["extractions"] = state.extractions
     vault.write_turn_files(state.turn_path, {
         **research_files,
         "context.md": state.doc.render(),
@@ -240,16 +239,4 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
 
     if not probe:
         ingest_messages(ctx, turn_messages(meta), recorded_at=state.input.timestamp, extract_facts=False)
-    searchable = new_docs if probe else [*new_docs, *superseded, turn_doc, *knowledge_documents(ctx, meta)]
-    vectors = list(memory.embedder.embed([d.search_text() for d in searchable])) if searchable else []
-    count_delta, success_delta = TRUST_EFFECT.get(state.outcome, (0, 0))
-    used_ids = [] if probe else [r.id for r in state.used]
-    with catalog.transaction():
-        catalog.upsert_documents(searchable, list(vectors))
-        catalog.upsert_turn(turn_index_row(meta), used_ids)
-        catalog.increment_counters(used_ids, "usage_count")
-        catalog.increment_counters(used_ids, "validation_count", count_delta)
-        catalog.increment_counters(used_ids, "validation_success", success_delta)
-    vault.update_counters_many([(r.doc_path, {"usage_count": 1, "validation_count": count_delta,
-                                              "validation_success": success_delta})
-                                for r in ([] if probe else state.used)])
+    commit_turn(ctx, meta, turn_search_documents(ctx, meta, state.turn_path / "context.md"))

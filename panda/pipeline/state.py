@@ -61,6 +61,10 @@ class TurnState:
     attempts_exhausted: bool = False
     call_records: list[dict[str, Any]] = field(default_factory=list)  # drained into llm_calls
     research: list[dict[str, Any]] = field(default_factory=list)  # research.search runs: pages, cache, findings
+    # Committed with the turn by the save phase (exactly once, whatever re-runs): every retrieval the turn
+    # made (memory.search results raise reference counts once per turn) and Page Intelligence outcomes.
+    retrievals: list[dict[str, Any]] = field(default_factory=list)
+    extractions: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)  # kept for metrics.json
     prompt_versions: dict[str, str] = field(default_factory=dict)
     phase_ms: dict[str, float] = field(default_factory=dict)

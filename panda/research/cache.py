@@ -25,6 +25,7 @@ from panda.documents.atomic import atomic_write_json, atomic_write_text
 from panda.documents.model import iso, parse_time
 from panda.documents.paths import slugify, validate_name
 from panda.documents.vault import Vault
+from panda.privacy.visibility import may_read_path
 
 VOLATILE_TYPES = ("pricing", "availability", "stock", "deal")
 
@@ -103,6 +104,8 @@ def find_cached(vault: Vault, user_id: str, url: str, now: datetime, policy: Pol
     candidates = []
     for manifest in vault.home.glob(f"users/{validate_name(user_id, 'user_id')}/turns/turn_*/webpage_cache/{slug}/manifest.json"):
         folder = manifest.parent
+        if not may_read_path(user_id, vault.layout.relative(folder)):
+            continue  # only the user's own cache is reused (privacy/visibility.py)
         if exclude is not None and folder.parent.parent == exclude:
             continue
         if not (folder.parent.parent / "metadata.json").exists():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from panda.memory.search import SearchResult
 from panda.pipeline.state import PipelineContext
@@ -26,7 +27,8 @@ class ResearchResults:
 
 
 def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: datetime, limit: int = 5,
-                    turn_id: str | None = None, record: bool = True) -> ResearchResults:
+                    turn_id: str | None = None, record: bool = True,
+                    deferred: list[dict[str, Any]] | None = None) -> ResearchResults:
     terms = user_private_terms(ctx.vault, user_id) if user_id else []
     cleaned = scrub(query, ctx.policy.privacy.pii_categories, terms)
     if not cleaned.text.strip():
@@ -35,8 +37,9 @@ def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: 
 
     from panda.catalog.maintenance import Maintenance
 
-    results = ctx.memory.search(cleaned.text, kinds=["webpage"], user_id=None, now=now, limit=limit * 2,
-                                turn_id=turn_id, record=record)
+    results = ctx.memory.search(cleaned.text, kinds=["webpage"], user_id=user_id, now=now, limit=limit * 2,
+                                turn_id=turn_id, record=record, deferred=deferred,
+                                retrieval_type="research.search")
     reliability = Maintenance(ctx.catalog).reliability_by_domain()
     ranked = sorted((replace(r, score=round(r.score * reliability_weight(reliability.get(_domain(r.doc_path))), 6))
                      for r in results), key=lambda r: (-r.score, r.id))

@@ -151,7 +151,7 @@ def test_a_research_turn_sends_no_pii(ctx, tmp_path):
     planted = ("Zoe", "Quartermaine", "Tulsa", "zoe.q", "example.net", "918", "555-0199")
     assert "pineapple" in sent.lower() and not [p for p in planted if p in sent]
     logged = [r[0] for r in ctx.catalog.con.execute(
-        "SELECT query FROM retrieval_operations WHERE retrieval_type = 'memory.search' AND user_id IS NULL").fetchall()]
+        "SELECT query FROM retrieval_operations WHERE retrieval_type = 'research.search'").fetchall()]
     assert logged and not [p for q in logged for p in planted if p in q]
     research_log = (folder / "toolresults.md").read_text().split("research.search", 1)[1]
     assert not [p for p in planted if p in research_log.split("```", 2)[1]]
