@@ -15,7 +15,7 @@ from typing import Any
 
 from panda.memory.search import SearchResult
 from panda.pipeline.state import PipelineContext
-from panda.privacy.pii import scrub
+from panda.privacy.pii import scrub, without_placeholders
 from panda.privacy.terms import user_private_terms
 
 
@@ -31,13 +31,13 @@ def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: 
                     deferred: list[dict[str, Any]] | None = None) -> ResearchResults:
     terms = user_private_terms(ctx.vault, user_id) if user_id else []
     cleaned = scrub(query, ctx.policy.privacy.pii_categories, terms)
-    if not cleaned.text.strip():
+    if not without_placeholders(cleaned.text).strip():
         return ResearchResults(query_sent="", removed=cleaned.removed)
     from dataclasses import replace
 
     from panda.catalog.maintenance import Maintenance
 
-    results = ctx.memory.search(cleaned.text, kinds=["webpage"], user_id=user_id, now=now, limit=limit * 2,
+    results = ctx.memory.search(without_placeholders(cleaned.text), kinds=["webpage"], user_id=user_id, now=now, limit=limit * 2,
                                 turn_id=turn_id, record=record, deferred=deferred,
                                 retrieval_type="research.search")
     reliability = Maintenance(ctx.catalog).reliability_by_domain()

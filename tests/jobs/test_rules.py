@@ -80,12 +80,14 @@ def test_top_claims_and_reliability_and_origin():
 
 
 @pytest.mark.parametrize("query,kept,gone", [
-    ("How do I manage type 2 diabetes? I'm 45 and live in Seattle", "How do I manage type 2 diabetes?", ["45", "Seattle"]),
-    ("Best hiking boots under $150, email me at ana.lopez@example.com or call 555-123-4567", "Best hiking boots under $150",
-     ["ana.lopez", "555"]),
-    ("My name is Ana Lopez and I need a laptop for video editing", "I need a laptop for video editing", ["Ana", "Lopez"]),
-    ("What laptop should I buy? My salary is $85,000 and my card 4111 1111 1111 1111", "What laptop should I buy?",
-     ["85,000", "4111"]),
+    ("How do I manage type 2 diabetes? I'm 45 and live in Seattle",
+     "How do I manage type 2 diabetes? I'm [AGE] and live in [LOCATION]", ["45", "Seattle"]),
+    ("Best hiking boots under $150, email me at ana.lopez@example.com or call 555-123-4567",
+     "Best hiking boots under $150, email me at [EMAIL] or call [PHONE]", ["ana.lopez", "555"]),
+    ("My name is Ana Lopez and I need a laptop for video editing",
+     "My name is [NAME] and I need a laptop for video editing", ["Ana", "Lopez"]),
+    ("What laptop should I buy? My salary is $85,000 and my card 4111 1111 1111 1111",
+     "What laptop should I buy? My salary is [FINANCIAL] and my card [FINANCIAL]", ["85,000", "4111"]),
     ("Best restaurants in Paris for a 3 day trip", "Best restaurants in Paris for a 3 day trip", []),
 ])
 def test_pii_scrubbing(query, kept, gone):
