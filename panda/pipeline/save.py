@@ -23,6 +23,7 @@ from panda.memory.learned import Learned, from_statement, record
 from panda.memory.messages import DEFAULT_THREAD, MessageInput
 from panda.pipeline.commit import commit_turn, referenced_documents, turn_search_documents
 from panda.pipeline.feedback import rejects_previous_answer
+from panda.pipeline.gather import relative_link
 from panda.pipeline.plan import render_plan
 from panda.pipeline.state import PipelineContext, TurnState
 
@@ -174,26 +175,27 @@ def supersede(ctx: PipelineContext, new: Document, when: datetime) -> list[Docum
 
 def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any],
                     reliability: dict[str, float]) -> list[str]:
-    """Knowledge notes, Meta indexes and the change log for this turn's research (seed 003 write protocol)."""
-    from pathlib import Path
+    """Knowledge notes, Meta indexes and the change log for this turn's research (seed 003 write protocol).
 
+    Global files: written from `public_research` (scrubbed, provenance hashed; privacy/provenance.py)."""
+    from panda.privacy.provenance import provenance_hash, public_research
+    from panda.privacy.terms import user_private_terms
+    from panda.research import site_knowledge
     from panda.research.knowledge import log_changes, product_notes, rebuild_indexes, research_note
 
     when = state.input.timestamp
-    context_path = state.turn_path / "context.md"
-    names = [p["name"] for page in data["pages"] for p in page["products"] if p.get("name")]
-    note = research_note(ctx.vault, ctx.policy, data, context_path, when, names)
-    changes = [note, *product_notes(ctx.vault, ctx.policy, data, Path(note.path).stem, when, context_path)]
+    public = public_research(data, ctx.policy.privacy.pii_categories, user_private_terms(ctx.vault, state.user_id))
+    names = [p["name"] for page in public["pages"] for p in page["products"] if p.get("name")]
+    note = research_note(ctx.vault, ctx.policy, public, when, names)
+    changes = [note, *product_notes(ctx.vault, ctx.policy, public, note.path.rsplit("/", 1)[-1][:-3], when)]
     rebuild_indexes(ctx.vault, when)
-    from panda.research import site_knowledge
-
-    site_knowledge.update(ctx.vault, state.research, state.turn_id, when, reliability)
-    log_changes(ctx.vault, changes, state.turn_id, ctx.vault.layout.relative(state.turn_path), when)
+    site_knowledge.update(ctx.vault, state.research, provenance_hash(state.turn_id), when, reliability)
+    log_changes(ctx.vault, changes, public["turn_id"], when)
     return [c.path for c in changes]
 
 
 def run(state: TurnState, ctx: PipelineContext) -> None:
-    vault, memory, catalog = ctx.vault, ctx.memory, ctx.catalog
+    vault, catalog = ctx.vault, ctx.catalog
     rejected = record_feedback(state, ctx)
     appendix = appendix_text(state)
     if rejected:
@@ -220,6 +222,9 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
         meta["research"] = {"doc_id": research_doc.id, "pages": len(data["pages"]),
                             "notes": write_knowledge(state, ctx, data, reliability)}
         superseded = supersede(ctx, research_doc, state.input.timestamp)
+        notes = meta["research"]["notes"]  # the turn links the global notes; they never link back
+        research_doc.body += "\n\n## Knowledge notes\n\n" + "\n".join(
+            f"- [{path.rsplit('/', 1)[-1][:-3]}]({relative_link(ctx.vault.home, state.turn_path, path)})" for path in notes)
         research_files = {"research.md": research_doc.to_markdown(), "research.json": data}
     # What the catalog commit applies, recorded in the completion marker so recovery applies the same.
     meta["indexed_paths"] = [d.doc_path for d in [*new_docs, *superseded] if d.doc_path]

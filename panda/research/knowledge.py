@@ -8,7 +8,8 @@ frontmatter; (5) append a line to Logs/Changes/YYYY-MM-DD.md. Notes are `Documen
 whose frontmatter carries the template's fields (artifact_type, topic, subtopic, created, modified,
 source, source_urls, confidence, status, tags, related, expires), so they are indexed and rebuilt by
 reindex; an expired note is still found, marked "may be outdated" (research 180 d, products 90 d).
-Links are [[wiki-links]] to note names and relative links to the turn, so they resolve in Obsidian.
+Links are [[wiki-links]] to note names. Notes are global, so they are written from public data only
+(privacy/provenance.py): scrubbed text and an opaque provenance hash, never a link into users/.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from panda.documents.atomic import atomic_write_text
 from panda.documents.model import Document, iso
 from panda.documents.paths import slugify
 from panda.documents.vault import Vault
+from panda.privacy.pii import without_placeholders
 
 RECENT = 50
 
@@ -47,10 +49,10 @@ def _tags(*values: str) -> list[str]:
     return out[:8]
 
 
-def _relative(from_note: Path, target: Path) -> str:
-    import os
-
-    return os.path.relpath(target, from_note.parent).replace(os.sep, "/")
+def _public_tags(data: dict[str, Any], *values: str) -> list[str]:
+    """Tags from public text only: placeholders and the words the scrubber found private are left out."""
+    private = set(data.get("private_words", []))
+    return [t for t in _tags(*(without_placeholders(v) for v in values)) if t not in private]
 
 
 def _load(path: Path) -> Document | None:
@@ -61,12 +63,13 @@ def _note_id(prefix: str, key: str) -> str:
     return f"{prefix}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
 
 
-def research_note(vault: Vault, policy: Policy, data: dict[str, Any], turn_context: Path, now: datetime,
+def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datetime,
                   product_names: list[str]) -> NoteChange:
+    """`data` is public (privacy/provenance.py): scrubbed text, `turn_id` an opaque provenance hash."""
     topic = data["topic"] or "general"
     path = vault.home / "Knowledge" / "Research" / f"{slugify(topic.replace('.', ' '), 60)}.md"
     existing = _load(path)
-    turn_link = _relative(path, turn_context)
+    origin = data["turn_id"]
     urls = [p["url"] for p in data["pages"]]
     related = [f"[[{slugify(n, 60)}]]" for n in product_names]
     findings = [f"- {c['text']} ([source]({c['url']}))" for p in data["pages"] for c in p["claims"]] or \
@@ -80,28 +83,28 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], turn_conte
             " ".join(p["summary"] for p in data["pages"] if p["summary"])[:600] or "_No summary yet._", "",
             "## Key Findings", "", *findings, "", "## Sources", "", "| Source | Date | Relevance |",
             "|--------|------|-----------|", *sources, "", "## Related Research", "",
-            *([f"- {r}" for r in related] or ["- (none yet)"]), "", f"_From [{data['turn_id']}]({turn_link})._"])
+            *([f"- {r}" for r in related] or ["- (none yet)"]), "", f"_Provenance: `{origin}`._"])
         doc = Document(id=_note_id("note", topic), kind="note", title=topic.replace(".", " ").title(), primary_topic=topic,
-                       keywords=_tags(topic, data["query"]), intent=data["intent"] or "informational",
+                       keywords=_public_tags(data, topic, data["query"]), intent=data["intent"] or "informational",
                        content_types=["research"] + (["pricing"] if data["decay"] == "time-sensitive" else []),
                        scope="global", quality=float(data["quality"]["overall"]), created_at=now, modified_at=now,
                        source_urls=urls, body=body, extra={})
         action = "created"
-    elif data["turn_id"] in existing.body:
+    elif origin in existing.body:
         return NoteChange(vault.layout.relative(path), "unchanged", "research")  # a resumed turn: already appended
     else:
         doc = existing
-        update = [f"## Update {now.date().isoformat()} · [{data['turn_id']}]({turn_link})", "",
+        update = [f"## Update {now.date().isoformat()} · `{origin}`", "",
                   f"**Query:** {data['query']}", "", *findings, "", *sources]
         doc.body = doc.body.rstrip() + "\n\n" + "\n".join(update)
         doc.source_urls = list(dict.fromkeys([*doc.source_urls, *urls]))
-        doc.keywords = list(dict.fromkeys([*doc.keywords, *_tags(data["query"])]))[:12]
+        doc.keywords = list(dict.fromkeys([*doc.keywords, *_public_tags(data, data["query"])]))[:12]
         doc.quality = max(doc.quality, float(data["quality"]["overall"]))
         doc.modified_at = now
         related = list(dict.fromkeys([*doc.extra.get("related", []), *related]))
         action = "updated"
     doc.extra.update({
-        "artifact_type": "research", "topic": topic.replace(".", " "), "subtopic": data["query"][:80],
+        "artifact_type": "research", "topic": topic.replace(".", " "), "subtopic": without_placeholders(data["query"])[:80],
         "created": iso(doc.created_at), "modified": iso(now), "source": "internet_research",
         "confidence": round(doc.quality, 2), "status": "active", "tags": sorted(set(doc.keywords)),
         "related": related, "expires": expires.date().isoformat()})
@@ -110,8 +113,8 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], turn_conte
     return NoteChange(vault.layout.relative(path), action, "research")
 
 
-def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_note_name: str, now: datetime,
-                  turn_context: Path) -> list[NoteChange]:
+def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_note_name: str,
+                  now: datetime) -> list[NoteChange]:
     changes = []
     seen: dict[str, dict[str, Any]] = {}
     for page in data["pages"]:
@@ -127,14 +130,13 @@ def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_n
         path = vault.home / "Knowledge" / "Products" / f"{slugify(name, 60)}.md"
         existing = _load(path)
         rows = [f"| {now.date().isoformat()} | {vendor} | {price} | [source]({url}) |" for vendor, price, url in info["prices"]]
-        turn_link = _relative(path, turn_context)
         if existing is None:
             body = "\n".join([
                 f"# {name}", "", "## Overview", "", f"Seen while researching {data['topic']}.", "", "## Specifications", "",
                 "| Spec |", "|------|", *([f"| {s} |" for s in info["specs"]] or ["| (none recorded) |"]), "",
                 "## Price History", "", "| Date | Vendor | Price | Source |", "|------|--------|-------|--------|", *rows, "",
                 "## Related", "", f"- [[{research_note_name}]] - category research", "",
-                f"_From [{data['turn_id']}]({turn_link})._"])
+                f"_Provenance: `{data['turn_id']}`._"])
             doc = Document(id=_note_id("prod", name.lower()), kind="note", title=name,
                            primary_topic=f"product.{slugify(name, 30)}",
                            keywords=_tags(name, data["topic"]), intent="transactional",
@@ -225,7 +227,7 @@ def _write_index(vault: Vault, kind: str, body: list[str], count: int, now: date
     return vault.layout.relative(path)
 
 
-def log_changes(vault: Vault, changes: list[NoteChange], turn_id: str, user_context: str, now: datetime) -> str:
+def log_changes(vault: Vault, changes: list[NoteChange], origin: str, now: datetime) -> str:
     """Append one line per note change to Logs/Changes/YYYY-MM-DD.md (created with frontmatter)."""
     path = vault.home / "Logs" / "Changes" / f"{now.date().isoformat()}.md"
     if path.exists():
@@ -238,6 +240,6 @@ def log_changes(vault: Vault, changes: list[NoteChange], turn_id: str, user_cont
         if change.action == "unchanged":
             continue
         note = Path(change.path).stem
-        text += f"- {now.strftime('%H:%M')} {change.action} {change.kind} [[{note}]] from {user_context} ({turn_id})\n"
+        text += f"- {now.strftime('%H:%M')} {change.action} {change.kind} [[{note}]] (provenance `{origin}`)\n"
     atomic_write_text(path, text)
     return vault.layout.relative(path)

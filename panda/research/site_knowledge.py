@@ -2,7 +2,8 @@
 
 Updated by every research turn for each page it read: pages and visits seen, Page Intelligence
 successes, content types (does the site carry prices?), mean main-text length, when it was last seen
-and the turns that taught it (the last 50; a resumed turn is not counted twice). The calibration
+and the turns that taught it as provenance hashes (the last 50; a resumed turn is not counted twice; the
+file is global, so no turn id or user id is written: privacy/provenance.py). The calibration
 job's source reliability is copied in when known.
 """
 

@@ -71,10 +71,13 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
     for index in (home / "Meta" / "Indexes").glob("*_index.md"):
         assert _links_resolve(home, index) == []
     log = (home / "Logs" / "Changes" / "2026-03-05.md").read_text()
-    assert "created research [[pineapple_upside]]" in log and "users/dave/turns/turn_000001" in log
+    from panda.privacy.provenance import provenance_hash
+
+    assert "created research [[pineapple_upside]]" in log and provenance_hash("turn_dave_000001") in log
+    assert "users/" not in log and "dave" not in log  # global: provenance is an opaque hash
 
     site = json.loads((home / "site_knowledge" / "bettycrocker.com.json").read_text())
-    assert site["visits"] == 1 and site["extractions"] == site["successes"] == 1 and site["turns"] == ["turn_dave_000001"]
+    assert site["visits"] == 1 and site["extractions"] == site["successes"] == 1 and site["turns"] == [provenance_hash("turn_dave_000001")]
 
     turns(ctx, tmp_path, lines[1:2], "d2.jsonl")  # same topic, same day: notes appended, cache reused
     text = note.read_text()
