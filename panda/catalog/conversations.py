@@ -37,7 +37,11 @@ class Conversations:
             return
         cols = ("id", "user_id", "thread_id", "session_id", "role", "author", "content", "created_at", "metadata",
                 "enrichment_status", "enriched_at", "external_id", "doc_path")
-        self.con.execute("DELETE FROM messages WHERE list_contains(?, id)", [[r["id"] for r in rows]])
+        ids = [r["id"] for r in rows]
+        enriched = dict(self.con.execute("SELECT id, enriched_at FROM messages WHERE list_contains(?, id) "
+                                         "AND enriched_at IS NOT NULL", [ids]).fetchall())
+        rows = [{**r, "enriched_at": r.get("enriched_at") or enriched.get(r["id"])} for r in rows]  # a re-index keeps it
+        self.con.execute("DELETE FROM messages WHERE list_contains(?, id)", [ids])
         self.con.executemany(f"INSERT INTO messages ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
                              [[json.dumps(r[c]) if c == "metadata" else r.get(c) for c in cols] for r in rows])
 
@@ -128,8 +132,8 @@ class Conversations:
         messages = self.catalog._dicts(f"""
             SELECT role, enrichment_status, count(*) AS messages FROM messages
             WHERE created_at >= ? AND created_at < ?{user} GROUP BY 1, 2 ORDER BY 1, 2""", p)
-        events = self.catalog._dicts("""
-            SELECT event_type, count(*) AS events FROM system_events WHERE created_at >= ? AND created_at < ?
-            GROUP BY 1 ORDER BY 1""", [since, until])
+        events = self.catalog._dicts(f"""
+            SELECT event_type, count(*) AS events FROM system_events WHERE created_at >= ? AND created_at < ?{user}
+            GROUP BY 1 ORDER BY 1""", p)
         return {"since": since.isoformat(), "until": until.isoformat(), "user_id": user_id, "llm": llm,
                 "retrieval": retrieval, "messages": messages, "events": events}
