@@ -1,6 +1,8 @@
 from datetime import UTC, datetime, timedelta
+
 from panda.catalog.conversations import Conversations
 from tests.jobs.conftest import say
+
 
 def test_reindexing_messages_keeps_enriched_at_and_stats_filter_events_by_user(ctx):
     t = datetime(2026, 3, 1, 9, tzinfo=UTC)
