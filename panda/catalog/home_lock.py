@@ -64,7 +64,6 @@ def _say(message: str) -> None:
 class _Held:
     fd: int
     count: int
-    waited: float
 
 
 _registry: dict[str, _Held] = {}
@@ -81,11 +80,6 @@ def _holder(lock_path: Path) -> str:
 
 def holds_writer_lock(catalog_dir: Path) -> bool:
     return str(catalog_dir.resolve()) in _registry
-
-
-def last_wait_seconds(catalog_dir: Path) -> float:
-    held = _registry.get(str(catalog_dir.resolve()))
-    return held.waited if held else 0.0
 
 
 def acquire_writer(catalog_dir: Path, timeout: float | None = None,
@@ -125,7 +119,7 @@ def acquire_writer(catalog_dir: Path, timeout: float | None = None,
     os.pwrite(fd, json.dumps({"pid": os.getpid(), "command": " ".join(sys.argv[:3])[:120],
                               "since": datetime.now(UTC).isoformat(timespec="seconds")}).encode(), 0)
     with _registry_guard:
-        _registry[key] = _Held(fd, 1, waited)
+        _registry[key] = _Held(fd, 1)
     return waited
 
 

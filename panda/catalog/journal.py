@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from panda.documents.atomic import atomic_write_json
-from panda.documents.model import parse_time
 
 PENDING_DIR = "pending"
 
@@ -43,12 +42,7 @@ def apply_pending(catalog: Any) -> int:
         if not catalog.journal_applied(path.name):
             record = json.loads(path.read_text(encoding="utf-8"))
             with catalog.transaction():
-                catalog.record_retrieval(
-                    user_id=record.get("user_id"), session_id=record.get("session_id"), turn_id=record.get("turn_id"),
-                    query=record["query"], retrieval_type=record["retrieval_type"], candidates=int(record["candidates"]),
-                    result_ids=list(record["result_ids"]), retrieval_ms=float(record["retrieval_ms"]),
-                    context_tokens=int(record["context_tokens"]), created_at=parse_time(record.get("created_at")),
-                    record_id=record["id"])
+                catalog.record_retrieval_entry(record)
                 catalog.increment_counters(record["result_ids"], "reference_count")
                 catalog.mark_journal_applied(path.name)
             applied += 1

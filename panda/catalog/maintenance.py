@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from panda.catalog.store import DOC_COLUMNS, Catalog
+from panda.catalog.store import DOC_COLUMNS, Catalog, partition_key
 
 # Tables with a user_id column, in the order user deletion clears them.
 USER_TABLES = ("turn_uses", "turn_index", "messages", "sessions", "threads", "llm_calls", "retrieval_operations",
@@ -98,8 +98,9 @@ class Maintenance:
         if sets:
             self.con.execute(f"UPDATE documents SET {', '.join(sets)} WHERE id = ?",
                              [v for k, v in counters.items() if k in allowed] + [doc_id])
-            self.con.execute("INSERT INTO counter_sync VALUES (?) ON CONFLICT DO NOTHING", [doc_id])
-            self.catalog.touch(None)
+            self.catalog.queue_counter_sync([doc_id])
+            rows = self.con.execute("SELECT owner_user, scope FROM documents WHERE id = ?", [doc_id]).fetchall()
+            self.catalog.touch({partition_key(o, s) for o, s in rows})  # the index reloads that partition only
 
     def set_freshness(self, values: list[tuple[str, float]]) -> None:
         if values:

@@ -21,7 +21,7 @@ import numpy as np
 
 from panda.catalog.home_lock import acquire_writer, holds_writer_lock, reader_database, release_writer
 from panda.catalog.migrations import EMBEDDING_DIM, migrate, pending
-from panda.documents.model import Document, utc
+from panda.documents.model import Document, parse_time, utc
 from panda.memory.text import term_frequencies
 
 DOC_COLUMNS = (
@@ -106,13 +106,12 @@ class Catalog:
         """
         target = ":memory:"
         self._lock_dir: Path | None = None
-        self.lock_waited = 0.0
         self.snapshot_of: Path | None = None  # set on readers: the live file this snapshot copies
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             target = str(path)
             if not read_only:
-                self.lock_waited = acquire_writer(Path(path).parent, lock_timeout)
+                acquire_writer(Path(path).parent, lock_timeout)
                 self._lock_dir = Path(path).parent
         self.path = path
         self.read_only = read_only
@@ -343,13 +342,17 @@ class Catalog:
         id_list = list(dict.fromkeys(ids))
         if id_list and by:
             self.con.execute(f"UPDATE documents SET {column} = {column} + ? WHERE list_contains(?, id)", [by, id_list])
-            self.con.execute("INSERT INTO counter_sync SELECT id FROM documents WHERE list_contains(?, id) "
-                             "ON CONFLICT DO NOTHING", [id_list])
+            self.queue_counter_sync(id_list)
             self.counter_seq += 1
             self._counter_log.append((self.counter_seq, id_list, column, by))
             if len(self._counter_log) > 10_000:
                 self._counter_log = []
                 self.touch(None)  # too much to replay: the index reloads
+
+    def queue_counter_sync(self, ids: list[str]) -> None:
+        """Queue documents whose counters changed, for the vault write-back (in the caller's transaction)."""
+        self.con.execute("INSERT INTO counter_sync SELECT id FROM documents WHERE list_contains(?, id) "
+                         "ON CONFLICT DO NOTHING", [ids])
 
     def counters_to_sync(self) -> list[dict[str, Any]]:
         """Documents whose vault files still need the catalog's counter values (see increment_counters)."""
@@ -438,6 +441,18 @@ class Catalog:
             [record_id or _uid(), user_id, session_id, turn_id, query, retrieval_type, candidates, len(result_ids),
              result_ids, retrieval_ms, context_tokens, created_at or recorded, recorded],
         )
+
+    def record_retrieval_entry(self, entry: dict[str, Any], record_id: str | None = None) -> None:
+        """A retrieval in its dict form (memory/search.py `retrieval_entry`: what turns and the reader journal
+        keep) written with `record_retrieval`; `created_at` may be ISO text."""
+        created = entry.get("created_at")
+        self.record_retrieval(
+            user_id=entry.get("user_id"), session_id=entry.get("session_id"), turn_id=entry.get("turn_id"),
+            query=entry["query"], retrieval_type=entry["retrieval_type"], candidates=int(entry["candidates"]),
+            result_ids=list(entry["result_ids"]), retrieval_ms=float(entry["retrieval_ms"]),
+            context_tokens=int(entry["context_tokens"]),
+            created_at=created if isinstance(created, datetime) else parse_time(created),
+            record_id=record_id or entry.get("id"))
 
     def record_event(self, event_type: str, entity_type: str | None = None, entity_id: str | None = None,
                      data: dict[str, Any] | None = None, created_at: datetime | None = None,

@@ -40,8 +40,7 @@ def run(job: JobRun) -> JobReport:
         if row["kind"] not in SKIP_KINDS and row["id"] in validations:
             count, success = validations[row["id"]]
             target = {"usage_count": usage.get(row["id"], 0), "validation_count": count, "validation_success": success}
-            deltas = {k: v - int(row[k] or 0) for k, v in target.items() if v != int(row[k] or 0)}
-            if deltas:
+            if any(v != int(row[k] or 0) for k, v in target.items()):
                 old = f"{row['validation_success']}/{row['validation_count']}"
                 report.change("trust_recalibrated", f"{row['id']}: validated {old} -> {success}/{count}, "
                                                     f"usage {row['usage_count']} -> {target['usage_count']}")

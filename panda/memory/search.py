@@ -148,10 +148,7 @@ class MemoryStore:
         results = rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)[:limit]
         elapsed = (time.perf_counter() - started) * 1000
         if record:
-            entry = {"user_id": user_id, "session_id": session_id, "turn_id": turn_id, "query": query,
-                     "retrieval_type": retrieval_type, "candidates": len(ids), "result_ids": [r.id for r in results],
-                     "retrieval_ms": round(elapsed, 3), "context_tokens": sum(estimate_tokens(r.snippet) for r in results),
-                     "created_at": now.isoformat()}
+            entry = retrieval_entry(user_id, session_id, turn_id, query, retrieval_type, len(ids), results, elapsed, now)
             if deferred is not None:
                 deferred.append(entry)
             elif self.catalog.is_snapshot:
@@ -162,7 +159,7 @@ class MemoryStore:
             else:
                 with self.catalog.transaction():
                     self.catalog.increment_counters(entry["result_ids"], "reference_count")
-                    self.catalog.record_retrieval(**{**entry, "created_at": now})
+                    self.catalog.record_retrieval_entry(entry)
                 self.sync_counters()
         return results
 
@@ -233,6 +230,16 @@ class MemoryStore:
         except FileNotFoundError:
             log.warning("document %s is in the catalog but its file %s is missing", doc_id, path)
             return None
+
+
+def retrieval_entry(user_id: str | None, session_id: str | None, turn_id: str | None, query: str,
+                    retrieval_type: str, candidates: int, results: list[SearchResult], elapsed_ms: float,
+                    when: datetime) -> dict[str, Any]:
+    """One retrieval as plain, JSON-able data: what a turn keeps in metadata.json and a reader journals."""
+    return {"user_id": user_id, "session_id": session_id, "turn_id": turn_id, "query": query,
+            "retrieval_type": retrieval_type, "candidates": candidates, "result_ids": [r.id for r in results],
+            "retrieval_ms": round(elapsed_ms, 3), "context_tokens": sum(estimate_tokens(r.snippet) for r in results),
+            "created_at": when.isoformat()}
 
 
 def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, query_topic: str | None,

@@ -99,11 +99,7 @@ def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document]
         catalog.upsert_documents(docs, vectors)
         catalog.upsert_turn(turn_index_row(meta), used)
         for i, r in enumerate(meta.get("retrievals") or []):
-            catalog.record_retrieval(
-                user_id=r.get("user_id"), session_id=r.get("session_id"), turn_id=turn_id, query=r["query"],
-                retrieval_type=r["retrieval_type"], candidates=int(r["candidates"]), result_ids=list(r["result_ids"]),
-                retrieval_ms=float(r["retrieval_ms"]), context_tokens=int(r["context_tokens"]),
-                created_at=parse_time(r.get("created_at")), record_id=f"{turn_id}:r{i}")
+            catalog.record_retrieval_entry({**r, "turn_id": turn_id}, record_id=f"{turn_id}:r{i}")
         for i, e in enumerate(meta.get("extractions") or []):
             maintenance.record_extraction(e["domain"], e.get("url"), e["type"], bool(e["success"]),
                                           e.get("confidence"), None, parse_time(meta["timestamp"]),  # type: ignore[arg-type]

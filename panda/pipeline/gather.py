@@ -22,12 +22,11 @@ from datetime import timedelta
 from pathlib import Path
 
 from panda.catalog.conversations import Conversations
-from panda.documents.budgets import estimate_tokens
 from panda.llm.roles import MIND
 from panda.llm.schemas import GatherSynthesis
 from panda.memory.ingest import catalog_thread_id, summary_document_id
 from panda.memory.links import follow_links
-from panda.memory.search import SearchResult
+from panda.memory.search import SearchResult, retrieval_entry
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
 from panda.privacy import visibility
@@ -110,12 +109,9 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
         seen |= {r.id for r in found}
         found += ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
     results = recent + with_summaries(found, ctx, state.user_id)
-    state.retrievals.append({  # committed with the turn (save phase), once
-        "user_id": state.user_id, "session_id": state.input.session_id, "turn_id": state.turn_id, "query": query,
-        "retrieval_type": route, "candidates": len(recent) + len(found), "result_ids": [r.id for r in results],
-        "retrieval_ms": round((time.perf_counter() - started) * 1000, 3),
-        "context_tokens": sum(estimate_tokens(r.snippet) for r in results),
-        "created_at": state.input.timestamp.isoformat()})
+    state.retrievals.append(retrieval_entry(  # committed with the turn (save phase), once
+        state.user_id, state.input.session_id, state.turn_id, query, route, len(recent) + len(found), results,
+        (time.perf_counter() - started) * 1000, state.input.timestamp))
     return results
 
 

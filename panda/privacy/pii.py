@@ -46,6 +46,8 @@ _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|Octob
           r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?")
 _DATE = (rf"({_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}"
          rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}|{_MONTH}\s+\d{{4}}|(?:19|20)\d{{2}})")
+_STREET = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive|Dr|Terrace|Court|Ct|Way|Place|Pl|Close|"
+           r"Crescent|Square|Sq)")
 _NOT_AGE = r"(?!\s*(?:months?|weeks?|days?|hours?|minutes?|%|percent|inch|cm|kg|lbs?|GB|TB|degrees|mpg|seats|people)\b)"
 _NOT_NAMES = {"Italian", "Irish", "English", "British", "American", "Canadian", "French", "German", "Spanish",
               "Mexican", "Chinese", "Japanese", "Korean", "Indian", "Russian", "Polish", "Dutch", "Swedish", "Danish",
@@ -72,11 +74,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("phones", re.compile(r"(?<![\w$])(\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6})(?![\w%])"), 1),
     ("phones", re.compile(r"(?<![\w$])((?:\+?\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{2,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?)(?![\w%:])"), 1),
     ("phones", re.compile(r"\b(0\d{4}\s?\d{6})\b"), 1),
-    ("addresses", re.compile(rf"\b(\d{{1,5}}[A-Za-z]?\s+(?:{_CAP}\s+){{1,3}}(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|"
-                             rf"Drive|Dr|Terrace|Court|Ct|Way|Place|Pl|Close|Crescent|Square|Sq)\b\.?"
+    ("addresses", re.compile(rf"\b(\d{{1,5}}[A-Za-z]?\s+(?:{_CAP}\s+){{1,3}}{_STREET}\b\.?"
                              rf"|\d{{1,5}},?\s+(?:Rue|Calle|Via|Avenida|Rua)\s+(?:(?:de|del|la|des|du)\s+)?{_CAP}(?:\s+{_CAP})?)"), 1),
-    ("addresses", re.compile(rf"\b(?:live|lives|living|stay|staying)\s+(?:on|at)\s+((?:{_CAP}\s+){{1,3}}(?:Street|St|Avenue|"
-                             rf"Ave|Road|Rd|Lane|Ln|Boulevard|Blvd|Drive|Dr|Terrace|Court|Way|Place|Close|Crescent)\b)"), 1),
+    ("addresses", re.compile(rf"\b(?:live|lives|living|stay|staying)\s+(?:on|at)\s+((?:{_CAP}\s+){{1,3}}{_STREET}\b)"), 1),
     ("names", re.compile(rf"\b[Mm]y (?:full )?name is {_NAME}"), 1),
     ("names", re.compile(rf"\b(?:[Cc]all me|[Tt]his is|I(?:'m| am)) {_NAME}"), 1),
     ("names", re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:\w+\s+)?{_RELATION}s?\s*,?\s+(?:(?:named|called|is)\s+)?{_NAME}"), 1),
@@ -148,9 +148,9 @@ def find_spans(text: str, categories: tuple[str, ...] | list[str] = CATEGORIES) 
     if "locations" in enabled:  # "14 Elm Road, Leeds", "Acme Corp in Austin": the place after it
         for _start, end, category in list(spans):
             if category in ("addresses", "employers"):
-                match = _AFTER_PLACE.match(text[end:])
-                if match:
-                    s, e = end + match.start(1), end + match.end(1)
+                place = _AFTER_PLACE.match(text[end:])
+                if place:
+                    s, e = end + place.start(1), end + place.end(1)
                     if free(s, e):
                         spans.append((s, e, "locations"))
     return sorted(spans)
