@@ -278,6 +278,20 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """The vault doctor (panda/doctor.py). Takes the writer lock so vault and catalog hold still."""
+    from panda.doctor import check_home
+    from panda.runtime import open_home
+
+    ctx = open_home(_settings(args))
+    try:
+        report = check_home(ctx, compare_catalog=not args.skip_catalog)
+    finally:
+        ctx.catalog.close()
+    print(json.dumps(report.as_dict(), ensure_ascii=False) if args.json else report.markdown(limit=args.show))
+    return 0 if report.ok else 1
+
+
 def cmd_jobs(args: argparse.Namespace) -> int:
     from datetime import UTC
 
@@ -460,6 +474,14 @@ def build_parser() -> argparse.ArgumentParser:
     home_arg(reindex)
     reindex.add_argument("--dry-run", action="store_true")
     reindex.set_defaults(func=cmd_reindex)
+
+    check = sub.add_parser("check", help="the vault doctor: frontmatter, links, catalog == reindex, orphans, "
+                                         "private data in global files (exit 1 with the list)")
+    home_arg(check)
+    check.add_argument("--json", action="store_true")
+    check.add_argument("--skip-catalog", action="store_true", help="leave out the catalog == reindex comparison")
+    check.add_argument("--show", type=int, default=40, help="findings shown per check (text output)")
+    check.set_defaults(func=cmd_check)
     return parser
 
 

@@ -28,11 +28,14 @@ class Maintenance:
         self.con = catalog.con
 
     # ---- archival ------------------------------------------------------------------------------
-    def archive_turn(self, turn_id: str, summary_json: str, new_path: str) -> None:
-        """Mark a turn archived with its summary; point its document at the moved context.md."""
+    def archive_turn(self, turn_id: str, summary_json: str, old_folder: str, new_path: str) -> None:
+        """Mark a turn archived with its summary; every document of its folder (context.md, research.md)
+        follows the folder to its new place."""
+        new_folder = new_path.rsplit("/", 1)[0]
         self.con.execute("UPDATE turn_index SET archived = TRUE, summary_json = ?, doc_path = ? WHERE id = ?",
                          [summary_json, new_path, turn_id])
-        self.con.execute("UPDATE documents SET doc_path = ? WHERE id = ?", [new_path, turn_id])
+        self.con.execute("UPDATE documents SET doc_path = ? || substr(doc_path, ?) WHERE starts_with(doc_path, ?)",
+                         [new_folder, len(old_folder) + 1, old_folder + "/"])
 
     def turn_row(self, turn_id: str) -> dict[str, Any] | None:
         rows = self.catalog._dicts("SELECT * FROM turn_index WHERE id = ?", [turn_id])
@@ -133,42 +136,73 @@ class Maintenance:
                           row["reliability"], row["updated_at"]])
 
     # ---- user deletion -------------------------------------------------------------------------
-    def user_row_counts(self, user_id: str) -> dict[str, int]:
-        counts = {t: int(self.con.execute(f"SELECT count(*) FROM {t} WHERE user_id = ?", [user_id]).fetchone()[0])  # type: ignore[index]
-                  for t in USER_TABLES}
-        counts["documents"] = int(self.con.execute("SELECT count(*) FROM documents WHERE owner_user = ?",  # type: ignore[index]
-                                                   [user_id]).fetchone()[0])
+    # Every method takes all casings of the user id (jobs/deletion.py user_casings) and the user's turn
+    # ids: rows the pipeline wrote without a user (a job's LLM call, a reader's journalled search) are
+    # found by turn or session instead.
+    def user_ids_like(self, user_id: str) -> set[str]:
+        """User ids in the catalog equal to `user_id` ignoring case."""
+        found: set[str] = set()
+        for table in (*USER_TABLES, "turn_references"):
+            found |= {r[0] for r in self.con.execute(
+                f"SELECT DISTINCT user_id FROM {table} WHERE lower(user_id) = lower(?)", [user_id]).fetchall()}
+        found |= {r[0] for r in self.con.execute(
+            "SELECT DISTINCT owner_user FROM documents WHERE lower(owner_user) = lower(?)", [user_id]).fetchall()}
+        return found
+
+    def _user_where(self, table: str, users: list[str], turn_ids: list[str]) -> tuple[str, list[Any]]:
+        clause, params = "list_contains(?, user_id)", [users]
+        if table in ("llm_calls", "retrieval_operations", "turn_references", "turn_uses"):
+            clause += " OR list_contains(?, turn_id)"
+            params.append(turn_ids)
+        if table in ("llm_calls", "retrieval_operations"):
+            clause += " OR len(list_filter(?, lambda u: starts_with(session_id, u || ':'))) > 0"
+            params.append(users)
+        return clause, params
+
+    def user_row_counts(self, users: list[str], turn_ids: list[str] | None = None) -> dict[str, int]:
+        counts = {}
+        for table in (*USER_TABLES, "turn_references"):
+            where, params = self._user_where(table, users, turn_ids or [])
+            counts[table] = int(self.con.execute(f"SELECT count(*) FROM {table} WHERE {where}", params).fetchone()[0])  # type: ignore[index]
+        counts["documents"] = int(self.con.execute("SELECT count(*) FROM documents WHERE list_contains(?, owner_user)",  # type: ignore[index]
+                                                   [users]).fetchone()[0])
         return counts
 
-    def export_user(self, user_id: str) -> dict[str, list[dict[str, Any]]]:
+    def export_user(self, users: list[str], turn_ids: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
         """Every catalog row of one user, as JSON-able dicts (the deletion backup)."""
-        out = {t: self.catalog._dicts(f"SELECT * FROM {t} WHERE user_id = ?", [user_id]) for t in USER_TABLES}
+        out = {}
+        for table in (*USER_TABLES, "turn_references"):
+            where, params = self._user_where(table, users, turn_ids or [])
+            out[table] = self.catalog._dicts(f"SELECT * FROM {table} WHERE {where}", params)
         out["documents"] = self.catalog._dicts(
-            f"SELECT {', '.join(DOC_COLUMNS)}, search_text FROM documents WHERE owner_user = ?", [user_id])
+            f"SELECT {', '.join(DOC_COLUMNS)}, search_text FROM documents WHERE list_contains(?, owner_user)", [users])
         return out
 
-    def delete_user_rows(self, user_id: str, document_ids: list[str], event_ids: list[str]) -> None:
+    def delete_user_rows(self, users: list[str], turn_ids: list[str], document_ids: list[str],
+                         event_ids: list[str]) -> None:
         """Delete a user's rows everywhere, plus the listed documents (derived notes) and events."""
         self.catalog.touch(None)
-        self.con.execute("DELETE FROM postings WHERE doc_id IN (SELECT id FROM documents WHERE owner_user = ?)", [user_id])
-        self.con.execute("DELETE FROM documents WHERE owner_user = ?", [user_id])
-        if document_ids:
-            self.con.execute("DELETE FROM postings WHERE list_contains(?, doc_id)", [document_ids])
-            self.con.execute("DELETE FROM documents WHERE list_contains(?, id)", [document_ids])
-        for table in USER_TABLES:
-            self.con.execute(f"DELETE FROM {table} WHERE user_id = ?", [user_id])
+        owned = [r[0] for r in self.con.execute("SELECT id FROM documents WHERE list_contains(?, owner_user)",
+                                                [users]).fetchall()]
+        gone = sorted(set(owned) | set(document_ids) | set(turn_ids))
+        self.con.execute("DELETE FROM postings WHERE list_contains(?, doc_id)", [gone])
+        self.con.execute("DELETE FROM documents WHERE list_contains(?, id)", [gone])
+        self.con.execute("DELETE FROM counter_sync WHERE list_contains(?, doc_id)", [gone])
+        for table in (*USER_TABLES, "turn_references"):
+            where, params = self._user_where(table, users, turn_ids)
+            self.con.execute(f"DELETE FROM {table} WHERE {where}", params)
         if event_ids:
             self.con.execute("DELETE FROM system_events WHERE list_contains(?, id)", [event_ids])
 
-    def events_mentioning(self, needles: list[str]) -> list[str]:
-        """Ids of system_events whose entity or data mentions any needle (user id, session or document ids)."""
-        if not needles:
-            return []
+    def events_mentioning(self, users: list[str], needles: list[str]) -> list[str]:
+        """Ids of system_events of these users, or whose entity or data mentions any needle (case-insensitive)."""
+        lowered = [n.lower() for n in needles] + [f'"{u.lower()}"' for u in users]
         rows = self.con.execute("""
             SELECT id FROM system_events
-            WHERE len(list_filter(?, lambda n: starts_with(entity_id, n))) > 0
-               OR len(list_filter(?, lambda n: contains(data, n))) > 0""",
-            [needles, needles]).fetchall()
+            WHERE list_contains(?, user_id)
+               OR len(list_filter(?, lambda n: starts_with(lower(entity_id), n))) > 0
+               OR len(list_filter(?, lambda n: contains(lower(data), n))) > 0""",
+            [users, lowered, lowered]).fetchall()
         return [r[0] for r in rows]
 
     def documents_mentioning(self, needles: list[str]) -> list[dict[str, Any]]:

@@ -7,6 +7,8 @@ drops the message documents and indexes the summary with a new embedding. Archiv
 transcript to archive/YYYY-MM/{user}/threads/{thread}/ and marks the summary 'archived' (searchable,
 ranked lower: policy retention.archived_score_factor). Deleting removes transcript, summary note and
 catalog rows, and only when the policy sets retention.deletion_enabled.
+Relative links into moved transcripts are repaired (documents/link_repair.py, for every archived
+transcript, so a re-run after a kill finishes it); links to deleted ones become plain text.
 Each step writes the vault first, then the catalog; a final repair pass re-registers any transcript
 the catalog has out of date and drops catalog sessions whose file is gone, so a killed run completes.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 from panda.catalog.conversations import Conversations
 from panda.catalog.maintenance import Maintenance
 from panda.documents.atomic import atomic_write_text
+from panda.documents.link_repair import repair_links
 from panda.documents.transcript import SessionTranscript
 from panda.jobs.common import JobReport, JobRun
 from panda.jobs.rules import STAGE_ORDER, archive_month, session_stage
@@ -54,6 +57,16 @@ def _register(job: JobRun, transcripts: list[SessionTranscript]) -> None:
             if transcript.stage != "active":
                 maintenance.drop_session_messages(catalog_session_id(transcript))
     index_transcripts(job.ctx, transcripts, changed=set(), with_summaries=True)
+
+
+def archived_transcript_moves(home: Path) -> dict[str, str]:
+    """{thread-folder path: archive path} of every archived transcript, for link repair."""
+    moves = {}
+    for path in sorted(home.glob("archive/*/*/threads/*/session_*.md")):
+        rel = path.relative_to(home).as_posix()
+        _, _month, user, _, thread, name = rel.split("/")
+        moves[f"users/{user}/threads/{thread}/{name}"] = rel
+    return moves
 
 
 def _delete(job: JobRun, path: Path, transcript: SessionTranscript) -> None:
@@ -116,6 +129,11 @@ def run(job: JobRun) -> JobReport:
         for start in range(0, len(registered), 64):
             _register(job, registered[start:start + 64])
     _repair(job, report, found, {catalog_session_id(t) for _, t, _ in plan})
+    if not job.dry_run:
+        deleted = {ctx.vault.layout.relative(path) for path, _, target in plan if target == "deleted"}
+        changed = repair_links(ctx.vault.home, archived_transcript_moves(ctx.vault.home), removed=deleted.__contains__)
+        for rel, count in changed.items():
+            report.notes.append(f"{rel}: {count} link(s) repaired to follow archived or deleted sessions")
     return report.finish(ctx)
 
 

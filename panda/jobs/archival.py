@@ -4,8 +4,12 @@ For each complete turn folder old enough: the archival summary (query, intent, o
 from §4, revision count; no LLM) is written into its metadata.json together with the new path, the
 folder is moved in one rename, then the catalog's turn_index row is marked archived with the summary
 and the turn's document points at the moved context.md — still searchable, originals still readable.
+Every document of the folder (context.md, research.md) follows the move in the catalog, and the vault's
+relative links are repaired both ways (documents/link_repair.py): links inside the moved files to the
+user's preferences, facts and threads, and links from other files into the moved folder.
 Killed at any point, a re-run finishes the work: a folder already marked but not moved is moved, a
-moved folder the catalog does not know as archived is re-registered. YYYY-MM is the turn's month.
+moved folder the catalog does not know as archived is re-registered, and the link repair (which
+only touches broken links, for every archived folder) runs again. YYYY-MM is the turn's month.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from panda.catalog.maintenance import Maintenance
 from panda.documents.atomic import atomic_write_json
 from panda.documents.context_md import ContextDocument
+from panda.documents.link_repair import repair_links
 from panda.documents.model import iso, parse_time
 from panda.documents.paths import turn_dir_name, validate_name
 from panda.documents.vault import COMPLETE_MARKER
@@ -30,6 +35,20 @@ def archived_dir(home: Path, meta: dict[str, Any]) -> Path:
     assert created is not None
     return home / "archive" / archive_month(created) / validate_name(meta["user_id"], "user_id") / turn_dir_name(
         int(meta["turn_number"]))
+
+
+def active_dir_rel(meta: dict[str, Any]) -> str:
+    """Where an archived turn's folder was before it moved (vault-relative)."""
+    return f"users/{validate_name(meta['user_id'], 'user_id')}/turns/{turn_dir_name(int(meta['turn_number']))}"
+
+
+def archived_moves(home: Path) -> dict[str, str]:
+    """{old folder: new folder} of every archived turn in the vault, for link repair."""
+    moves = {}
+    for marker in sorted(home.glob(f"archive/*/*/turn_*/{COMPLETE_MARKER}")):
+        meta = json.loads(marker.read_text(encoding="utf-8"))
+        moves[active_dir_rel(meta)] = marker.parent.relative_to(home).as_posix()
+    return moves
 
 
 def move_folder(source: Path, target: Path) -> None:
@@ -81,6 +100,9 @@ def run(job: JobRun) -> JobReport:
         report.change("catalog_rows_repaired", f"{meta['turn_id']}: catalog marked archived at {meta['doc_path']}")
         if not job.dry_run:
             _register(maintenance, ctx, meta)
+    if not job.dry_run:
+        for rel, count in repair_links(ctx.vault.home, archived_moves(ctx.vault.home)).items():
+            report.notes.append(f"{rel}: {count} link(s) repaired to follow moved turns")
     return report.finish(ctx)
 
 
@@ -91,4 +113,4 @@ def _register(maintenance: Maintenance, ctx: Any, meta: dict[str, Any]) -> None:
         recover_turns(ctx, [meta["user_id"]])
         return
     with ctx.catalog.transaction():
-        maintenance.archive_turn(meta["turn_id"], meta["summary_json"], meta["doc_path"])
+        maintenance.archive_turn(meta["turn_id"], meta["summary_json"], active_dir_rel(meta), meta["doc_path"])

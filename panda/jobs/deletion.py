@@ -1,12 +1,19 @@
 """User deletion job (seed 001): explicit confirmation, backup first, then no trace of the user.
 
-`panda jobs delete-user alice --confirm` removes everything of alice's:
+`panda jobs delete-user alice --confirm` removes everything of alice's, under every casing of the id
+('Alice' and 'alice' are the same person to a deletion request):
 - files: users/alice/, archive/*/alice/ (archived turns and transcripts), Logs/Sessions/alice/;
 - global notes promoted from alice's memory (found by their one-way origin tag);
-- lines of shared notes (Knowledge/, Meta/Indexes/, Logs/Changes/) that name alice or her documents;
-- catalog rows: documents (with postings and embeddings), turn index and turn uses, threads,
-  sessions, messages, LLM calls, retrieval operations, source extractions, and the system events
-  that name her; then the database file is rewritten so deleted rows leave no bytes behind.
+- what her research turns contributed to global knowledge, found by their provenance hashes
+  (privacy/forget.py): update sections and scrubbed queries of research notes, product-note turns,
+  site_knowledge turns; a note only her turns made is removed, with the wiki-links to it;
+- lines of shared notes (Knowledge/, Meta/Indexes/, Logs/Changes/) that name alice, her documents or
+  her turns' hashes; every note edited is re-indexed, so the catalog's search text forgets too;
+- other users' relative links into her folders become plain text (documents/link_repair.py);
+- catalog rows: documents (with postings and embeddings), turn index, turn uses and references,
+  threads, sessions, messages, LLM calls and retrieval operations (by user or by her turn ids),
+  source extractions, counter queue entries, and the system events that name her; then the database
+  file is rewritten so deleted rows leave no bytes behind.
 Before anything is removed, the files and catalog rows go into a tar.gz backup outside the home
 (policy privacy.backup_dir, default '{home}.backups/' beside it). A deletion_audit row records a
 one-way hash of the user id, the time, the backup path and the counts — never the user's content.
@@ -23,16 +30,22 @@ import shutil
 import tarfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import frontmatter
 
 from panda.catalog.maintenance import Maintenance
-from panda.documents.atomic import atomic_write_text
+from panda.documents.atomic import atomic_write_json, atomic_write_text
+from panda.documents.link_repair import repair_links
+from panda.documents.model import Document
 from panda.documents.paths import validate_name
 from panda.errors import ConfirmationRequired
 from panda.jobs.common import JobReport, JobRun
 from panda.jobs.rules import origin_hash
 from panda.pipeline.state import PipelineContext
+from panda.privacy.forget import forget_in_note, forget_in_site_knowledge
+from panda.privacy.provenance import provenance_hash
+from panda.research.knowledge import rebuild_indexes
 
 SHARED_NOTE_DIRS = ("Knowledge", "Meta/Indexes", "Logs/Changes", "Context")
 
@@ -42,39 +55,93 @@ def backup_dir(ctx: PipelineContext) -> Path:
     return Path(configured) if configured else ctx.vault.home.parent / f"{ctx.vault.home.name}.backups"
 
 
-def _user_paths(ctx: PipelineContext, user_id: str) -> list[Path]:
+def user_casings(ctx: PipelineContext, user_id: str) -> list[str]:
+    """Every spelling of the id in the home and catalog that equals it ignoring case ('Dave', 'dave')."""
     home = ctx.vault.home
-    paths = [home / "users" / user_id, home / "Logs" / "Sessions" / user_id]
-    paths += sorted(home.glob(f"archive/*/{user_id}"))
+    found = {user_id}
+    for pattern in ("users/*", "archive/*/*", "Logs/Sessions/*"):
+        found |= {p.name for p in home.glob(pattern) if p.is_dir() and p.name.lower() == user_id.lower()}
+    found |= Maintenance(ctx.catalog).user_ids_like(user_id)
+    return sorted(found)
+
+
+def _user_paths(ctx: PipelineContext, users: list[str]) -> list[Path]:
+    home = ctx.vault.home
+    paths = []
+    for user in users:
+        paths += [home / "users" / user, home / "Logs" / "Sessions" / user]
+        paths += sorted(p for p in home.glob(f"archive/*/{user}") if p.is_dir())
     return [p for p in paths if p.exists()]
 
 
-def _derived_notes(ctx: PipelineContext, user_id: str) -> list[Path]:
+def _turn_ids(paths: list[Path], export: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The user's turn ids, from the catalog and from every metadata.json in their folders."""
+    ids = {str(r["id"]) for r in export.get("turn_index", [])}
+    for folder in paths:
+        for marker in folder.rglob("metadata.json"):
+            try:
+                ids.add(str(json.loads(marker.read_text(encoding="utf-8"))["turn_id"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+    return sorted(ids)
+
+
+def _derived_notes(ctx: PipelineContext, users: list[str]) -> list[Path]:
     """Global notes promoted from this user's memory (origin tag), wherever they are in Knowledge/."""
-    tag = origin_hash(user_id)
+    tags = {origin_hash(u) for u in users}
     out = []
     for path in sorted(ctx.vault.home.glob("Knowledge/**/*.md")):
         text = path.read_text(encoding="utf-8")
-        if tag in text and frontmatter.loads(text).metadata.get("origin") == tag:
+        if any(t in text for t in tags) and frontmatter.loads(text).metadata.get("origin") in tags:
             out.append(path)
     return out
 
 
-def _needles(user_id: str, doc_ids: list[str]) -> list[str]:
-    return [f"users/{user_id}/", f"/{user_id}/", f"{user_id}:", *doc_ids]
+def _knowledge_plan(ctx: PipelineContext, hashes: set[str], skip: set[Path]) -> dict[Path, Document | None]:
+    """Research and product notes the user's research turns contributed to: {path: rewritten note or None}."""
+    plan: dict[Path, Document | None] = {}
+    if not hashes:
+        return plan
+    for path in sorted(ctx.vault.home.glob("Knowledge/**/*.md")):
+        if path in skip:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if not any(h in text for h in hashes):
+            continue
+        action, doc = forget_in_note(Document.from_markdown(text, doc_path=ctx.vault.layout.relative(path)), hashes)
+        if action != "unchanged":
+            plan[path] = doc
+    return plan
 
 
-def _lines_to_scrub(ctx: PipelineContext, user_id: str, doc_ids: list[str], skip: set[Path]) -> dict[Path, list[int]]:
-    """Line numbers of shared notes that name the user (as a word) or one of their documents."""
-    word = re.compile(rf"(?<![\w-]){re.escape(user_id)}(?![\w-])")
-    needles = _needles(user_id, doc_ids)
+def _site_knowledge_plan(ctx: PipelineContext, hashes: set[str]) -> dict[Path, dict[str, Any]]:
+    plan = {}
+    for path in sorted(ctx.vault.home.glob("site_knowledge/*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        changed = forget_in_site_knowledge(data, hashes) if hashes else None
+        if changed is not None:
+            plan[path] = changed
+    return plan
+
+
+def _needles(users: list[str], doc_ids: list[str], hashes: set[str]) -> list[str]:
+    out = [*doc_ids, *sorted(hashes)]
+    for user in users:
+        out += [f"users/{user}/", f"/{user}/", f"{user}:", f"turn_{user}_"]
+    return out
+
+
+def _lines_to_scrub(ctx: PipelineContext, users: list[str], needles: list[str], skip: set[Path]) -> dict[Path, list[int]]:
+    """Line numbers of shared notes that name the user (as a word, any case) or one of their documents."""
+    word = re.compile(r"(?<![\w-])(" + "|".join(re.escape(u) for u in users) + r")(?![\w-])", re.IGNORECASE)
+    lowered = [n.lower() for n in needles]
     out: dict[Path, list[int]] = {}
     for rel in SHARED_NOTE_DIRS:
         for path in sorted((ctx.vault.home / rel).glob("**/*")):
-            if not path.is_file() or path in skip or path.suffix not in (".md", ".json", ".jsonl", ".csv", ".txt"):
+            if not path.is_file() or path in skip or path.suffix not in (".md", ".jsonl", ".csv", ".txt"):
                 continue
             lines = path.read_text(encoding="utf-8").splitlines()
-            hits = [i for i, line in enumerate(lines) if word.search(line) or any(n in line for n in needles)]
+            hits = [i for i, line in enumerate(lines) if word.search(line) or any(n in line.lower() for n in lowered)]
             if hits:
                 out[path] = hits
     return out
@@ -103,22 +170,34 @@ def run(job: JobRun) -> JobReport:
         raise ConfirmationRequired(f"deleting every trace of user {user_id!r} cannot be undone: "
                                    "pass --confirm (or --dry-run to see what would go)")
     maintenance = Maintenance(ctx.catalog)
-    paths = _user_paths(ctx, user_id)
-    derived = _derived_notes(ctx, user_id)
-    rows = maintenance.user_row_counts(user_id)
-    export = maintenance.export_user(user_id)  # the backup's rows, and the ids to look for elsewhere
-    doc_ids = [d["id"] for d in export["documents"]]
+    users = user_casings(ctx, user_id)
+    layout = ctx.vault.layout
+    paths = _user_paths(ctx, users)
+    derived = _derived_notes(ctx, users)
+    export = maintenance.export_user(users)  # the backup's rows, and the ids to look for elsewhere
+    turn_ids = _turn_ids(paths, export)
+    export = maintenance.export_user(users, turn_ids)
+    hashes = {provenance_hash(t) for t in turn_ids}
+    doc_ids = sorted({d["id"] for d in export["documents"]} | set(turn_ids))
     derived_ids = [str(frontmatter.loads(p.read_text(encoding="utf-8")).metadata.get("id")) for p in derived]
-    scrub = _lines_to_scrub(ctx, user_id, doc_ids + derived_ids, set(derived))
-    events = maintenance.events_mentioning([f'"{user_id}"', f"{user_id}:", *doc_ids])
+    knowledge = _knowledge_plan(ctx, hashes, set(derived))
+    sites = _site_knowledge_plan(ctx, hashes)
+    needles = _needles(users, doc_ids + derived_ids, hashes)
+    scrub = _lines_to_scrub(ctx, users, needles, set(derived) | set(knowledge))
+    events = maintenance.events_mentioning(users, [*(f"{u}:" for u in users), *doc_ids, *hashes])
     for path in paths:
         count = sum(1 for p in path.rglob("*") if p.is_file())
-        report.change("folders_removed", f"{ctx.vault.layout.relative(path)}/ ({count} files)")
+        report.change("folders_removed", f"{layout.relative(path)}/ ({count} files)")
     for path in derived:
-        report.change("derived_notes_removed", f"{ctx.vault.layout.relative(path)} (promoted from this user)")
+        report.change("derived_notes_removed", f"{layout.relative(path)} (promoted from this user)")
+    for path, note in knowledge.items():
+        what = "removed (only this user's research made it)" if note is None else "this user's contributions taken out"
+        report.change("knowledge_notes_" + ("removed" if note is None else "rewritten"), f"{layout.relative(path)}: {what}")
+    for path in sites:
+        report.change("site_knowledge_scrubbed", f"{layout.relative(path)}: this user's turns taken out")
     for path, lines in scrub.items():
-        report.change("shared_notes_scrubbed", f"{ctx.vault.layout.relative(path)}: {len(lines)} line(s)")
-    for table, n in sorted(rows.items()):
+        report.change("shared_notes_scrubbed", f"{layout.relative(path)}: {len(lines)} line(s)")
+    for table, n in sorted(maintenance.user_row_counts(users, turn_ids).items()):
         if n:
             report.change(f"rows_{table}", f"catalog {table}: {n} row(s)")
     if derived_ids:
@@ -128,18 +207,60 @@ def run(job: JobRun) -> JobReport:
     if job.dry_run or not report.changes:
         return report.finish(ctx)
     export["derived_documents"] = [ctx.catalog.get_document(i) or {"id": i} for i in derived_ids]
-    target = _backup(ctx, user_id, paths + derived, list(scrub), export)
+    target = _backup(ctx, user_id, paths + derived, [*scrub, *knowledge, *sites], export)
     report.notes.append(f"backup written to {target}")
+    removed_notes = [p for p, note in knowledge.items() if note is None]
+    removed_ids = derived_ids + [str(frontmatter.loads(p.read_text(encoding="utf-8")).metadata.get("id"))
+                                 for p in removed_notes]
     with ctx.catalog.transaction():
-        maintenance.delete_user_rows(user_id, derived_ids, events)
+        maintenance.delete_user_rows(users, turn_ids, removed_ids, events)
     for path in paths:
         shutil.rmtree(path)
-    for path in derived:
+    for path in [*derived, *removed_notes]:
         path.unlink(missing_ok=True)
+    rewritten = [ctx.vault.write_document(note, path) for path, note in knowledge.items() if note is not None]
+    for path, data in sites.items():
+        atomic_write_json(path, data)
     for path, lines in scrub.items():
         kept = [line for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if i not in set(lines)]
         atomic_write_text(path, "\n".join(kept) + "\n")
+    _drop_wiki_links(ctx, {p.stem for p in [*derived, *removed_notes]})
+    rewritten += [ctx.vault.read_document(layout.relative(p)) for p in scrub if _is_note(layout.relative(p))]
+    with ctx.catalog.transaction():
+        ctx.memory.index(rewritten)  # their search text loses what was taken out
+    rebuild_indexes(ctx.vault, now)
+    gone = tuple(f"{layout.relative(p)}/" for p in paths)
+    gone_notes = {layout.relative(p) for p in [*derived, *removed_notes]}
+    # Other users' links into this user's folders or to removed notes become plain text.
+    repair_links(ctx.vault.home, {}, removed=lambda rel: rel.startswith(gone) or rel in gone_notes)
     with ctx.catalog.transaction():
         maintenance.record_deletion(origin_hash(user_id), now, str(target), dict(report.counts))
     ctx.catalog.compact()
     return report.finish(ctx)
+
+
+def _is_note(rel: str) -> bool:
+    return rel.startswith("Knowledge/") and rel.endswith(".md")
+
+
+def _drop_wiki_links(ctx: PipelineContext, stems: set[str]) -> None:
+    """Knowledge notes that linked a removed note lose that line and that `related` entry; other files
+    (turns that used the note) keep the name as plain text."""
+    if not stems:
+        return
+    wanted = {f"[[{s}]]" for s in stems}
+    for path in sorted(ctx.vault.home.glob("**/*.md")):
+        text = path.read_text(encoding="utf-8")
+        if not any(w in text for w in wanted):
+            continue
+        rel = ctx.vault.layout.relative(path)
+        if not _is_note(rel):
+            for w in wanted:
+                text = text.replace(w, w[2:-2])
+            atomic_write_text(path, text)
+            continue
+        doc = Document.from_markdown(text, doc_path=rel)
+        doc.body = "\n".join(line for line in doc.body.splitlines() if not any(w in line for w in wanted)) + "\n"
+        if isinstance(doc.extra.get("related"), list):
+            doc.extra["related"] = [r for r in doc.extra["related"] if r not in wanted]
+        ctx.vault.write_document(doc, path)

@@ -11,15 +11,19 @@ age the time since it was created; the thresholds (policy `scope`) are applied t
   find it. global -> user: the note goes back to its origin user; with no such user it is dropped.
 - a NEW document past its TTL (and not promoted now) expires: its file and catalog row are removed.
 The vault is written first (a moved note is written at its new place before the old file goes), then
-the catalog; a re-run after a kill repeats the same decision and converges.
+the catalog; a re-run after a kill repeats the same decision and converges. Links to a moved note
+follow it where their holder may read it; a note demoted into one user's folder or removed leaves
+plain text in the files that linked it (documents/link_repair.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from panda.catalog.maintenance import Maintenance
+from panda.documents.link_repair import repair_links
 from panda.documents.model import Document, utc
 from panda.jobs.common import JobReport, JobRun
 from panda.jobs.rules import new_document_expired, next_scope, origin_hash, trust
@@ -50,35 +54,50 @@ def _origin_user(ctx: PipelineContext, tag: str | None) -> str | None:
     return None
 
 
-def _move(ctx: PipelineContext, old: Document, new: Document) -> None:
+@dataclass
+class Relinks:
+    """Files this run moved or removed; their links are repaired once, at the end of the run."""
+
+    moves: dict[str, str] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+
+    def apply(self, ctx: PipelineContext) -> dict[str, int]:
+        if not self.moves and not self.removed:
+            return {}
+        return repair_links(ctx.vault.home, self.moves, removed=self.removed.__contains__)
+
+
+def _move(ctx: PipelineContext, old: Document, new: Document, relinks: Relinks) -> None:
     """Write `new` at its own path, remove the old file if it moved, then re-index."""
     old_path = old.doc_path
     ctx.vault.write_document(new, ctx.vault.path_for(new))
     if new.doc_path != old_path:
         ctx.vault.layout.resolve_relative(old_path).unlink(missing_ok=True)
+        relinks.moves[old_path] = new.doc_path
     ctx.memory.index([new])
 
 
-def _remove(ctx: PipelineContext, doc_path: str, doc_id: str) -> None:
+def _remove(ctx: PipelineContext, doc_path: str, doc_id: str, relinks: Relinks) -> None:
     ctx.vault.layout.resolve_relative(doc_path).unlink(missing_ok=True)
+    relinks.removed.add(doc_path)
     ctx.catalog.delete_document(doc_id)
 
 
-def apply_scope(ctx: PipelineContext, doc: Document, target: str, now: datetime) -> str:
+def apply_scope(ctx: PipelineContext, doc: Document, target: str, now: datetime, relinks: Relinks) -> str:
     """Rewrite `doc` for its new scope; returns what happened ('promoted', 'demoted', 'dropped')."""
     ttl = timedelta(hours=ctx.policy.scope.new_ttl_hours)
     if target == "global":
-        _move(ctx, doc, _globalised(ctx, doc, now))
+        _move(ctx, doc, _globalised(ctx, doc, now), relinks)
         return "promoted"
     if doc.scope == "global":  # back to the user it came from, if they still exist
         owner = _origin_user(ctx, doc.extra.get("origin"))
         if owner is None:
-            _remove(ctx, doc.doc_path, doc.id)
+            _remove(ctx, doc.doc_path, doc.id, relinks)
             return "dropped"
         extra = {k: v for k, v in doc.extra.items() if k not in ("origin", "promoted_at")}
         doc = doc.model_copy(update={"owner_user": owner, "extra": extra})
     expires = now + ttl if target == "new" else None
-    _move(ctx, doc, doc.model_copy(update={"scope": target, "expires_at": expires, "modified_at": now}))
+    _move(ctx, doc, doc.model_copy(update={"scope": target, "expires_at": expires, "modified_at": now}), relinks)
     return "promoted" if target == "user" and doc.scope == "new" else "demoted"
 
 
@@ -86,6 +105,7 @@ def run(job: JobRun) -> JobReport:
     ctx, now = job.ctx, job.now
     report = JobReport("promotion", now, job.dry_run)
     rows = Maintenance(ctx.catalog).standalone_documents()
+    relinks = Relinks()
     for row in rows:
         report.count("documents_checked")
         scope = row["scope"] or "new"
@@ -97,23 +117,26 @@ def run(job: JobRun) -> JobReport:
         if target != scope:
             report.change(f"{scope}_to_{target}", f"{label}: {scope} -> {target}")
             if not job.dry_run:
-                _apply(ctx, row, target, now, report)
+                _apply(ctx, row, target, now, report, relinks)
             continue
         expires = utc(row["expires_at"]) if row["expires_at"] else None
         if new_document_expired(scope, expires, now):
             report.change("new_expired", f"{label}: NEW past its TTL ({expires.isoformat() if expires else '-'}), removed")
             if not job.dry_run:
-                _remove(ctx, row["doc_path"], row["id"])
+                _remove(ctx, row["doc_path"], row["id"], relinks)
+    for rel, count in relinks.apply(ctx).items():
+        report.notes.append(f"{rel}: {count} link(s) follow moved or removed notes")
     return report.finish(ctx)
 
 
-def _apply(ctx: PipelineContext, row: dict[str, Any], target: str, now: datetime, report: JobReport) -> None:
+def _apply(ctx: PipelineContext, row: dict[str, Any], target: str, now: datetime, report: JobReport,
+           relinks: Relinks) -> None:
     try:
         doc = ctx.vault.read_document(row["doc_path"])
     except FileNotFoundError:
         report.notes.append(f"{row['id']}: file {row['doc_path']} is missing; run `panda reindex`")
         return
-    result = apply_scope(ctx, doc, target, now)
+    result = apply_scope(ctx, doc, target, now, relinks)
     if result == "dropped":
         report.notes.append(f"{row['id']}: demoted from global but its origin user is gone; dropped")
 

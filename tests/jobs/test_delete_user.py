@@ -78,7 +78,7 @@ def test_delete_user_leaves_no_trace_and_keeps_bob(ctx, tmp_path):
     assert _occurrences(ctx.vault.home, [*ALICE, "users/alice"], ctx.catalog) == []
     assert not (ctx.vault.home / "users" / "alice").exists()
     maintenance = Maintenance(ctx.catalog)
-    assert all(v == 0 for v in maintenance.user_row_counts("alice").values())
+    assert all(v == 0 for v in maintenance.user_row_counts(["alice"]).values())
     events = ctx.catalog.con.execute("SELECT entity_id, data FROM system_events").fetchall()
     assert not [e for e in events if "alice" in f"{e[0]} {e[1]}"]  # not even her id in the event log
     audit = maintenance.deletion_audit()
