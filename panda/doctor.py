@@ -32,6 +32,7 @@ from panda.catalog.store import DOC_COLUMNS, Catalog
 from panda.documents.link_repair import vault_files
 from panda.documents.model import Document
 from panda.documents.vault_links import markdown_links, resolve, wiki_targets
+from panda.errors import VaultFileError
 from panda.memory.search import MemoryStore
 from panda.pipeline.state import PipelineContext
 from panda.privacy.visibility import path_owner
@@ -207,7 +208,11 @@ def _check_catalog(ctx: PipelineContext, report: CheckReport) -> None:
         memory.search_index = None
         shadow = PipelineContext(settings=ctx.settings, policy=ctx.policy, vault=ctx.vault, catalog=rebuilt,
                                  memory=memory, model_for=ctx.model_for)
-        reindex(shadow)
+        try:
+            reindex(shadow)
+        except VaultFileError as exc:
+            report.add("catalog", f"not compared: reindex cannot read the vault ({exc.path}, see frontmatter)")
+            return
         for table, columns in COMPARED.items():
             live = _rows(ctx.catalog, table, columns)
             fresh = _rows(rebuilt, table, columns)

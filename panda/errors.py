@@ -44,6 +44,14 @@ class InputLineError(TerminalError):
         super().__init__(f"{where}: {what}; line skipped, the rest of the batch goes on")
 
 
+class VaultFileError(TerminalError):
+    """A file of the vault does not parse (frontmatter, document fields); names the file and the field."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {reason}; fix or move the file, then run the command again (panda check lists all)")
+
+
 class LLMReplyError(TerminalError):
     """An LLM reply did not parse against its schema even after the allowed retries."""
 

@@ -52,14 +52,16 @@ class Conversations:
                          [row[c] for c in cols])
 
     def refresh_thread(self, user_id: str, thread_id: str, external_id: str) -> None:
-        """Recompute a thread's aggregates from its sessions."""
+        """Recompute a thread's aggregates from its sessions (its summary, from the vault, is kept)."""
+        kept = self.con.execute("SELECT summary, summary_updated_at FROM threads WHERE id = ?", [thread_id]).fetchall()
+        summary, updated = kept[0] if kept else (None, None)
         self.con.execute("DELETE FROM threads WHERE id = ?", [thread_id])
         self.con.execute("""
             INSERT INTO threads (id, user_id, external_id, created_at, last_message_at, total_sessions, total_messages,
-                                 topics)
+                                 topics, summary, summary_updated_at)
             SELECT ?, ?, ?, min(started_at), max(last_message_at), count(*), sum(total_messages),
-                   list_distinct(flatten(list(topics)))
-            FROM sessions WHERE thread_id = ?""", [thread_id, user_id, external_id, thread_id])
+                   list_distinct(flatten(list(topics))), ?, ?
+            FROM sessions WHERE thread_id = ?""", [thread_id, user_id, external_id, summary, updated, thread_id])
 
     def drop_thread(self, thread_id: str) -> None:
         self.con.execute("DELETE FROM threads WHERE id = ?", [thread_id])

@@ -118,6 +118,8 @@ class SessionTranscript:
         if self.stage != "active":
             meta.update(stage=self.stage, compressed_at=iso(self.compressed_at), compressed_ids=self.compressed_ids,
                         summary_counters=self.summary_counters)
+        elif self.summary_counters:  # an active session's summary is searchable too: its counts must survive
+            meta["summary_counters"] = self.summary_counters
         if self.archived_month:
             meta["archived_month"] = self.archived_month
         title = f"# Session {self.number} · {self.thread_id} · {started.date().isoformat() if started else '-'}"

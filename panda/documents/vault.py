@@ -24,6 +24,7 @@ from panda.documents.model import Document
 from panda.documents.paths import VaultLayout, slugify, validate_name
 from panda.documents.transcript import SessionTranscript
 from panda.documents.user_memory import MemoryEntry, MemoryFile
+from panda.errors import VaultFileError
 
 COMPLETE_MARKER = "metadata.json"  # written last: a turn folder without it is incomplete
 COUNTERS = ("usage_count", "reference_count", "validation_count", "validation_success")
@@ -170,7 +171,11 @@ class Vault:
         patterns = ("users/*/memories/*.md", "Knowledge/**/*.md", "Web/**/*.md")
         for pattern in patterns:
             for path in sorted(self.home.glob(pattern)):
-                doc = Document.from_markdown(path.read_text(encoding="utf-8"), doc_path=self.layout.relative(path))
+                rel = self.layout.relative(path)
+                try:
+                    doc = Document.from_markdown(path.read_text(encoding="utf-8"), doc_path=rel)
+                except Exception as exc:  # YAML or validation errors: say which file, keep the cause
+                    raise VaultFileError(rel, " ".join(str(exc).split())[:300]) from exc
                 yield doc
         for user_dir in sorted((self.home / "users").glob("*")):
             for kind in ("preference", "fact"):

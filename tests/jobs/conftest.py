@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from panda.doctor import check_home
 from panda.jobs.common import JobReport
 from panda.jobs.registry import run_job
 from panda.llm.scripted import ScriptedBackend
@@ -16,9 +17,15 @@ from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
 
 
-def job(ctx: Any, name: str, now: datetime, dry_run: bool = False, **options: Any) -> JobReport:
-    return run_job(name, ctx, now, dry_run=dry_run, backend_factory=lambda: ScriptedBackend(responder=schema_responder),
-                   **options)
+def job(ctx: Any, name: str, now: datetime, dry_run: bool = False, check: bool = True, **options: Any) -> JobReport:
+    """Run a job with the scripted backend; then `panda check` must find the home whole (check=False
+    for the tests that break a home on purpose)."""
+    report = run_job(name, ctx, now, dry_run=dry_run,
+                     backend_factory=lambda: ScriptedBackend(responder=schema_responder), **options)
+    if check and not dry_run:
+        doctor = check_home(ctx)
+        assert doctor.ok, f"panda check after job {name}:\n{doctor.markdown()}"
+    return report
 
 
 def say(ctx: Any, user: str, thread: str, when: datetime, *texts: str, gap_minutes: int = 5) -> None:

@@ -64,7 +64,7 @@ def test_delete_user_leaves_no_trace_and_keeps_bob(ctx, tmp_path):
     assert ctx.catalog.get_document(doc.id)["scope"] == "global"
     ctx.memory.search(ALICE[0], user_id="alice", now=later)  # a retrieval row with alice's query
     changes = ctx.vault.home / "Logs" / "Changes" / "2026-04.md"
-    changes.write_text(f"- 2026-04-11 users/alice/turns/turn_000001 updated\n- 2026-04-11 bob saved {BOB[0]} note\n")
+    changes.write_text(f"- 2026-04-11 users/alice/turns/turn_000001 updated\n- 2026-04-11 saved {BOB[0]} note\n")
     assert _occurrences(ctx.vault.home, ALICE, ctx.catalog)
 
     with pytest.raises(ConfirmationRequired):

@@ -10,6 +10,7 @@ import pytest
 from panda.catalog.conversations import Conversations
 from panda.catalog.maintenance import Maintenance
 from panda.documents.transcript import SessionTranscript
+from panda.jobs.reindex import reindex
 from panda.jobs.rules import origin_hash
 from panda.memory.ingest import summary_document_id
 from tests.jobs.conftest import job, say, turns
@@ -140,6 +141,7 @@ def test_promotion_demotion_and_new_expiry(ctx):
     from panda.memory.learned import from_statement, record
 
     record(ctx.vault, "alice", [from_statement(Statement("fact", "residence", "Springfield"), "fact_res", t0, "t")], t0)
+    reindex(ctx)  # the fact file was written by hand: index it as the pipeline would
     proven = _memory(ctx, "Rinse the espresso machine weekly with citric acid", t0, "new", usage=3)
     unused = _memory(ctx, "A note nobody used", t0, "new")
     star = _memory(ctx, "Descaling tip: alice in Springfield, email alice@example.com, uses citric acid monthly",
@@ -180,6 +182,7 @@ def test_calibration_counts_outcomes_and_rejections_and_rolls_up_sources(ctx, tm
     now = T1 + 2 * DAY
     report = job(ctx, "calibration", now)
     assert report.counts.get("trust_recalibrated", 0) == 0  # the save phase already counted the outcomes
+    ctx.vault.update_turn_metadata("alice", 2, {"user_feedback_status": "rejected", "rejection_detected_in": "later"})
     ctx.catalog.set_feedback(ctx.catalog.turns("alice")[1]["id"], "rejected", "later")
     maintenance = Maintenance(ctx.catalog)
     for ok in (True, True, False):

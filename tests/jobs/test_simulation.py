@@ -4,7 +4,7 @@ Inputs are placed so that, at some weekly step, items sit one hour under and one
 threshold: turns at 30 days (archival), sessions at 90 and 365 days (aging), preferences at 30 and
 90 days (decay), NEW documents at their 24 h TTL and at the 1 h promotion age. After every step the
 whole home is checked against the seed thresholds exactly; every tenth step all jobs run a second
-time and must change nothing.
+time and must change nothing, and `panda check` must find the home whole (then and at the end).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 from panda.catalog.maintenance import Maintenance
 from panda.config import ExpirationPolicy, RetentionPolicy, ScopePolicy
+from panda.doctor import check_home
 from panda.documents.model import utc
 from panda.jobs.rules import next_scope, preference_confidence, session_stage, trust
 from tests.jobs.conftest import job, say, turns
@@ -96,18 +97,26 @@ def _check(ctx, now: datetime, seen: Counter) -> None:
             seen["promotion_1h_over"] += 1
 
 
+def _doctor(ctx, step: int) -> None:
+    """`panda check`: links, frontmatter, catalog == reindex, no orphans, no private data in global files."""
+    report = check_home(ctx)
+    assert report.ok, f"step {step}:\n{report.markdown()}"
+
+
 def test_four_hundred_days_of_weekly_jobs(ctx, tmp_path):
     seen: Counter = Counter()
     expired = 0
     for step in range(1, STEPS + 1):
         _inputs(ctx, tmp_path, step - 1)
         now = S0 + step * W
-        reports = {name: job(ctx, name, now) for name in JOBS}
+        reports = {name: job(ctx, name, now, check=False) for name in JOBS}
         expired += reports["promotion"].counts["new_expired"]
         _check(ctx, now, seen)
         if step % 10 == 0:
-            again = {name: job(ctx, name, now).changed for name in JOBS}
+            again = {name: job(ctx, name, now, check=False).changed for name in JOBS}
             assert again == dict.fromkeys(JOBS, 0), again
+            _doctor(ctx, step)
+    _doctor(ctx, STEPS)
     archive = ctx.vault.home / "archive"
     assert len(list(archive.glob("*/alice/turn_*"))) == STEPS - 5  # 30 d - 1 h: the last five weeks are active
     assert len(list(archive.glob("*/bob/turn_*"))) == STEPS - 4  # 30 d + 1 h: one more week
