@@ -157,6 +157,9 @@ class Maintenance:
         if table in ("llm_calls", "retrieval_operations"):
             clause += " OR len(list_filter(?, lambda u: starts_with(session_id, u || ':'))) > 0"
             params.append(users)
+        if table == "source_extractions":  # a turn's extraction rows carry no user, their ids name the turn
+            clause += " OR len(list_filter(?, lambda t: starts_with(id, t || ':'))) > 0"
+            params.append(turn_ids)
         return clause, params
 
     def user_row_counts(self, users: list[str], turn_ids: list[str] | None = None) -> dict[str, int]:

@@ -33,7 +33,7 @@ def vault_files(home: Path) -> set[str]:
 
 
 def repair_links(home: Path, moves: Mapping[str, str], removed: Callable[[str], bool] | None = None,
-                 files: set[str] | None = None) -> dict[str, int]:
+                 files: set[str] | None = None, removed_text: str | None = None) -> dict[str, int]:
     """Rewrite broken relative links in every markdown file; returns {file: links changed}."""
     files = vault_files(home) if files is None else files
     inverse = {new: old for old, new in moves.items()}
@@ -52,7 +52,8 @@ def repair_links(home: Path, moves: Mapping[str, str], removed: Callable[[str], 
             return target in files and (owner is None and path_owner(target) is None or
                                         owner is not None and may_read_path(owner, target))
 
-        new_text, count = relink(text, rel, moves, readable, old_source=moved_path(rel, inverse), removed=removed)
+        new_text, count = relink(text, rel, moves, readable, old_source=moved_path(rel, inverse), removed=removed,
+                                  removed_text=removed_text)
         if count:
             atomic_write_text(path, new_text)
             changed[rel] = count

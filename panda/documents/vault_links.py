@@ -89,19 +89,21 @@ def moved_path(path: str, moves: Mapping[str, str]) -> str | None:
 
 
 def relink(text: str, source: str, moves: Mapping[str, str], exists: Callable[[str], bool],
-           old_source: str | None = None, removed: Callable[[str], bool] | None = None) -> tuple[str, int]:
+           old_source: str | None = None, removed: Callable[[str], bool] | None = None,
+           removed_text: str | None = None) -> tuple[str, int]:
     """`text` of the file now at `source` with its broken relative links repaired; returns (text, changed).
 
     A link that resolves to an existing file is kept. A broken one is looked up where it pointed
     before (from `old_source`, the file's own previous place, if it moved) and through `moves`; the
     first candidate that exists becomes the new link. A broken link whose target `removed` says was
     deliberately deleted, or that moved where this file may not link (`exists` says no), is replaced
-    by its plain text. Anything else is left for `panda check` to report.
+    by its plain text (or by `removed_text` when even the link's words must go: a deleted user's titles).
+    Anything else is left for `panda check` to report.
     """
     pieces: list[str] = []
     last, changed = 0, 0
     for link in markdown_links(text):
-        replacement = _repair(link, source, moves, exists, old_source, removed)
+        replacement = _repair(link, source, moves, exists, old_source, removed, removed_text)
         if replacement is None:
             continue
         pieces += [text[last:link.start], replacement]
@@ -111,7 +113,7 @@ def relink(text: str, source: str, moves: Mapping[str, str], exists: Callable[[s
 
 
 def _repair(link: Link, source: str, moves: Mapping[str, str], exists: Callable[[str], bool],
-            old_source: str | None, removed: Callable[[str], bool] | None) -> str | None:
+            old_source: str | None, removed: Callable[[str], bool] | None, removed_text: str | None) -> str | None:
     here = resolve(source, link.target)
     if here is not None and exists(here):
         return None
@@ -125,6 +127,8 @@ def _repair(link: Link, source: str, moves: Mapping[str, str], exists: Callable[
         for path in (destination, candidate):
             if path is not None and path != here and exists(path):
                 return f"[{link.text}]({link_between(source, path)}{link.fragment})"
-    if moved_away or removed is not None and any(c is not None and removed(c) for c in candidates):
-        return link.text  # its target went where this file may not link, or is gone for good
+    if removed is not None and any(c is not None and removed(c) for c in candidates):
+        return link.text if removed_text is None else removed_text  # gone for good
+    if moved_away:
+        return link.text  # its target went where this file may not link
     return None

@@ -9,7 +9,7 @@
   site_knowledge turns; a note only her turns made is removed, with the wiki-links to it;
 - lines of shared notes (Knowledge/, Meta/Indexes/, Logs/Changes/) that name alice, her documents or
   her turns' hashes; every note edited is re-indexed, so the catalog's search text forgets too;
-- other users' relative links into her folders become plain text (documents/link_repair.py);
+- other users' relative links into her folders are replaced by '(deleted)' (documents/link_repair.py);
 - catalog rows: documents (with postings and embeddings), turn index, turn uses and references,
   threads, sessions, messages, LLM calls and retrieval operations (by user or by her turn ids),
   source extractions, counter queue entries, and the system events that name her; then the database
@@ -231,8 +231,10 @@ def run(job: JobRun) -> JobReport:
     rebuild_indexes(ctx.vault, now)
     gone = tuple(f"{layout.relative(p)}/" for p in paths)
     gone_notes = {layout.relative(p) for p in [*derived, *removed_notes]}
-    # Other users' links into this user's folders or to removed notes become plain text.
-    repair_links(ctx.vault.home, {}, removed=lambda rel: rel.startswith(gone) or rel in gone_notes)
+    # Other users' links into this user's folders or to removed notes go, words and all (a link's
+    # words are the title of her document).
+    repair_links(ctx.vault.home, {}, removed=lambda rel: rel.startswith(gone) or rel in gone_notes,
+                 removed_text="(deleted)")
     with ctx.catalog.transaction():
         maintenance.record_deletion(origin_hash(user_id), now, str(target), dict(report.counts))
     ctx.catalog.compact()

@@ -104,7 +104,9 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datet
         related = list(dict.fromkeys([*doc.extra.get("related", []), *related]))
         action = "updated"
     doc.extra.update({
-        "artifact_type": "research", "topic": topic.replace(".", " "), "subtopic": without_placeholders(data["query"])[:80],
+        "artifact_type": "research", "topic": topic.replace(".", " "),
+        # The subtopic is the creating turn's question; updates keep it (their queries are in their sections).
+        "subtopic": doc.extra.get("subtopic") or without_placeholders(data["query"])[:80],
         "created": iso(doc.created_at), "modified": iso(now), "source": "internet_research",
         "confidence": round(doc.quality, 2), "status": "active", "tags": sorted(set(doc.keywords)),
         "related": related, "expires": expires.date().isoformat()})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tarfile
 from datetime import UTC, datetime, timedelta
 
@@ -10,6 +11,7 @@ import pytest
 
 from panda.catalog.maintenance import Maintenance
 from panda.errors import ConfirmationRequired
+from tests.conftest import SHARED_DATA
 from tests.jobs.conftest import job, say, turns
 
 ALICE = ("zebraquartz7781", "Marigoldvane", "ALICE-PLANT-5521")  # unique strings planted in alice's memory
@@ -98,3 +100,65 @@ def test_delete_user_leaves_no_trace_and_keeps_bob(ctx, tmp_path):
     assert ctx.memory.search(f"{BOB[0]} lens", user_id="bob", now=later, record=False)
     assert {r["user_id"] for r in ctx.catalog.turns()} == {"bob"}
     assert job(ctx, "delete-user", later, user="alice", confirm=True).changed == 0  # idempotent
+
+
+PAGES = SHARED_DATA / "webpages"
+PLANT = {"ingest": "ingestplantqv", "turn": "turnplantqv", "research": "zebraquartzia", "save": "saveplantqv",
+         "upper": "upperplantqv"}
+
+
+@pytest.mark.skipif(not (PAGES / "manifest.json").exists(), reason="../shared/data/webpages is absent")
+def test_delete_user_forgets_what_every_write_path_wrote(ctx, tmp_path):
+    """Unique strings go in through ingest, `panda run` turns, research turns, memory.save, promotion to
+    global, summaries, archival and aging (and a second casing of the id); after deletion no file of the
+    home and no byte of the database holds them or the user id, bob keeps his memory, `panda check` is clean."""
+    from panda.research.corpus import ingest_corpus
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    for name in ("bettycrocker.com.pineapple.html", "manifest.json"):
+        shutil.copy(PAGES / name, crawl / name)
+    ingest_corpus(ctx, crawl, T0 - timedelta(days=1))
+    turns(ctx, tmp_path, [_turn("bob", 1, T0, "Pineapple upside-down cake: what is the best recipe?")], "bob.jsonl")
+    turns(ctx, tmp_path, [
+        _turn("alice", 1, T0, f"My parrot {PLANT['turn']} talks a lot. I love parrots."),
+        _turn("alice", 2, T0 + timedelta(hours=1), f"Pineapple {PLANT['research']} cake: what is the best recipe?"),
+        _turn("alice", 3, T0 + timedelta(hours=2), f"Pineapple upside-down cake {PLANT['research']}: best recipe?"),
+        _turn("Alice", 1, T0 + timedelta(hours=3), f"Remember {PLANT['upper']} for me."),
+    ], "alice.jsonl")
+    say(ctx, "alice", "diary", T0, f"The shed code is {PLANT['ingest']}.", "Noted.", "Thanks.")
+    say(ctx, "bob", "diary", T0, f"{BOB[0]} needs a new lens.", "Noted.")
+    doc = ctx.memory.prepare_save(f"Parrots like {PLANT['save']} millet", doc_type="memory", topic="pet.parrot",
+                                  keywords=[], user_id="alice", scope="user", now=T0)
+    doc.usage_count, doc.validation_success, doc.validation_count = 12, 5, 5
+    ctx.memory.save(doc)
+    alice_turn = ctx.catalog.turns("alice")[0]["id"]
+    ctx.catalog.record_retrieval(user_id=None, session_id=None, turn_id=alice_turn, query=f"what about {PLANT['turn']}",
+                                 retrieval_type="memory", candidates=1, result_ids=[alice_turn],
+                                 retrieval_ms=1.0, context_tokens=10)
+    ctx.catalog.record_event("note", "turn", alice_turn, {"said": PLANT["turn"]})
+    home = ctx.vault.home
+    research = home / "Knowledge" / "Research"
+    shared_note = research / "pineapple_upside.md"
+    assert PLANT["research"] in shared_note.read_text() and (research / "pineapple_zebraquartzia.md").exists()
+    for name, days in (("summarisation", 40), ("promotion", 40), ("archival", 40), ("aging", 100)):
+        job(ctx, name, T0 + timedelta(days=days), check=name != "promotion")
+    assert ctx.catalog.get_document(doc.id)["scope"] == "global"  # promoted: the plant now lives in Knowledge/Facts
+    assert any((home / "archive").glob("*/alice/turn_*")) and any((home / "archive").glob("*/Alice/turn_*"))
+    bob_turn = next((home / "archive").glob("*/bob/turn_000001/context.md"))  # the link the issue found
+    bob_turn.write_text(bob_turn.read_text() + "\nSee [alice: turnplantqv](../../alice/turn_000001/context.md)\n")
+    needles = [*PLANT.values(), "alice"]
+    assert {n for n in needles if _occurrences(home, [n], ctx.catalog)} == set(needles)
+
+    report = job(ctx, "delete-user", T0 + timedelta(days=100), user="ALICE", confirm=True)
+    assert report.counts["knowledge_notes_removed"] >= 1 and report.counts["knowledge_notes_rewritten"] >= 1
+    assert _occurrences(home, needles, ctx.catalog) == []
+    assert not (research / "pineapple_zebraquartzia.md").exists()
+    from panda.privacy.forget import note_hashes
+    from panda.privacy.provenance import provenance_hash
+
+    kept = ctx.vault.read_document("Knowledge/Research/pineapple_upside.md")  # bob's note, without alice's update
+    assert note_hashes(kept) == {provenance_hash(ctx.catalog.turns("bob")[0]["id"])} and "13x9-inch pan" in kept.body
+    assert "See (deleted)" in bob_turn.read_text()  # her title went with the link
+    assert ctx.memory.search(f"{BOB[0]} lens", user_id="bob", now=T0 + timedelta(days=100), record=False)
+    assert {r["user_id"] for r in ctx.catalog.turns()} == {"bob"}
