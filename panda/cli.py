@@ -155,7 +155,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     until = _now(args.until) or datetime.now(UTC)
     since = _now(args.since) or until - timedelta(hours=args.hours)
     ctx = open_home(_settings(args), read_only=True)
-    stats = Conversations(ctx.catalog).usage_stats(since, until, args.user)
+    stats = Conversations(ctx.catalog).usage_stats(since, until, args.user, args.clock)
     ctx.catalog.close()
     if args.json:
         print(json.dumps(stats, indent=2, default=str))
@@ -419,6 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--since")
     stats.add_argument("--until")
     stats.add_argument("--user")
+    stats.add_argument("--clock", choices=("event", "recorded"), default="event",
+                       help="window by when things happened (input time, a job's --now) or by when Panda wrote them")
     stats.add_argument("--json", action="store_true")
     stats.set_defaults(func=cmd_stats)
 

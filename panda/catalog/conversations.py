@@ -118,24 +118,40 @@ class Conversations:
         rows = self.con.execute("SELECT enrichment_status, count(*) FROM messages GROUP BY 1").fetchall()
         return {r[0]: int(r[1]) for r in rows}
 
-    def usage_stats(self, since: datetime, until: datetime, user_id: str | None = None) -> dict[str, Any]:
-        """Seed 004 get_usage_stats over a time window: LLM calls, retrievals, messages, events."""
+    def session_of_message(self, user_id: str, external_id: str) -> str | None:
+        """The catalog session ('user:thread-sNNNN') holding a message, e.g. a turn's query 'turn_x:q'."""
+        row = self.con.execute("SELECT session_id FROM messages WHERE user_id = ? AND external_id = ? LIMIT 1",
+                               [user_id, external_id]).fetchone()
+        return str(row[0]) if row else None
+
+    def usage_stats(self, since: datetime, until: datetime, user_id: str | None = None,
+                    clock: str = "event") -> dict[str, Any]:
+        """Seed 004 get_usage_stats over a time window: LLM calls, retrievals, messages, events.
+
+        `clock` 'event' windows by when things happened (a turn's input time, a job's --now); 'recorded'
+        by when Panda wrote them (wall clock). Both are stored on every row (README, Observability)."""
+        if clock not in ("event", "recorded"):
+            raise ValueError(f"clock must be 'event' or 'recorded', not {clock!r}")
         user = " AND user_id = ?" if user_id else ""
         p = [since, until] + ([user_id] if user_id else [])
+        def at(event_column: str) -> str:
+            return event_column if clock == "event" else "recorded_at"
+
         llm = self.catalog._dicts(f"""
             SELECT phase AS operation, count(*) AS calls, coalesce(sum(prompt_tokens), 0) AS input_tokens,
                    coalesce(sum(completion_tokens), 0) AS output_tokens, round(avg(latency_ms), 1) AS avg_latency_ms,
                    count(*) FILTER (WHERE status <> 'ok') AS errors
-            FROM llm_calls WHERE started_at >= ? AND started_at < ?{user} GROUP BY 1 ORDER BY 1""", p)
+            FROM llm_calls WHERE {at('started_at')} >= ? AND {at('started_at')} < ?{user} GROUP BY 1 ORDER BY 1""", p)
         retrieval = self.catalog._dicts(f"""
             SELECT retrieval_type, count(*) AS retrievals, round(avg(retrieval_ms), 1) AS avg_ms,
                    round(avg(context_tokens), 1) AS avg_context_tokens, round(avg(results), 1) AS avg_results
-            FROM retrieval_operations WHERE created_at >= ? AND created_at < ?{user} GROUP BY 1 ORDER BY 1""", p)
+            FROM retrieval_operations WHERE {at('created_at')} >= ? AND {at('created_at')} < ?{user} GROUP BY 1 ORDER BY 1""", p)
         messages = self.catalog._dicts(f"""
             SELECT role, enrichment_status, count(*) AS messages FROM messages
             WHERE created_at >= ? AND created_at < ?{user} GROUP BY 1, 2 ORDER BY 1, 2""", p)
         events = self.catalog._dicts(f"""
-            SELECT event_type, count(*) AS events FROM system_events WHERE created_at >= ? AND created_at < ?{user}
+            SELECT event_type, count(*) AS events FROM system_events
+            WHERE {at('created_at')} >= ? AND {at('created_at')} < ?{user}
             GROUP BY 1 ORDER BY 1""", p)
-        return {"since": since.isoformat(), "until": until.isoformat(), "user_id": user_id, "llm": llm,
+        return {"since": since.isoformat(), "until": until.isoformat(), "user_id": user_id, "clock": clock, "llm": llm,
                 "retrieval": retrieval, "messages": messages, "events": events}

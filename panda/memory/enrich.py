@@ -55,7 +55,6 @@ def enrich_pending(ctx: PipelineContext, backend: Backend, user_id: str | None =
             recent = conv.recent_messages(message["session_id"], message["created_at"], 4)
             lines = [f"{r['author']}: {' '.join(r['content'].split()[:40])}" for r in recent if r["id"] != message["id"]][-3:]
             requests.append(build_request(ctx, message, lines))
-        started = datetime.now(UTC)
         results = backend.generate(requests)
         outcomes: dict[str, tuple[str, dict[str, Any] | None]] = {}
         calls = []
@@ -75,7 +74,8 @@ def enrich_pending(ctx: PipelineContext, backend: Backend, user_id: str | None =
                           "phase": "enrich", "role": REFLEX, "model": result.model or backend.model_for(REFLEX),
                           "prompt_version": request.prompt_version, "prompt_tokens": result.prompt_tokens,
                           "completion_tokens": result.completion_tokens, "latency_ms": result.latency_ms,
-                          "batch_size": len(chunk), "started_at": started, "status": status, "error_message": error})
+                          "batch_size": len(chunk), "started_at": message["created_at"],  # event time: the message's
+                          "status": status, "error_message": error})
         ctx.catalog.record_llm_calls(calls)
         counts["facts_recorded"] += apply(ctx, chunk, outcomes)
         for status, _ in outcomes.values():

@@ -21,6 +21,7 @@ from typing import Any
 
 import frontmatter
 
+from panda.catalog.conversations import Conversations
 from panda.catalog.maintenance import Maintenance
 from panda.documents.model import Document, parse_time
 from panda.documents.turn_record import turn_document, turn_index_row
@@ -86,7 +87,8 @@ def referenced_documents(retrievals: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document]) -> None:
+def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document],
+                calls: list[dict[str, Any]] | None = None) -> None:
     catalog = ctx.catalog
     vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
     probe = bool(meta.get("probe"))
@@ -98,8 +100,13 @@ def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document]
     with catalog.transaction():
         catalog.upsert_documents(docs, vectors)
         catalog.upsert_turn(turn_index_row(meta), used)
+        session = Conversations(catalog).session_of_message(user_id, f"{turn_id}:q") or meta.get("session_id")
         for i, r in enumerate(meta.get("retrievals") or []):
-            catalog.record_retrieval_entry({**r, "turn_id": turn_id}, record_id=f"{turn_id}:r{i}")
+            catalog.record_retrieval_entry({**r, "turn_id": turn_id, "session_id": session}, record_id=f"{turn_id}:r{i}")
+        if calls:
+            catalog.record_llm_calls(calls)
+        # One session id form (README, Observability): the turn's calls carry its catalog session.
+        catalog.con.execute("UPDATE llm_calls SET session_id = ? WHERE turn_id = ?", [session, turn_id])
         for i, e in enumerate(meta.get("extractions") or []):
             maintenance.record_extraction(e["domain"], e.get("url"), e["type"], bool(e["success"]),
                                           e.get("confidence"), None, parse_time(meta["timestamp"]),  # type: ignore[arg-type]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import zlib
-from datetime import UTC, datetime
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -46,12 +45,11 @@ def ask(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, prompt
             prompt_version=template.id, user_id=state.user_id, session_id=state.input.session_id,
             turn_id=state.turn_id,
         )
-        started = datetime.now(UTC)
         results: list[ChatResult] = yield [request]
         result = results[0]
         parsed, error = _parse(result, schema)
         last_error = error or last_error
-        _record(state, ctx, phase, role, template.id, result, started, error)
+        _record(state, ctx, phase, role, template.id, result, error)
         if parsed is not None:
             return parsed
     raise LLMReplyError(f"{state.label} failed {phase}: the {role} reply did not parse after {tries} tries: {last_error}")
@@ -71,12 +69,11 @@ def ask_batch(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, 
                             sampling=Sampling(base.temperature, base.max_tokens, seed=_seed(state, f"{phase}{i}", 0)),
                             prompt_version=template.id, user_id=state.user_id, session_id=state.input.session_id,
                             turn_id=state.turn_id) for i, v in enumerate(variables)]
-    started = datetime.now(UTC)
     results: list[ChatResult] = yield requests
     out: list[M | None] = []
     for result in results:
         parsed, error = _parse(result, schema)
-        _record(state, ctx, phase, role, template.id, result, started, error)
+        _record(state, ctx, phase, role, template.id, result, error)
         out.append(parsed)
     return out
 
@@ -94,15 +91,18 @@ def _parse(result: ChatResult, schema: type[M]) -> tuple[M | None, str | None]:
 
 
 def _record(state: TurnState, ctx: PipelineContext, phase: str, role: str, prompt_version: str, result: ChatResult,
-            started: datetime, error: str | None) -> None:
-    """One llm_calls row for the turn (drained by the scheduler) and for metrics.json."""
+            error: str | None) -> None:
+    """One llm_calls row for the turn (drained by the scheduler) and for metrics.json.
+
+    The clock rule (README, Observability): started_at is the event's time — the turn's input time, as
+    for its retrievals — and the catalog adds recorded_at, the wall clock; latency_ms is measured."""
     status = "ok" if error is None else error.split(":", 1)[0]
     record = {
         "user_id": state.user_id, "session_id": state.input.session_id, "turn_id": state.turn_id,
         "phase": phase, "role": role, "model": result.model or ctx.model_for(role),
         "prompt_version": prompt_version, "prompt_tokens": result.prompt_tokens,
         "completion_tokens": result.completion_tokens, "latency_ms": result.latency_ms,
-        "batch_size": result.extra.get("batch_size", 1), "started_at": started, "status": status,
+        "batch_size": result.extra.get("batch_size", 1), "started_at": state.input.timestamp, "status": status,
         "error_message": None if error is None else error.split(": ", 1)[1],
     }
     state.call_records.append(record)

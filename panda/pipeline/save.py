@@ -244,4 +244,6 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
 
     if not probe:
         ingest_messages(ctx, turn_messages(meta), recorded_at=state.input.timestamp, extract_facts=False)
-    commit_turn(ctx, meta, turn_search_documents(ctx, meta, state.turn_path / "context.md"))
+    # The turn's LLM calls not yet flushed (validation's) go in with the commit, under its catalog session.
+    calls, state.call_records = state.call_records, []
+    commit_turn(ctx, meta, turn_search_documents(ctx, meta, state.turn_path / "context.md"), calls)
