@@ -62,6 +62,10 @@ def _publish(path: str, summary: dict[str, Any], errors: list[str]) -> None:
     lines = [f"# Turn batch: `{path}`", "", f"- LLM requests: {summary['llm_requests']} in "
              f"{summary['llm_batches']} batches (largest {summary['largest_batch']})",
              f"- completion tokens: {summary['completion_tokens']}", f"- recovered turns: {summary['recovered']}"]
+    answers = summary["answers"]
+    if answers["with_expected"]:
+        lines += [f"- answers: {answers['correct']} of {answers['with_expected']} correct "
+                  f"(every word of the expected answer in the reply), mean token F1 {answers['mean_f1']}"]
     lines += ["", "## Problems"] + [f"- {e}" for e in [*errors, *summary["errors"]]] if errors or summary["errors"] else []
     create_markdown_artifact(key="panda-turns-summary", markdown="\n".join(lines))
 

@@ -90,6 +90,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items())) or "none run"
         print(f"turns by outcome: {outcomes}; skipped (already done) {report.skipped}; "
               f"malformed lines {len(errors)}; recovered {report.recovered}")
+        quality = report.answer_quality()
+        if quality["with_expected"]:
+            print(f"answers: {quality['correct']} of {quality['with_expected']} correct (expected answer in the reply), "
+                  f"mean token F1 {quality['mean_f1']}")
         print(f"LLM: {report.llm_requests} requests in {report.llm_batches} batches "
               f"(largest {report.largest_batch}), {report.completion_tokens} completion tokens")
         print(f"vault: {settings.home}")
@@ -367,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file")
     home_arg(run)
     run.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend (default vllm)")
-    run.add_argument("--model", help="model name or local HF folder (default: bundled SmolLM2-135M-Instruct)")
+    run.add_argument("--model", help="a profile (tiny = SmolLM2-135M, the default; small = Qwen2.5-Coder-0.5B; "
+                                     "base = Qwen2.5-Coder-1.5B), a local HF folder or a model name")
     run.add_argument("--role-model", action="append", metavar="ROLE=MODEL",
                      help="serve one role with another model, e.g. VOICE=/models/bigger (repeatable)")
     run.add_argument("--base-url", help="OpenAI-compatible server URL for --backend openai")

@@ -221,7 +221,7 @@ class Settings(_Strict):
 
     home: Path = Field(default_factory=lambda: Path(os.environ.get("PANDA_HOME", DEFAULT_HOME)))
     backend: BackendName = "vllm"
-    model: str | None = None  # None: the bundled SmolLM2-135M-Instruct (converted once, cached)
+    model: str | None = None  # a profile (tiny/small/base, llm/model_supply.py), HF folder or name; None: default profile
     role_models: dict[str, str] = Field(default_factory=dict)  # per-role model override
     openai_base_url: str = "http://localhost:8000/v1"
     openai_api_key: str = "EMPTY"

@@ -52,6 +52,10 @@ class VaultFileError(TerminalError):
         super().__init__(f"{path}: {reason}; fix or move the file, then run the command again (panda check lists all)")
 
 
+class ModelIntegrityError(TerminalError):
+    """A model file fetched from a registry is not the official one (hash or size); it is not used."""
+
+
 class LLMReplyError(TerminalError):
     """An LLM reply did not parse against its schema even after the allowed retries."""
 

@@ -43,6 +43,16 @@ def exact_match(prediction: str, gold: str) -> float:
     return float(normalize(prediction) == normalize(gold))
 
 
+def answer_contains(prediction: str, gold: str) -> bool:
+    """Every word of the expected answer appears in the answer (the sample turns' correctness).
+
+    Example: answer_contains('Your hamster is called Biscuit.', 'Biscuit') -> True;
+    answer_contains('You said $1,000.', '$1000') -> True; answer_contains('I do not know.', 'Biscuit') -> False."""
+    words = set(normalize(prediction).split())
+    wanted = normalize(gold).split()
+    return bool(wanted) and all(w in words for w in wanted)
+
+
 def locomo_f1(prediction: str, gold: str, category: int) -> float:
     """LoCoMo's per-category F1. Example: category 1, gold 'a, b' and prediction 'a' -> mean(1.0, 0.0) = 0.5."""
     gold = str(gold)

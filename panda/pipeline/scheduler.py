@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from panda.evaluation.metrics import answer_contains, token_f1
 from panda.llm.backend import Backend, ChatRequest, ChatResult
 from panda.pipeline.state import PipelineContext, Step, TurnState
 from panda.pipeline.turn import run_turn
@@ -37,11 +38,24 @@ class BatchReport:
     completion_tokens: int = 0
     largest_batch: int = 0
     finished: list[str] = field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)  # turns with an `expected` answer, scored
+
+    def score_answer(self, state: TurnState) -> None:
+        if state.input.expected:
+            expected, response = state.input.expected, state.response or ""
+            self.answers.append({"turn_id": state.turn_id, "expected": expected, "correct": answer_contains(response, expected),
+                                 "f1": round(token_f1(response, expected), 3)})
+
+    def answer_quality(self) -> dict[str, Any]:
+        n = len(self.answers)
+        return {"with_expected": n, "correct": sum(a["correct"] for a in self.answers),
+                "mean_f1": round(sum(a["f1"] for a in self.answers) / n, 3) if n else None, "items": self.answers}
 
     def summary(self) -> dict[str, Any]:
         return {"outcomes": dict(self.outcomes), "skipped": self.skipped, "recovered": self.recovered,
                 "errors": self.errors, "llm_batches": self.llm_batches, "llm_requests": self.llm_requests,
-                "completion_tokens": self.completion_tokens, "largest_batch": self.largest_batch}
+                "completion_tokens": self.completion_tokens, "largest_batch": self.largest_batch,
+                "answers": self.answer_quality()}
 
 
 @dataclass
@@ -97,6 +111,7 @@ def run_batch(
             flush_calls(entry.state)
             report.outcomes[entry.state.outcome] += 1
             report.finished.append(entry.state.turn_id)
+            report.score_answer(entry.state)
             ctx.catalog.record_event("turn_finished", "turn", entry.state.turn_id,
                                      {"outcome": entry.state.outcome, "user_id": user}, entry.state.input.timestamp)
             if on_turn_done:

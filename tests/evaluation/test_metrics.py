@@ -24,3 +24,13 @@ def test_abstention_and_recall():
     assert recall_at_k(["a", "x", "b"], ["a", "b"], 2) == 0.5
     assert recall_at_k(["a", "x", "b"], ["a", "b", "b"], 3) == 1.0
     assert recall_at_k([], ["a"], 5) == 0.0 and recall_at_k(["a"], [], 5) == 0.0
+
+
+def test_answer_contains_needs_every_expected_word():
+    from panda.evaluation.metrics import answer_contains
+
+    assert answer_contains("Your hamster is called Biscuit.", "Biscuit")
+    assert answer_contains("You said your budget is under $1,000.", "$1000")
+    assert not answer_contains("I do not know your hamster's name.", "Biscuit")
+    assert not answer_contains("You like hiking", "weekend hiking")
+    assert not answer_contains("anything", "")

@@ -168,3 +168,18 @@ def test_overflowing_section_is_compressed_by_nerves(ctx, tmp_path):
     assert nerves and nerves[0].role == "NERVES" and nerves[0].sampling.temperature == 0.1
     doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
     assert len(doc.latest("5").split()) <= 40 + 10
+
+
+def test_run_report_scores_turns_that_carry_an_expected_answer(ctx, backend, tmp_path):
+    path = tmp_path / "expected.jsonl"
+    rows = [{"user_id": "ann", "turn_id": "a1", "timestamp": "2026-03-02T09:00:00Z", "query": "My cat is called Miso."},
+            {"user_id": "ann", "turn_id": "a2", "timestamp": "2026-03-02T09:05:00Z", "query": "What is my cat called?",
+             "expected": "Miso"},
+            {"user_id": "ann", "turn_id": "a3", "timestamp": "2026-03-02T09:06:00Z", "query": "Where do I live?",
+             "expected": "Reykjavik"}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    parsed, _ = read_turns(path)
+    quality = run_batch(parsed, ctx, backend).summary()["answers"]
+    assert quality["with_expected"] == 2 and [a["expected"] for a in quality["items"]] == ["Miso", "Reykjavik"]
+    # The scripted backend answers from the gathered context: Miso is in memory, Reykjavik never was.
+    assert [a["correct"] for a in quality["items"]] == [True, False] and quality["correct"] == 1
