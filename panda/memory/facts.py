@@ -25,6 +25,9 @@ from panda.documents.user_memory import MemoryEntry
 from panda.memory.vocabulary import SINGLE_VALUED_ATTRIBUTES
 
 _CLAUSE_END = r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | now\b|$)"
+# A preference keeps its qualifiers ("gaming laptops with RTX GPUs", "hiking in the Alps"): it ends only
+# at punctuation or a new clause.
+_PREFERENCE_END = r"(?=[.,;!?]| and | but | because | since | so | now\b|$)"
 _PLACE = r"([A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*)"
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:the )?" + _PLACE)),
@@ -35,11 +38,13 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                r"accountant))\b")),
     ("fact", "employer", re.compile(r"\bI (?:now )?work (?:at|for) " + _PLACE)),
     ("fact", "name", re.compile(r"\b[Mm]y name is ([A-Z][a-z]+(?: [A-Z][a-z]+)?)")),
-    ("fact", "budget", re.compile(r"\bmy budget is (?:under |around |about |below )?(\$\s?[\d,]+(?:\.\d+)?k?)", re.I)),
-    ("preference", "likes", re.compile(r"\bI (?:really |absolutely )?(?:love|like|enjoy|prefer|adore) ([\w' -]{3,50}?)"
-                                       + _CLAUSE_END)),
-    ("preference", "dislikes", re.compile(r"\bI (?:really )?(?:hate|dislike|don't like|do not like|can't stand) ([\w' -]{3,50}?)"
-                                          + _CLAUSE_END)),
+    # The bound is part of the value: "under $1000" is not "$1000".
+    ("fact", "budget", re.compile(r"\bmy budget is ((?:under |around |about |below |up to |at most |less than |over )?"
+                                  r"\$\s?[\d,]+(?:\.\d+)?k?)", re.I)),
+    ("preference", "likes", re.compile(r"\bI (?:really |absolutely )?(?:love|like|enjoy|prefer|adore) ([\w' -]{3,80}?)"
+                                       + _PREFERENCE_END)),
+    ("preference", "dislikes", re.compile(r"\bI (?:really )?(?:hate|dislike|don't like|do not like|can't stand) ([\w' -]{3,80}?)"
+                                          + _PREFERENCE_END)),
 )
 
 

@@ -22,7 +22,7 @@ from panda.memory.ingest import ingest_messages
 from panda.memory.learned import Learned, from_statement, record
 from panda.memory.messages import DEFAULT_THREAD, MessageInput
 from panda.pipeline.commit import commit_turn, referenced_documents, turn_search_documents
-from panda.pipeline.feedback import rejects_previous_answer
+from panda.pipeline.feedback import feedback_signal
 from panda.pipeline.gather import relative_link
 from panda.pipeline.plan import render_plan
 from panda.pipeline.state import PipelineContext, TurnState
@@ -128,16 +128,17 @@ def turn_messages(meta: dict[str, Any]) -> list[MessageInput]:
     return out
 
 
-def record_feedback(state: TurnState, ctx: PipelineContext) -> str | None:
-    """Mark the previous turn rejected when this query rejects its answer; returns that turn's id."""
-    if state.turn_number < 2 or not rejects_previous_answer(state.query):
+def record_feedback(state: TurnState, ctx: PipelineContext) -> tuple[str, str] | None:
+    """Mark the previous turn rejected or accepted when this query says so; returns (status, its turn id)."""
+    signal = feedback_signal(state.query) if state.turn_number >= 2 else None
+    if signal is None:
         return None
-    changes = {"user_feedback_status": "rejected", "rejection_detected_in": state.turn_id}
+    changes = {"user_feedback_status": signal, "rejection_detected_in": state.turn_id}
     previous = ctx.vault.update_turn_metadata(state.user_id, state.turn_number - 1, changes)
     if previous is None:
         return None
-    ctx.catalog.set_feedback(previous["turn_id"], "rejected", state.turn_id)
-    return str(previous["turn_id"])
+    ctx.catalog.set_feedback(previous["turn_id"], signal, state.turn_id)
+    return signal, str(previous["turn_id"])
 
 
 def research_outputs(state: TurnState, ctx: PipelineContext,
@@ -196,10 +197,11 @@ def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any]
 
 def run(state: TurnState, ctx: PipelineContext) -> None:
     vault, catalog = ctx.vault, ctx.catalog
-    rejected = record_feedback(state, ctx)
+    feedback = record_feedback(state, ctx)
     appendix = appendix_text(state)
-    if rejected:
-        appendix += f"\n- **Feedback:** this query rejects the answer of {rejected}"
+    if feedback:
+        verb = "rejects" if feedback[0] == "rejected" else "accepts"
+        appendix += f"\n- **Feedback:** this query {verb} the answer of {feedback[1]}"
     state.doc.write("appendix", appendix)
     meta = metadata(state, ctx)
     turn_doc = turn_document(meta, {})

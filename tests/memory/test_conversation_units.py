@@ -106,6 +106,14 @@ def test_rejection_detection():
     assert rejects_previous_answer("That didn't work at all")
     assert not rejects_previous_answer("That is right, thanks!")
     assert not rejects_previous_answer("No idea what to cook tonight")
+    assert not rejects_previous_answer("No, I have two cats.")
+    assert rejects_previous_answer("No.") and rejects_previous_answer("Nope, that is wrong")
+    from panda.pipeline.feedback import feedback_signal
+
+    assert feedback_signal("Thanks, that worked!") == "accepted"
+    assert feedback_signal("Perfect, exactly what I needed") == "accepted"
+    assert feedback_signal("Thanks, but that's wrong") == "rejected"
+    assert feedback_signal("No, I have two cats.") is None and feedback_signal("What about dogs?") is None
 
 
 def test_record_is_idempotent_and_returns_existing_entries_for_reindexing(tmp_path: Path):
@@ -120,3 +128,13 @@ def test_record_is_idempotent_and_returns_existing_entries_for_reindexing(tmp_pa
     second = record(vault, "alice", items, T0 + timedelta(hours=1))  # a re-run after a crash
     assert [d.id for d in first] == [d.id for d in second] == ["fact_x_1"]
     assert vault.layout.facts_path("alice").read_text() == text  # nothing rewritten, nothing duplicated
+
+
+def test_extraction_keeps_bounds_and_qualifiers():
+    from panda.memory.facts import extract_statements
+
+    found = {(s.attribute, s.value) for s in extract_statements(
+        "I prefer gaming laptops with RTX GPUs and my budget is under $1000.")}
+    assert found == {("likes", "gaming laptops with RTX GPUs"), ("budget", "under $1000")}
+    assert [(s.attribute, s.value) for s in extract_statements("I love hiking on weekends, honestly.")] == \
+        [("likes", "hiking on weekends")]

@@ -90,3 +90,17 @@ def test_ingest_and_stats_commands(tmp_path: Path, capsys):
     assert any(e["event_type"] == "ingest" for e in stats["events"])
     cli.main(["facts", "--user", "bob", "--home", str(home)])
     assert "job: nurse" in capsys.readouterr().out
+
+
+def test_thanks_marks_the_previous_turn_accepted_and_a_no_statement_marks_nothing(ctx, tmp_path: Path):
+    lines = [json.dumps({"user_id": "bea", "session_id": "s", "turn_id": f"b{i}", "query": q,
+                         "timestamp": f"2026-03-02T09:0{i}:00Z"})
+             for i, q in enumerate(["Do I have a cat?", "No, I have two cats.", "What are my cats?",
+                                    "Thanks, that worked!"], 1)]
+    turns, _ = read_turns(write_jsonl(tmp_path / "b.jsonl", lines))
+    run_batch(turns, ctx, ScriptedBackend(responder=schema_responder))
+    rows = {r["turn_number"]: r for r in ctx.catalog.turns("bea")}
+    assert rows[1]["user_feedback_status"] == "neutral"  # "No, I have two cats." is new information
+    assert rows[3]["user_feedback_status"] == "accepted" and rows[3]["rejection_detected_in"] == "turn_bea_000004"
+    assert "accepts the answer of turn_bea_000003" in ContextDocument.parse(
+        (ctx.vault.turn_dir("bea", 4) / "context.md").read_text()).latest("appendix")
