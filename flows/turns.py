@@ -103,7 +103,19 @@ def process_inbox(inbox: str = "data/inbox", home: str | None = None, backend: s
     return summaries
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv: list[str] | None = None) -> int:
+    """`python -m flows.turns FILE [--home H] [--backend B] [--model M]`: the same options as `panda run`."""
+    import argparse
 
-    process_turn_file(sys.argv[1] if len(sys.argv) > 1 else "data/samples/turns.jsonl")
+    parser = argparse.ArgumentParser(prog="python -m flows.turns", description=process_turn_file.__doc__)
+    parser.add_argument("file", nargs="?", default="data/samples/turns.jsonl")
+    parser.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
+    parser.add_argument("--backend", default="vllm", choices=("vllm", "openai", "scripted"))
+    parser.add_argument("--model", help="a profile (tiny, small, base), a local HF folder or a model name")
+    args = parser.parse_args(argv)
+    summary = process_turn_file(args.file, home=args.home, backend=args.backend, model=args.model)
+    return 1 if summary["errors"] or summary["malformed_lines"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -36,7 +36,8 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         f"**Keywords:** {', '.join(analysis.keywords) or '-'}",
         f"**References:** {'; '.join(analysis.references) or 'none'}",
         f"**Revealed:** preferences {analysis.revealed_preferences or '[]'}; facts {analysis.revealed_facts or '[]'}",
-        f"**Mode:** batch · prompt `{state.prompt_versions['analyze']}` · model `{ctx.model_for(REFLEX)}`",
+        f"**Mode:** {'probe (an evaluation question: answered, adds nothing to memory)' if state.input.probe else 'batch'}"
+        f" · prompt `{state.prompt_versions['analyze']}` · model `{ctx.model_for(REFLEX)}`",
     ])
     details = yield from fit_section(state, ctx, "0", details)
     state.doc.write("0", f"**Original query:** {state.query}\n{details}")

@@ -202,6 +202,8 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
     if feedback:
         verb = "rejects" if feedback[0] == "rejected" else "accepts"
         appendix += f"\n- **Feedback:** this query {verb} the answer of {feedback[1]}"
+    if state.research and not state.input.probe:  # research_outputs below writes it beside context.md
+        appendix += "\n- **Research:** [research.md](research.md) (pages read, findings, the knowledge notes it fed)"
     state.doc.write("appendix", appendix)
     meta = metadata(state, ctx)
     turn_doc = turn_document(meta, {})

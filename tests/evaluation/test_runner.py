@@ -49,7 +49,10 @@ def test_longmemeval_answers_through_the_pipeline_without_touching_memory(ctx, e
     assert "context" not in kinds and "memory" not in kinds  # history gave messages (+ facts), questions nothing
     assert kinds["message"] > 0
     assert eval_catalog.table_count("turn_index") == 6
+    paths = [r[0] for r in eval_catalog.con.execute("SELECT doc_path FROM turn_index").fetchall()]
     eval_catalog.close()
+    section0 = (Path(m["eval_home"]) / paths[0]).read_text().split("## §1")[0]
+    assert "**Mode:** probe" in section0  # §0 says what kind of run this was
 
 
 def test_jsonl_eval_and_cli_json(tmp_path: Path, capsys):

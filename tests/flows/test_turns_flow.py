@@ -49,6 +49,15 @@ def test_turn_file_flow_and_inbox(harness, tmp_path: Path, embedder):
     assert "new.jsonl" in str(artifacts["panda-turns-summary"]["data"])
 
 
+def test_flow_command_line_takes_the_run_options(harness, tmp_path: Path, embedder):
+    from flows.turns import main
+
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "t.jsonl", LINES[:2])
+    assert main([str(path), "--home", str(home), "--backend", "scripted", "--model", "tiny"]) == 0
+    assert (home / "users" / "bob" / "turns" / "turn_000001" / "metadata.json").exists()
+
+
 def test_only_transient_failures_are_retried():
     from prefect.states import Failed
 

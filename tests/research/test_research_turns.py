@@ -59,6 +59,7 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
     research = json.loads((turn1 / "research.json").read_text())
     assert research["topic"] == "pineapple.upside" and research["pages"] and research["quality"]["completeness"] == 1.0
     assert "[context.md](context.md)" in (turn1 / "research.md").read_text()  # backlink to the turn that used it
+    assert "[research.md](research.md)" in (turn1 / "context.md").read_text()  # and the turn links its research
 
     note = home / "Knowledge" / "Research" / "pineapple_upside.md"
     meta = frontmatter.loads(note.read_text()).metadata
