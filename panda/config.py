@@ -97,6 +97,7 @@ class RetentionPolicy(_Strict):
     deletion_enabled: bool = False
     summary_token_limit: int = 200
     archived_score_factor: float = 0.5  # seed 001: archived memory is searchable at lower priority
+    rejected_score_factor: float = 0.3  # seed 000: a turn whose answer the user rejected ranks below approved ones
 
 
 class ExpirationPolicy(_Strict):

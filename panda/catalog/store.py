@@ -399,8 +399,25 @@ class Catalog:
                                   for doc_id in dict.fromkeys(used_documents)])
 
     def set_feedback(self, turn_id: str, status: str, detected_in: str | None) -> None:
+        """The user's verdict on a turn's answer; a rejected turn's document carries the content type
+        'rejected' (ranked lower, memory/search.py) — only that column changes, counters stay as they are."""
         self.con.execute("UPDATE turn_index SET user_feedback_status = ?, rejection_detected_in = ? WHERE id = ?",
                          [status, detected_in, turn_id])
+        rows = self.con.execute("SELECT owner_user, scope FROM documents WHERE id = ?", [turn_id]).fetchall()
+        self.touch({partition_key(o, s) for o, s in rows})
+        self.con.execute("""UPDATE documents SET content_types = CASE
+                                WHEN ? <> 'rejected' THEN list_filter(content_types, lambda t: t <> 'rejected')
+                                WHEN list_contains(content_types, 'rejected') THEN content_types
+                                ELSE list_append(content_types, 'rejected') END
+                            WHERE id = ?""", [status, turn_id])
+
+    def turn_verdicts(self, turn_ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        """{turn id: (validation outcome, user feedback)} for the turns among `turn_ids`."""
+        if not turn_ids:
+            return {}
+        rows = self.con.execute("SELECT id, validation_outcome, user_feedback_status FROM turn_index "
+                                "WHERE list_contains(?, id)", [turn_ids]).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     def finished_input_keys(self, keys: list[str]) -> set[str]:
         if not keys:

@@ -19,7 +19,8 @@ def turn_document(meta: dict[str, Any], counters: dict[str, Any]) -> Document:
     return Document(
         id=meta["turn_id"], kind="context", title=(meta.get("resolved_query") or meta.get("query", ""))[:120],
         primary_topic=meta.get("topic") or "general", keywords=list(meta.get("keywords") or []),
-        intent=meta.get("intent") or "informational", content_types=["context"], scope="user",
+        intent=meta.get("intent") or "informational",
+        content_types=["context"] + (["rejected"] if meta.get("user_feedback_status") == "rejected" else []), scope="user",
         quality=float(meta.get("quality_score") or 0.0), importance=float(meta.get("importance", 0.15)),
         owner_user=meta["user_id"], session_id=meta.get("session_id"), turn_number=int(meta["turn_number"]),
         usage_count=int(counters.get("usage_count", 0) or 0),

@@ -270,6 +270,8 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
         score = scoring.combine(factors, rp)
         if "archived" in (row["content_types"] or []):
             score *= policy.retention.archived_score_factor
+        if "rejected" in (row["content_types"] or []):  # the user said this turn's answer was wrong
+            score *= policy.retention.rejected_score_factor
         results.append(SearchResult(
             id=row["id"], kind=row["kind"], title=row["title"] or "", primary_topic=row["primary_topic"] or "",
             doc_path=row["doc_path"] or "", score=round(score, 6),

@@ -139,11 +139,14 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     lines = [f"**Gathered for:** {a.resolved_query}", f"**Retrieval route:** {a.needs_retrieval}",
              f"**Synthesis:** {reply.summary}", "", "### Sources"]
     used_ids = {r.id for r in state.used}
+    verdicts = ctx.catalog.turn_verdicts([r.id for r in state.gathered if r.kind == "context"])
     for r in state.gathered:
         link = relative_link(ctx.vault.home, state.turn_path, r.doc_path)
         mark = "used" if r.id in used_ids else "seen"
         outdated = " · may be outdated" if r.possibly_outdated else ""
-        lines.append(f"- [{r.title or r.id}]({link}) · {r.kind} · `{r.primary_topic}` · "
+        outcome, feedback = verdicts.get(r.id, (None, None))
+        verdict = f" · {outcome}" + (f", user {feedback}" if feedback and feedback != "neutral" else "") if outcome else ""
+        lines.append(f"- [{r.title or r.id}]({link}) · {r.kind}{verdict} · `{r.primary_topic}` · "
                      f"{r.created_at.date().isoformat()} · score {r.score:.2f} · quality {r.quality:.2f} · {mark}{outdated}")
         lines.append(f"  > {' '.join(r.snippet.split()[:50])}")
     if followed:

@@ -92,3 +92,19 @@ def test_tokenizer_stems_and_drops_stop_words():
     assert tokenize("The Laptops I liked") == ["laptop", "lik"]
     assert stem("moved") == stem("move") == "mov"
     assert stem("studies") == "study"
+
+
+def test_a_rejected_turn_ranks_below_the_same_turn_approved():
+    from datetime import UTC, datetime
+
+    from panda.config import Policy
+    from panda.memory.search import rank
+
+    now = datetime(2026, 3, 2, tzinfo=UTC)
+    row = {"created_at": now, "validation_success": 1, "validation_count": 1, "search_text": "feed the hamster seeds",
+           "reference_count": 0, "importance": 0.15, "quality": 0.8, "content_types": ["context"], "primary_topic": "pet",
+           "cosine": 0.8, "expires_at": None, "kind": "context", "title": "t", "doc_path": "x.md", "scope": "user"}
+    rows = [{**row, "id": "approved"}, {**row, "id": "rejected", "content_types": ["context", "rejected"]}]
+    ranked = rank(rows, {"approved": 1.0, "rejected": 1.0}, "feed the hamster", "pet", now, Policy())
+    assert [r.id for r in ranked] == ["approved", "rejected"]
+    assert abs(ranked[1].score - 0.3 * ranked[0].score) < 1e-6

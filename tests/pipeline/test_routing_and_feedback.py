@@ -67,9 +67,17 @@ def test_a_rejecting_follow_up_marks_the_previous_turn(ctx, tmp_path: Path):
     meta = json.loads((ctx.vault.turn_dir("alice", 2) / "metadata.json").read_text())
     assert meta["user_feedback_status"] == "rejected"
     assert "rejects the answer of turn_alice_000002" in context(ctx, 3).latest("appendix")
+    assert "rejected" in ctx.catalog.get_document("turn_alice_000002")["content_types"]  # ranked lower from now on
+    from panda.doctor import check_home
+    assert check_home(ctx).ok  # the catalog's change is exactly what a rebuild from the vault gives
     from panda.jobs.reindex import reindex
     reindex(ctx)  # the feedback lives in the vault, so it survives a rebuild
     assert {r["turn_number"]: r for r in ctx.catalog.turns("alice")}[2]["user_feedback_status"] == "rejected"
+    run_batch(read_turns(write_jsonl(tmp_path / "t4.jsonl", ['{"user_id": "alice", "session_id": "s1", "turn_id": "a5", '
+                                                            '"timestamp": "2026-03-02T09:09:00Z", "query": "What should I feed him?"}']))[0],
+              ctx, ScriptedBackend(responder=schema_responder))
+    sources = context(ctx, 4).latest("2")
+    assert "· context · APPROVE, user rejected ·" in sources  # §2 shows the past turn's outcome and feedback
 
 
 def test_ingest_and_stats_commands(tmp_path: Path, capsys):
