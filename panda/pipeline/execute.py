@@ -109,7 +109,8 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
     words = ctx.policy.research.page_words
     findings = yield from ask_batch(state, ctx, phase="page_intelligence", role=MIND, prompt="page_intelligence",
                                     schema=PageFindings, variables=[
-                                        {"question": state.resolved_query, "title": p.title, "domain": p.domain,
+                                        {"question": state.resolved_query, "original_query": state.query,
+                                         "title": p.title, "domain": p.domain,
                                          "text": " ".join(markdown_to_text(p.markdown).split()[:words])}
                                         for p in to_read])
     parsed = dict(zip([p.url for p in to_read], findings, strict=True))

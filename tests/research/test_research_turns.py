@@ -159,3 +159,14 @@ def test_a_research_turn_sends_no_pii(ctx, tmp_path):
     assert logged and not [p for q in logged for p in planted if p in q]
     research_log = (folder / "toolresults.md").read_text().split("research.search", 1)[1]
     assert not [p for p in planted if p in research_log.split("```", 2)[1]]
+
+
+def test_page_intelligence_sees_the_original_query_when_the_analysis_rephrased_it():
+    from panda.llm.prompts import load_prompt
+
+    template = load_prompt("page_intelligence")
+    variables = {"question": "pineapple upside-down cake recipe", "title": "T", "domain": "d", "text": "Bake 45 min."}
+    asked = template.render(**variables, original_query="What's the best pineapple cake for my mum's birthday?")
+    assert "The user asked: What's the best pineapple cake for my mum's birthday?" in asked[-1]["content"]
+    same = template.render(**variables, original_query="pineapple upside-down cake recipe")
+    assert "The user asked" not in same[-1]["content"]
