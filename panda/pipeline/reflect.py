@@ -1,11 +1,27 @@
-"""Phase reflect (§1, REFLEX 0.3): PROCEED or CLARIFY. CLARIFY ends the turn with a question."""
+"""Phase reflect (§1, REFLEX 0.3): PROCEED or CLARIFY. CLARIFY ends the turn with a question.
+
+CLARIFY is for a message with nothing to act on ("??", "asdf", "hm"). A small model copies its
+few-shot CLARIFY example onto clear questions ("How big should her cage be?" was gated as "no request
+in the message"), so a deterministic rule has the last word: a message with at least
+`MEANINGFUL_WORDS` words that are not stop words is clear, and a CLARIFY on it is overridden — §1
+records the model's decision and the override.
+"""
 
 from __future__ import annotations
 
 from panda.llm.roles import REFLEX
 from panda.llm.schemas import ReflectionDecision
+from panda.memory.text import STOP_WORDS, words
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
+
+MEANINGFUL_WORDS = 2
+
+
+def is_clear(query: str) -> bool:
+    """Example: is_clear('How big should her cage be?') -> True; is_clear('??') -> False; is_clear('hm ok') -> False."""
+    meaningful = [w for w in words(query) if w not in STOP_WORDS and len(w) > 1 and w not in ("hm", "hmm", "ok", "okay")]
+    return len(meaningful) >= MEANINGFUL_WORDS
 
 
 def run(state: TurnState, ctx: PipelineContext) -> Step[bool]:
@@ -15,8 +31,12 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[bool]:
                               variables={"query": state.query, "resolved_query": state.analysis.resolved_query,
                                          "query_type": state.analysis.query_type,
                                          "purpose": state.analysis.purpose})
-    state.reflection = decision
     body = f"**Decision:** {decision.decision}\n**Reason:** {decision.reason}"
+    if decision.decision == "CLARIFY" and is_clear(state.query):
+        body = (f"**Decision:** PROCEED\n**Reason:** the message is a clear request; the model said CLARIFY "
+                f"({decision.reason}), which is kept for messages with nothing to act on")
+        decision = decision.model_copy(update={"decision": "PROCEED", "clarification_question": ""})
+    state.reflection = decision
     if decision.decision == "CLARIFY":
         question = decision.clarification_question or "Could you say a little more about what you need?"
         body += f"\n**Question to the user:** {question}"

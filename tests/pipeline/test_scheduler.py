@@ -126,13 +126,27 @@ def test_clarify_ends_the_turn_with_a_question(ctx, tmp_path):
         return schema_responder(request)
 
     backend = ScriptedBackend(responder=clarify)
-    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    vague = '{"user_id": "alice", "turn_id": "v1", "timestamp": "2026-03-02T08:00:00Z", "query": "hmm??"}'
+    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", [vague]))
     assert report.outcomes == {"CLARIFY": 1}
     assert [r.phase for batch in backend.history for r in batch] == ["analyze", "reflect"]
     doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
     assert "Which hamster?" in doc.latest("1") and "Which hamster?" in doc.latest("5")
     assert doc.latest("3").startswith("_Not reached: the reflection gate asked the user to clarify")
     assert "CLARIFY" in doc.latest("6") and doc.has("appendix")
+
+
+def test_a_clarify_on_a_clear_question_is_overridden_and_recorded(ctx, tmp_path):
+    def clarify(request):
+        if request.phase == "reflect":
+            return {"decision": "CLARIFY", "reason": "no request in the message",
+                    "clarification_question": "What would you like me to help with?"}
+        return schema_responder(request)
+
+    report, _ = run_file(ctx, ScriptedBackend(responder=clarify), write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    assert report.outcomes == {"APPROVE": 1}
+    section1 = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text()).latest("1")
+    assert "**Decision:** PROCEED" in section1 and "the model said CLARIFY (no request in the message)" in section1
 
 
 def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
