@@ -199,6 +199,21 @@ class MemoryStore:
             body=content, extra={"source": source} if source else {},
         )
 
+    def duplicate_of(self, content: str, user_id: str | None, now: datetime | None = None) -> str | None:
+        """The id of a current memory or preference of this user that says the same thing, if any
+        (normalised text equal or ≥ 90 % similar: memory/facts.py near_duplicate); memory.save skips it."""
+        from panda.memory.facts import near_duplicate
+
+        terms = tokenize(content)
+        if not terms or user_id is None:
+            return None
+        filters = SearchFilters(user_id=user_id, kinds=("memory", "preference"), now=utc(now or datetime.now(UTC)))
+        ids = [i for i, _ in self.catalog.bm25_candidates(terms, filters, 10)]
+        for row in self.catalog.candidate_rows(ids, None):
+            if row["owner_user"] == user_id and near_duplicate((row.get("search_text") or "").split("\n", 1)[-1], content):
+                return str(row["id"])
+        return None
+
     def save(self, doc: Document) -> Document:
         """Write the document file, then index it."""
         self.vault.write_document(doc)

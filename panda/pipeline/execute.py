@@ -35,6 +35,14 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
                              "score": r.score, "snippet": r.snippet} for r in results]
         entry["summary"] = f"{len(results)} result(s)"
     elif request.tool == "memory.save":
+        from panda.memory.facts import near_duplicate
+
+        same = next((d.id for d in state.staged_docs if near_duplicate(d.body, request.argument)), None) \
+            or ctx.memory.duplicate_of(request.argument, state.user_id, state.input.timestamp)
+        if same is not None:
+            entry["saved_id"] = same
+            entry["summary"] = f"already in memory as {same}; not saved twice"
+            return entry
         doc_type = "preference" if request.topic.startswith("user.preference") else "memory"
         doc = ctx.memory.prepare_save(
             request.argument, doc_type=doc_type, topic=request.topic, keywords=tokenize(request.argument)[:5],

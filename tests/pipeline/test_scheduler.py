@@ -197,3 +197,24 @@ def test_run_report_scores_turns_that_carry_an_expected_answer(ctx, backend, tmp
     assert quality["with_expected"] == 2 and [a["expected"] for a in quality["items"]] == ["Miso", "Reykjavik"]
     # The scripted backend answers from the gathered context: Miso is in memory, Reykjavik never was.
     assert [a["correct"] for a in quality["items"]] == [True, False] and quality["correct"] == 1
+
+
+def test_memory_save_does_not_store_the_same_memory_twice(ctx, tmp_path):
+    def saver(request):
+        reply = schema_responder(request)
+        if request.phase == "plan" and "Tool results so far:" in request.messages[-1]["content"] \
+                and "memory.save" not in request.messages[-1]["content"].split("Tool results so far:")[-1]:
+            reply["tool_requests"] = [{"tool": "memory.save", "argument": "Biscuit loves sunflower seeds.", "topic": "pet"},
+                                      {"tool": "memory.save", "argument": "Biscuit loves sunflower seeds!", "topic": "pet"}]
+            reply["route"] = "execute"
+        return reply
+
+    lines = [json.dumps({"user_id": "alice", "turn_id": f"m{i}", "timestamp": f"2026-03-01T0{i}:00:00Z",
+                         "query": "Remember that Biscuit loves sunflower seeds."}) for i in (1, 2)]
+    backend = ScriptedBackend(responder=saver)
+    run_file(ctx, backend, write_jsonl(tmp_path / "a.jsonl", lines[:1]))
+    run_file(ctx, backend, write_jsonl(tmp_path / "b.jsonl", lines[1:]))
+    saved = ctx.catalog.con.execute("SELECT id FROM documents WHERE kind = 'memory' AND owner_user = 'alice'").fetchall()
+    assert len(saved) == 1  # asked twice in a turn and again an hour later: stored once
+    log = ContextDocument.parse((ctx.vault.turn_dir("alice", 2) / "context.md").read_text()).latest("4")
+    assert f"already in memory as {saved[0][0]}" in log
