@@ -53,10 +53,21 @@ class GatherSynthesis(_Reply):
     relevant_items: list[Annotated[int, Field(ge=1, le=20)]] = Field(default_factory=list, max_length=6)
 
 
+class SearchToolFilters(_Reply):
+    """Seed 002's memory.search filters; every one optional."""
+
+    content_types: list[Annotated[str, Field(max_length=30)]] = Field(default_factory=list, max_length=5)
+    scope: Literal["new", "user", "global"] | None = None
+    min_quality: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+    include_expired: bool | None = None
+    topic_as_filter: bool = False  # restrict to `topic` (and its subtopics) instead of only boosting it
+
+
 class ToolRequest(_Reply):
     tool: Literal["memory.search", "memory.save", "memory.retrieve", "research.search", "internet.research"]
     argument: Line
     topic: Topic = "general"
+    filters: SearchToolFilters | None = None  # memory.search only
 
 
 class Goal(_Reply):

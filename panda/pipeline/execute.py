@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from panda.llm.roles import MIND
-from panda.llm.schemas import PageFindings, ToolRequest
+from panda.llm.schemas import PageFindings, SearchToolFilters, ToolRequest
 from panda.memory.text import tokenize
 from panda.pipeline.gather import relative_link
 from panda.pipeline.llm_step import ask_batch
@@ -28,9 +28,12 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
     entry: dict[str, Any] = {"tool": request.tool, "argument": request.argument, "topic": request.topic}
     if request.tool == "memory.search":
         exclude = {state.turn_id} | {d.id for d in state.staged_docs}
+        f = request.filters or SearchToolFilters()
         results = ctx.memory.search(request.argument, user_id=state.user_id, now=state.input.timestamp, limit=5,
                                     query_topic=request.topic, turn_id=state.turn_id, exclude_ids=exclude,
-                                    deferred=state.retrievals)
+                                    deferred=state.retrievals, content_types=f.content_types or None, scope=f.scope,
+                                    min_quality=f.min_quality, include_expired=f.include_expired,
+                                    topic_filter=request.topic if f.topic_as_filter else None)
         entry["results"] = [{"id": r.id, "kind": r.kind, "title": r.title, "doc_path": r.doc_path,
                              "score": r.score, "snippet": r.snippet} for r in results]
         entry["summary"] = f"{len(results)} result(s)"

@@ -218,3 +218,27 @@ def test_memory_save_does_not_store_the_same_memory_twice(ctx, tmp_path):
     assert len(saved) == 1  # asked twice in a turn and again an hour later: stored once
     log = ContextDocument.parse((ctx.vault.turn_dir("alice", 2) / "context.md").read_text()).latest("4")
     assert f"already in memory as {saved[0][0]}" in log
+
+
+def test_planner_memory_search_filters_reach_the_search(ctx, tmp_path, monkeypatch):
+    seen = []
+    original = ctx.memory.search
+
+    def spy(query, **kwargs):
+        seen.append(kwargs)
+        return original(query, **kwargs)
+
+    monkeypatch.setattr(ctx.memory, "search", spy)
+
+    def filtered(request):
+        reply = schema_responder(request)
+        if request.phase == "plan" and reply["tool_requests"]:
+            reply["tool_requests"][0]["filters"] = {"content_types": ["preference"], "scope": "user", "min_quality": 0.4,
+                                                    "include_expired": True, "topic_as_filter": True}
+        return reply
+
+    run_file(ctx, ScriptedBackend(responder=filtered), write_jsonl(tmp_path / "t.jsonl", LINES[2:3]))
+    planned = [k for k in seen if k.get("content_types")]
+    assert planned and planned[0]["content_types"] == ["preference"] and planned[0]["scope"] == "user"
+    assert planned[0]["min_quality"] == 0.4 and planned[0]["include_expired"] is True
+    assert planned[0]["topic_filter"] == planned[0]["query_topic"]
