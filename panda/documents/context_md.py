@@ -124,7 +124,8 @@ class ContextDocument:
         return entries[-1].body if entries else ""
 
     def revision_count(self) -> int:
-        return max(0, len(self.sections.get("5", [])) - 1)
+        """Rewrites asked by REVISE only (a RETRY is a new attempt, counted in `attempt`)."""
+        return sum(1 for entry in self.sections.get("5", []) if entry.label == "REVISE")
 
     # ---- rendering and parsing -----------------------------------------------------------------
     def render(self) -> str:

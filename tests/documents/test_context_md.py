@@ -48,7 +48,8 @@ def test_revise_and_retry_add_labelled_attempts_and_keep_history():
     assert "### Attempt 2 (RETRY)\n\nnew plan" in text
     assert "first answer" in text  # nothing is erased
     assert "## Turn Summary Appendix\n\n- **Outcome:** APPROVE" in text  # the appendix is never labelled
-    assert doc.revision_count() == 2
+    assert doc.revision_count() == 1 and doc.attempt == 2  # the REVISE; the RETRY is an attempt
+    assert ContextDocument.parse(text).revision_count() == 1
     with pytest.raises(SectionRuleError):
         doc.write("6", "after the appendix")
 

@@ -163,7 +163,7 @@ def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
     assert "### Attempt 2 (REVISE)" in text and "### Attempt 2 (RETRY)" in text
     assert "attempt limit reached" in text
     meta = json.loads((ctx.vault.turn_dir("alice", 1) / "metadata.json").read_text())
-    assert meta["revision_count"] == 2 and meta["attempts"] == 2
+    assert meta["revision_count"] == 1 and meta["attempts"] == 2  # one REVISE; the RETRY is an attempt, not a revision
 
 
 def test_overflowing_section_is_compressed_by_nerves(ctx, tmp_path):
