@@ -171,6 +171,9 @@ class SearchPolicy(_Strict):
 
     default_limit: int = 10
     max_results: int = 50
+    # Seed 000's memory.search default (False) over seed 003's config (true), on purpose: expired NEW
+    # memories must not come back. What seed 003 wants from true is kept: knowledge notes are always
+    # returned, expired ones marked "may be outdated" (catalog/store.py SearchFilters).
     include_expired: bool = False
 
 
