@@ -13,6 +13,7 @@ demo: setup
 	else echo "../shared/data/webpages not found: research turns will find no pages"; fi
 	$(VENV)/bin/panda run data/samples/turns.jsonl
 	$(VENV)/bin/panda search "hamster" --user alice --limit 3
+	$(VENV)/bin/panda check
 
 test:
 	$(PY) -m pytest -q
