@@ -28,6 +28,7 @@ from typing import Any
 import frontmatter
 import numpy as np
 
+from panda.catalog.migrations import EMBEDDING_DIM
 from panda.catalog.store import DOC_COLUMNS, Catalog
 from panda.documents.link_repair import vault_files
 from panda.documents.model import Document
@@ -87,31 +88,40 @@ def check_home(ctx: PipelineContext, compare_catalog: bool = True) -> CheckRepor
     report = CheckReport(str(home))
     files = vault_files(home)
     report.counts["files"] = len(files)
-    _check_frontmatter(home, files, report)
-    _check_links(home, files, report)
+    texts, undecodable = _markdown_texts(home, files)  # read once, used by three checks
+    for rel in undecodable:
+        report.add("frontmatter", f"{rel}: not UTF-8")
+    _check_frontmatter(home, files, {r: t for r, t in texts.items() if r not in undecodable}, report)
+    _check_links(files, texts, report)
     _check_orphans(home, files, report)
-    _check_private_data(ctx, home, files, report)
+    _check_private_data(ctx, home, files, texts, report)
     if compare_catalog:
         _check_catalog(ctx, report)
     return report
 
 
-def _check_frontmatter(home: Path, files: set[str], report: CheckReport) -> None:
+def _markdown_texts(home: Path, files: set[str]) -> tuple[dict[str, str], list[str]]:
+    """Every markdown file's text (undecodable bytes replaced), and the files that are not UTF-8."""
+    texts, undecodable = {}, []
+    for rel in sorted(f for f in files if f.endswith(".md")):
+        data = (home / rel).read_bytes()
+        try:
+            texts[rel] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            texts[rel] = data.decode("utf-8", errors="replace")
+            undecodable.append(rel)
+    return texts, undecodable
+
+
+def _check_frontmatter(home: Path, files: set[str], texts: dict[str, str], report: CheckReport) -> None:
     for rel in sorted(files):
-        path = home / rel
         if rel.endswith("/metadata.json") and "/turn_" in rel:
             try:
-                if not isinstance(json.loads(path.read_text(encoding="utf-8")), dict):
+                if not isinstance(json.loads((home / rel).read_text(encoding="utf-8")), dict):
                     report.add("frontmatter", f"{rel}: not a JSON object")
             except (ValueError, UnicodeDecodeError) as exc:
                 report.add("frontmatter", f"{rel}: invalid JSON ({exc})")
-        if not rel.endswith(".md"):
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            report.add("frontmatter", f"{rel}: not UTF-8")
-            continue
+    for rel, text in texts.items():
         if text.startswith("---"):
             try:
                 post = frontmatter.loads(text)
@@ -129,11 +139,10 @@ def _check_frontmatter(home: Path, files: set[str], report: CheckReport) -> None
                 report.add("frontmatter", f"{rel}: not a valid Panda document ({' '.join(first)})")
 
 
-def _check_links(home: Path, files: set[str], report: CheckReport) -> None:
+def _check_links(files: set[str], texts: dict[str, str], report: CheckReport) -> None:
     stems = {Path(f).stem for f in files if f.endswith(".md")}
     checked = 0
-    for rel in sorted(f for f in files if f.endswith(".md")):
-        text = (home / rel).read_text(encoding="utf-8", errors="replace")
+    for rel, text in texts.items():
         owner = path_owner(rel)
         for link in markdown_links(text):
             checked += 1
@@ -165,7 +174,8 @@ def _check_orphans(home: Path, files: set[str], report: CheckReport) -> None:
             report.add("orphans", f"{rel}: session note whose transcript is gone")
 
 
-def _check_private_data(ctx: PipelineContext, home: Path, files: set[str], report: CheckReport) -> None:
+def _check_private_data(ctx: PipelineContext, home: Path, files: set[str], texts: dict[str, str],
+                        report: CheckReport) -> None:
     users = {Path(f).parts[1] for f in files if f.startswith("users/") and len(Path(f).parts) > 2}
     users |= {Path(f).parts[2] for f in files if f.startswith("archive/") and len(Path(f).parts) > 3}
     names: dict[str, str] = {}
@@ -182,7 +192,7 @@ def _check_private_data(ctx: PipelineContext, home: Path, files: set[str], repor
     for rel in sorted(files):
         if not rel.startswith(GLOBAL_TEXT_ROOTS) or not rel.endswith((".md", ".json", ".jsonl", ".csv", ".txt")):
             continue
-        text = (home / rel).read_text(encoding="utf-8", errors="replace")
+        text = texts.get(rel) or (home / rel).read_text(encoding="utf-8", errors="replace")
         for m in pattern.finditer(text):
             found = m.group(1)
             what = f"names user {names[found.lower()]!r}" if found else f"holds a private path {m.group(0)!r}"
@@ -193,7 +203,7 @@ def _check_private_data(ctx: PipelineContext, home: Path, files: set[str], repor
 class _NoVectors:
     """Embedder for the throw-away rebuild: the check compares rows, so no model is loaded."""
 
-    dim = 384
+    dim = EMBEDDING_DIM
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return np.zeros((len(texts), self.dim), dtype=np.float32)

@@ -74,9 +74,9 @@ def _user_paths(ctx: PipelineContext, users: list[str]) -> list[Path]:
     return [p for p in paths if p.exists()]
 
 
-def _turn_ids(paths: list[Path], export: dict[str, list[dict[str, Any]]]) -> list[str]:
+def _turn_ids(ctx: PipelineContext, users: list[str], paths: list[Path]) -> list[str]:
     """The user's turn ids, from the catalog and from every metadata.json in their folders."""
-    ids = {str(r["id"]) for r in export.get("turn_index", [])}
+    ids = {str(r["id"]) for user in users for r in ctx.catalog.turns(user)}
     for folder in paths:
         for marker in folder.rglob("metadata.json"):
             try:
@@ -174,9 +174,8 @@ def run(job: JobRun) -> JobReport:
     layout = ctx.vault.layout
     paths = _user_paths(ctx, users)
     derived = _derived_notes(ctx, users)
-    export = maintenance.export_user(users)  # the backup's rows, and the ids to look for elsewhere
-    turn_ids = _turn_ids(paths, export)
-    export = maintenance.export_user(users, turn_ids)
+    turn_ids = _turn_ids(ctx, users, paths)
+    export = maintenance.export_user(users, turn_ids)  # the backup's rows, and the ids to look for elsewhere
     hashes = {provenance_hash(t) for t in turn_ids}
     doc_ids = sorted({d["id"] for d in export["documents"]} | set(turn_ids))
     derived_ids = [str(frontmatter.loads(p.read_text(encoding="utf-8")).metadata.get("id")) for p in derived]
@@ -222,7 +221,8 @@ def run(job: JobRun) -> JobReport:
     for path, data in sites.items():
         atomic_write_json(path, data)
     for path, lines in scrub.items():
-        kept = [line for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if i not in set(lines)]
+        drop = set(lines)
+        kept = [line for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if i not in drop]
         atomic_write_text(path, "\n".join(kept) + "\n")
     _drop_wiki_links(ctx, {p.stem for p in [*derived, *removed_notes]})
     rewritten += [ctx.vault.read_document(layout.relative(p)) for p in scrub if _is_note(layout.relative(p))]

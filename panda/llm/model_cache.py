@@ -57,10 +57,6 @@ def profile_dir(name: str) -> Path:
     return convert_gguf(gguf, target)
 
 
-def default_model_dir() -> Path:
-    return profile_dir(DEFAULT_PROFILE)
-
-
 def resolve_model(model: str | None) -> str:
     """`--model` as vLLM takes it: None is the default profile, a profile name its folder, else as given."""
     name = DEFAULT_PROFILE if model is None else model
