@@ -244,6 +244,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         args.query, user_id=args.user, limit=args.limit, topic_filter=args.topic,
         content_types=args.content_type or None, scope=args.scope, include_expired=args.include_expired,
         min_quality=args.min_quality, record=not args.no_record, now=_now(args.now),
+        as_of=_now(args.as_of) if args.as_of else None,
     )
     ctx.catalog.close()
     if args.json:
@@ -253,6 +254,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("no results")
     for rank, r in enumerate(results, 1):
         outdated = "  [may be outdated]" if r.possibly_outdated else ""
+        if r.superseded:
+            span = f" {r.valid_at:%Y-%m-%d}→{r.invalid_at:%Y-%m-%d}" if r.valid_at and r.invalid_at else ""
+            outdated += f"  [superseded{span}]"
         print(f"{rank:>2}. {r.score:.3f}  {r.kind:<10} {r.primary_topic:<24} {r.doc_path}{outdated}")
         print(f"    {r.title[:100]}")
     return 0
@@ -392,6 +396,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--include-expired", action="store_true", help="also return expired documents, marked")
     search.add_argument("--no-record", action="store_true", help="do not count this search as a retrieval")
     search.add_argument("--now", help="score recency as of this ISO 8601 time (default: the clock)")
+    search.add_argument("--as-of", help="search memory as it was at this ISO 8601 time: later documents left out, "
+                                        "the facts true then")
     search.add_argument("--json", action="store_true")
     search.set_defaults(func=cmd_search)
 

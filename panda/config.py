@@ -63,6 +63,7 @@ class RetrievalPolicy(_Strict):
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     in_memory_index: bool = True  # candidate legs from memory/index.py (False: the catalog's SQL)
+    current_facts_first: bool = True  # attribute questions lead with the current fact (memory/current_facts.py)
 
 
 class FreshnessPolicy(_Strict):
@@ -98,6 +99,7 @@ class RetentionPolicy(_Strict):
     summary_token_limit: int = 200
     archived_score_factor: float = 0.5  # seed 001: archived memory is searchable at lower priority
     rejected_score_factor: float = 0.3  # seed 000: a turn whose answer the user rejected ranks below approved ones
+    superseded_score_factor: float = 0.5  # a message that stated a value since superseded (memory/current_facts.py)
 
 
 class ExpirationPolicy(_Strict):

@@ -58,6 +58,7 @@ class SearchFilters:
     include_expired: bool = False
     include_invalid: bool = False
     now: datetime | None = None
+    created_before: datetime | None = None  # as-of searches: documents that did not exist yet are left out
 
     def where(self) -> tuple[str, list[Any]]:
         clauses: list[str] = ["TRUE"]
@@ -93,6 +94,9 @@ class SearchFilters:
         if not self.include_invalid:
             clauses.append("(d.invalid_at IS NULL OR d.invalid_at > ?)")
             params.append(now)
+        if self.created_before is not None:
+            clauses.append("(d.created_at IS NULL OR d.created_at <= ?)")
+            params.append(self.created_before)
         return " AND ".join(clauses), params
 
 

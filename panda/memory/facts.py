@@ -9,7 +9,10 @@ more (memory/enrich.py). Both go through `resolve`, which decides, before any LL
    entry gets invalid_at = the new one's valid_at and stays in the file as history (if the new
    statement is older than the current one — history ingested out of order — it is the new entry
    that is recorded as already superseded);
-3. add — anything else.
+3. add — anything else;
+4. end — an ending statement ("I quit running", "I sold my Civic", "our dog Rex passed away", "we broke
+   up") adds no entry: it sets invalid_at on the current entries of its key whose value it names, so
+   multi-valued attributes (hobbies, pets, possessions) lose a value too.
 This is the behaviour mem0 gets wrong both ways (contradictions stored side by side, or both lost).
 """
 
@@ -28,6 +31,7 @@ _CLAUSE_END = r"(?=[.,;!?]| and | but | because | since | so | with | for | at |
 # A preference keeps its qualifiers ("gaming laptops with RTX GPUs", "hiking in the Alps"): it ends only
 # at punctuation or a new clause.
 _PREFERENCE_END = r"(?=[.,;!?]| and | but | because | since | so | now\b|$)"
+_ANIMAL = r"(?:dog|cat|puppy|kitten|hamster|rabbit|bunny|parrot|bird|fish|turtle|tortoise|guinea pig|horse|lizard|snake|ferret)"
 _PLACE = r"([A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*)"
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:the )?" + _PLACE)),
@@ -41,10 +45,32 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # The bound is part of the value: "under $1000" is not "$1000".
     ("fact", "budget", re.compile(r"\bmy budget is ((?:under |around |about |below |up to |at most |less than |over )?"
                                   r"\$\s?[\d,]+(?:\.\d+)?k?)", re.I)),
+    ("fact", "relationship_status", re.compile(r"\bI(?:'m| am| got| just got| recently got)(?: now)? "
+                                               r"(married|engaged|divorced|single|separated|widowed)\b")),
+    ("fact", "partner", re.compile(r"\b[Mm]y (?:new )?(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|spouse),? "
+                                   r"([A-Z][a-z]+)\b")),
+    ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently )?(?:have|got|adopted|own|rescued) an? (?:new )?"
+                               r"((?:[A-Za-z]+ )?" + _ANIMAL + r"(?: named [A-Z][a-z]+)?)")),
+    ("fact", "car", re.compile(r"\bI (?:now )?drive an? (?:new |used |old )?([\w -]{2,40}?)" + _CLAUSE_END)),
+    ("fact", "owns", re.compile(r"\bI (?:just |recently )?(?:bought|own) (?:an? |my first )(?:new |used )?([\w' -]{3,40}?)"
+                                + _CLAUSE_END)),
     ("preference", "likes", re.compile(r"\bI (?:really |absolutely )?(?:love|like|enjoy|prefer|adore) ([\w' -]{3,80}?)"
                                        + _PREFERENCE_END)),
+    ("preference", "likes", re.compile(r"\bI (?:just |recently )?(?:took|picked) up ([\w' -]{3,60}?)" + _CLAUSE_END)),
     ("preference", "dislikes", re.compile(r"\bI (?:really )?(?:hate|dislike|don't like|do not like|can't stand) ([\w' -]{3,80}?)"
                                           + _PREFERENCE_END)),
+)
+
+# Statements that end a value: (kind, attribute, pattern); group 1 names the value that ended.
+ENDINGS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("preference", "likes", re.compile(r"\bI (?:have )?(?:quit|stopped|gave up|no longer (?:do|play|enjoy|like)) "
+                                       r"([\w' -]{3,60}?)" + _PREFERENCE_END)),
+    ("preference", "likes", re.compile(r"\bI (?:don't|do not) (?:like|enjoy|do|play) ([\w' -]{3,60}?) any ?more\b")),
+    ("fact", "owns", re.compile(r"\bI (?:just |recently )?(?:sold|gave away|lost) my ([\w' -]{3,40}?)" + _CLAUSE_END)),
+    ("fact", "car", re.compile(r"\bI (?:just |recently )?(?:sold|totaled|crashed) my ([\w -]{2,40}?)" + _CLAUSE_END)),
+    ("fact", "pet", re.compile(r"\b(?:[Oo]ur|[Mm]y) ((?:[a-z]+ )?" + _ANIMAL + r"(?: [A-Z][a-z]+)?|[A-Z][a-z]+) "
+                               r"(?:passed away|died|ran away)")),
+    ("fact", "partner", re.compile(r"\b(?:I|[Ww]e) (?:broke up|split up|separated)(?: with ([A-Z][a-z]+))?")),
 )
 
 
@@ -56,6 +82,7 @@ class Statement:
     attribute: str
     value: str
     subject: str = "user"
+    ends: bool = False  # "I quit running": the value stopped being true, no new entry
 
     @property
     def key(self) -> str:
@@ -69,14 +96,42 @@ def extract_statements(text: str, subject: str = "user") -> list[Statement]:
     Example: extract_statements('We moved to Denver in June and I love hiking.') ->
     [Statement('fact', 'residence', 'Denver'), Statement('preference', 'likes', 'hiking')].
     """
-    found: list[Statement] = []
+    found: list[tuple[int, Statement]] = []  # (position in the text, statement)
     for kind, attribute, pattern in PATTERNS:
         for match in pattern.finditer(text):
             value = " ".join(match.group(1).split()).strip(" '-")
-            if len(value) >= 2 and not any(s.attribute == attribute and s.value == value for s in found):
-                found.append(Statement(kind, attribute, value, subject))
-    found.sort(key=lambda s: text.find(s.value))
-    return found
+            if len(value) >= 2 and not any(s.attribute == attribute and s.value == value for _, s in found):
+                found.append((match.start(1), Statement(kind, attribute, value, subject)))
+    for kind, attribute, pattern in ENDINGS:
+        for match in pattern.finditer(text):
+            value = " ".join((match.group(1) or "").split()).strip(" '-")
+            if not any(s.attribute == attribute and s.value == value and s.ends for _, s in found):
+                found.append((match.start(), Statement(kind, attribute, value, subject, ends=True)))
+                if attribute == "partner":  # a break-up also ends the relationship status
+                    found.append((match.start(), Statement("fact", "relationship_status", "", subject, ends=True)))
+    endings = [(at, s) for at, s in found if s.ends]
+    # "I sold my Civic and now drive a Tesla": the Tesla is not ended. "My girlfriend Mia and I broke up":
+    # Mia, named before the break-up, is not added; "…broke up. I'm single again": single is.
+    kept = [(at, s) for at, s in found
+            if not (s.ends and any(not o.ends and o.attribute == s.attribute and o.value == s.value for _, o in found))
+            and (s.ends or not any(e.attribute == s.attribute and not e.value and at < end_at for end_at, e in endings))]
+    return [s for _, s in sorted(kept, key=lambda item: item[0])]
+
+
+def names_value(ended: str, value: str) -> bool:
+    """Whether an ending statement's value names an entry's value; an empty one names every value.
+
+    Example: names_value('running', 'running marathons') -> True; names_value('dog Rex', 'dog named Rex')
+    -> True; names_value('Honda Civic', 'Civic') -> True; names_value('Rex', 'cat named Tom') -> False.
+    """
+    ended_words = set(normalise(ended).split()) - _FILLER
+    if not ended_words:
+        return True
+    value_words = set(normalise(value).split()) - _FILLER
+    return bool(value_words) and (ended_words <= value_words or value_words <= ended_words)
+
+
+_FILLER = frozenset({"a", "an", "the", "my", "our", "named", "called", "new", "old", "used", "of", "playing"})
 
 
 def normalise(value: str) -> str:
@@ -129,6 +184,19 @@ def resolve(entries: list[MemoryEntry], new: MemoryEntry, attribute: str | None)
         return Resolution("supersede" if invalidated or new.invalid_at else "add", new, invalidated)
     entries.append(new)
     return Resolution("add", new, [])
+
+
+def end(entries: list[MemoryEntry], key: str, ended_value: str, when: datetime | None) -> list[MemoryEntry]:
+    """Apply an ending statement: the entries of `key` current at `when` whose value it names get
+    invalid_at = when. Returns them (none when nothing matched: re-running an ending changes nothing).
+
+    Example: entries [likes=running (Jan)], end('likes', 'running', June) -> running.invalid_at = June.
+    """
+    ended = [e for e in entries if e.key == key and e.invalid_at is None and names_value(ended_value, e.value)
+             and (when is None or e.learned_at is None or e.learned_at < when)]
+    for entry in ended:
+        entry.invalid_at = when
+    return ended
 
 
 def true_at(entries: list[MemoryEntry], when: datetime) -> list[MemoryEntry]:

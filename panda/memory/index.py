@@ -229,6 +229,8 @@ class SearchIndex:
             mask &= (part.expires > now) | (part.kind == "note")
         if not filters.include_invalid:
             mask &= part.invalid > now
+        if filters.created_before is not None:
+            mask &= (part.created <= filters.created_before.timestamp()) | np.isnan(part.created)
         return mask
 
     def bm25(self, terms: list[str], filters: SearchFilters, limit: int, k1: float = 1.2,

@@ -15,7 +15,7 @@ from datetime import datetime
 from panda.documents.model import Document
 from panda.documents.user_memory import MemoryEntry
 from panda.documents.vault import Vault, entry_document
-from panda.memory.facts import Statement, resolve
+from panda.memory.facts import Statement, end, resolve
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,10 @@ def record(vault: Vault, user_id: str, items: list[Learned], recorded_at: dateti
         existing = next((e for e in memory.entries if e.id == item.entry_id), None)
         if existing is not None:  # written by an earlier run that may have died before the catalog
             already[item.kind][existing.id] = existing
+            continue
+        if item.statement is not None and item.statement.ends:  # "I quit running": no entry, an end
+            for ended in end(memory.entries, item.statement.key, item.statement.value, item.valid_at):
+                touched[item.kind][ended.id] = ended
             continue
         entry = MemoryEntry(value=item.text, key=item.statement.key if item.statement else None, id=item.entry_id,
                             confidence=item.confidence, source=item.source, learned_at=item.valid_at,

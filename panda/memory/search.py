@@ -26,7 +26,7 @@ from panda.documents.model import Document, new_id, utc
 from panda.documents.paths import validate_name
 from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
-from panda.memory import scoring
+from panda.memory import current_facts, scoring
 from panda.memory.embeddings import Embedder
 from panda.memory.index import SearchIndex
 from panda.memory.text import tokenize, words
@@ -50,10 +50,14 @@ class SearchResult:
     content_types: list[str] = field(default_factory=list)
     possibly_outdated: bool = False
     factors: dict[str, float] = field(default_factory=dict)
+    superseded: bool = False  # a fact no longer true, or a message that stated one (memory/current_facts.py)
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out = self.__dict__.copy()
-        out["created_at"] = self.created_at.isoformat()
+        for key in ("created_at", "valid_at", "invalid_at"):
+            out[key] = out[key].isoformat() if out[key] is not None else None
         return out
 
 
@@ -110,8 +114,13 @@ class MemoryStore:
         exclude_ids: set[str] | None = None,
         deferred: list[dict[str, Any]] | None = None,
         retrieval_type: str = "memory.search",
+        as_of: datetime | None = None,
     ) -> list[SearchResult]:
         """Rank every document `user_id` may read (its own and global ones; privacy/visibility.py).
+
+        A question about a user attribute leads with the current fact (memory/current_facts.py).
+        `as_of`: search the memory as it was then — documents created later are left out, and facts
+        are the ones true then (it replaces `now`).
 
         Recording (`record`): inside a turn the caller passes `deferred`, a list the retrieval is appended
         to — the save phase commits it with the turn, so a re-run turn never counts twice. Otherwise the
@@ -119,7 +128,7 @@ class MemoryStore:
         journals them for the next writer, catalog/journal.py) and the vault files follow.
         """
         rp = self.policy.retrieval
-        now = utc(now or datetime.now(UTC))
+        now = utc(as_of or now or datetime.now(UTC))
         limit = min(limit or self.policy.search.default_limit, self.policy.search.max_results)
         expired_ok = self.policy.search.include_expired if include_expired is None else include_expired
         started = time.perf_counter()
@@ -127,7 +136,7 @@ class MemoryStore:
             user_id=user_id, session_id=session_id, session_prefix=session_prefix, scope=scope,
             content_types=tuple(content_types or ()),
             kinds=tuple(kinds or ()), topic_prefix=topic_filter, min_quality=min_quality,
-            include_expired=expired_ok, now=now,
+            include_expired=expired_ok, now=now, created_before=utc(as_of) if as_of else None,
         )
         vector = self.query_vector(query)
         pool = max(rp.candidate_pool, limit * 3)
@@ -145,7 +154,10 @@ class MemoryStore:
         else:
             rows = self.catalog.candidate_rows(ids, vector.tolist())
         rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
-        results = rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)[:limit]
+        results = rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)
+        if user_id is not None and rp.current_facts_first and filters_allow_facts(filters):
+            results = self.facts_first(results, query, user_id, now)
+        results = results[:limit]
         elapsed = (time.perf_counter() - started) * 1000
         if record:
             entry = retrieval_entry(user_id, session_id, turn_id, query, retrieval_type, len(ids), results, elapsed, now)
@@ -162,6 +174,28 @@ class MemoryStore:
                     self.catalog.record_retrieval_entry(entry)
                 self.sync_counters()
         return results
+
+    def facts_first(self, results: list[SearchResult], query: str, user_id: str, now: datetime) -> list[SearchResult]:
+        """Current facts of the attribute asked about, then its superseded ones, then the rest with the
+        messages that stated superseded values marked and scaled (memory/current_facts.py)."""
+        if not current_facts.attributes_asked(query):
+            return results
+        files = {kind: self.vault.memory_file(user_id, kind) for kind in ("fact", "preference")}
+        hits = current_facts.facts_for([(kind, e) for kind, f in files.items() for e in f.entries], query, now)
+        if not hits:
+            return results
+        top = max((r.score for r in results), default=1.0) or 1.0
+        factor = self.policy.retention.superseded_score_factor
+        led = [fact_result(h, self.vault.layout.relative(self.vault.layout.facts_path(user_id) if h.kind == "fact"
+                                                           else self.vault.layout.preferences_path(user_id)),
+                           top * (factor if h.superseded else 1.0)) for h in hits]
+        stated_old = current_facts.superseded_sources(hits)
+        rest = [r for r in results if r.id not in {h.entry.id for h in hits}]
+        for r in rest:
+            if r.id in stated_old:
+                r.superseded, r.score = True, round(r.score * factor, 6)
+        rest.sort(key=lambda r: (-r.score, r.id))
+        return led + rest
 
     def sync_counters(self) -> int:
         """Write the catalog's counter values into the vault files of documents queued in counter_sync.
@@ -245,6 +279,26 @@ class MemoryStore:
         except FileNotFoundError:
             log.warning("document %s is in the catalog but its file %s is missing", doc_id, path)
             return None
+
+
+def filters_allow_facts(filters: SearchFilters) -> bool:
+    """Whether the user's fact and preference entries could pass these filters (facts-first applies)."""
+    wanted = {"fact", "preference"}
+    return (filters.session_id is None and filters.session_prefix is None and filters.scope in (None, "user")
+            and not filters.topic_prefix and (not filters.kinds or bool(wanted & set(filters.kinds)))
+            and (not filters.content_types or bool(wanted & set(filters.content_types))))
+
+
+def fact_result(hit: current_facts.FactHit, file_rel: str, score: float) -> SearchResult:
+    """A facts.md / preferences.md entry as a search result, superseded ones marked."""
+    e = hit.entry
+    text = f"{e.key}: {e.value}" if e.key else e.value
+    return SearchResult(
+        id=e.id, kind=hit.kind, title=text[:80], primary_topic=f"user.{hit.kind}", doc_path=f"{file_rel}#{e.id}",
+        score=round(score, 6), snippet=text, quality=min(1.0, max(0.0, e.confidence)), scope="user",
+        created_at=e.learned_at or datetime.fromtimestamp(0, UTC), content_types=[hit.kind],
+        superseded=hit.superseded, valid_at=e.learned_at, invalid_at=e.invalid_at,
+    )
 
 
 def retrieval_entry(user_id: str | None, session_id: str | None, turn_id: str | None, query: str,

@@ -33,6 +33,6 @@ SENTIMENTS = ("positive", "neutral", "negative", "mixed")
 CONFIDENCE = ("high", "medium", "low")
 
 # Fact attributes with one current value; a new value invalidates the old one (bi-temporal facts).
-SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status", "name", "age", "school",
-                            "budget")
+SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status", "partner", "name", "age",
+                            "school", "budget", "car")
 SENTIMENT_INTENSITY = {"neutral": 0.0, "positive": 0.5, "negative": 0.7, "mixed": 0.6}

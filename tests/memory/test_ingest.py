@@ -40,9 +40,9 @@ def test_knowledge_update_boston_then_denver(ctx, tmp_path: Path):
     assert "## History" in text and "Boston _(true from 2026-01-10 until 2026-06-02)_" in text
     assert [e.value for e in true_at(facts, datetime(2026, 3, 1, tzinfo=UTC))] == ["Boston"]
     assert [e.value for e in true_at(facts, datetime(2026, 7, 1, tzinfo=UTC))] == ["Denver"]
-    # Search now sees the current fact; Boston's fact document is invalid now but valid in March.
+    # Search now leads with the current fact, Boston below it marked superseded; valid in March.
     now = ctx.memory.search("where does alice live", user_id="alice", kinds=["fact"], now=datetime(2026, 7, 1, tzinfo=UTC))
-    assert [r.title for r in now] == ["residence: Denver"]
+    assert [(r.title, r.superseded) for r in now] == [("residence: Denver", False), ("residence: Boston", True)]
     march = ctx.memory.search("where does alice live", user_id="alice", kinds=["fact"], now=datetime(2026, 3, 1, tzinfo=UTC))
     assert "residence: Boston" in [r.title for r in march]
     # Re-ingesting the same file adds nothing anywhere.

@@ -1,0 +1,121 @@
+"""Current facts first (issue 12): knowledge updates told as conversations, searched now and as of then."""
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from panda.memory.current_facts import attributes_asked, split_key
+from panda.memory.facts import Statement, extract_statements, names_value
+from panda.memory.ingest import ingest_messages
+from panda.memory.messages import read_messages
+from tests.conftest import write_jsonl
+
+JULY = datetime(2026, 7, 1, tzinfo=UTC)
+
+
+def conversation(tmp_path: Path, user: str, lines: list[tuple[str, str]], name: str = "c.jsonl") -> Path:
+    """(timestamp, user message) pairs, each followed by an assistant reply, as an ingest JSONL."""
+    rows = []
+    for when, text in lines:
+        rows.append(json.dumps({"user_id": user, "session_id": "chat", "timestamp": when, "role": "user",
+                                "content": text}))
+        rows.append(json.dumps({"user_id": user, "session_id": "chat", "timestamp": when.replace(":00Z", ":30Z"),
+                                "role": "assistant", "content": "Thanks for telling me."}))
+    return write_jsonl(tmp_path / name, rows)
+
+
+def ingest(ctx, path: Path) -> None:
+    messages, errors = read_messages(path)
+    assert not errors
+    ingest_messages(ctx, messages)
+
+
+def titles(results) -> list[str]:
+    return [r.title for r in results]
+
+
+def test_attribute_cues_and_keys():
+    assert attributes_asked("Where does Dana live now?") == ("residence",)
+    assert attributes_asked("What does she do for a living?") == ("job",)
+    assert "pet" in attributes_asked("Does Sam still have the dog?")
+    assert attributes_asked("What are her hobbies?") == ("likes",)
+    assert attributes_asked("Tell me a joke about the weather") == ()
+    assert split_key("residence (Caroline)") == ("residence", "Caroline")
+    assert split_key("hobbies") == ("likes", "")
+
+
+def test_endings_name_values_and_do_not_end_what_the_same_message_adds():
+    assert extract_statements("I quit running because of my knee.") == [
+        Statement("preference", "likes", "running", ends=True)]
+    sold = extract_statements("I sold my Civic and now I drive a Tesla Model 3.")
+    assert Statement("fact", "car", "Tesla Model 3") in sold and Statement("fact", "car", "Civic", ends=True) in sold
+    assert not any(s.attribute == "partner" and not s.ends for s in extract_statements("My girlfriend Mia and I broke up."))
+    assert extract_statements("No, I have two cats.") == []
+    assert names_value("running", "running marathons") and names_value("Civic", "Honda Civic")
+    assert not names_value("Rex", "cat named Tom") and names_value("", "anything")
+
+
+def test_residence_current_fact_first_old_message_marked_superseded(ctx, tmp_path: Path):
+    ingest(ctx, conversation(tmp_path, "dana", [
+        ("2026-01-10T09:00:00Z", "I live in Boston and I work as a nurse."),
+        ("2026-03-02T10:00:00Z", "Boston winters are brutal, the snow in Boston never stops."),
+        ("2026-06-02T18:00:00Z", "Big news: we moved to Denver last week! I live in Denver now."),
+    ]))
+    results = ctx.memory.search("where does dana live", user_id="dana", now=JULY, record=False)
+    assert titles(results)[:2] == ["residence: Denver", "residence: Boston"]
+    current, old = results[0], results[1]
+    assert not current.superseded and current.invalid_at is None
+    assert old.superseded and old.valid_at == datetime(2026, 1, 10, 9, tzinfo=UTC)
+    assert old.invalid_at == datetime(2026, 6, 2, 18, tzinfo=UTC)
+    january = next(r for r in results if r.kind == "message" and "I live in Boston" in r.snippet)
+    assert january.superseded and january.score < current.score
+    assert not any(r.superseded for r in results if r.kind == "message" and "Denver" in r.snippet)
+    # as of March: Boston is the fact true then, and the June message did not exist yet
+    march = ctx.memory.search("where does dana live", user_id="dana", as_of=datetime(2026, 3, 15, tzinfo=UTC),
+                              record=False)
+    assert titles(march)[0] == "residence: Boston" and not march[0].superseded
+    assert "residence: Denver" not in titles(march)
+    assert not any("Denver" in r.snippet for r in march)
+    # another user asking the same question sees none of dana's facts
+    assert not any(r.kind == "fact" for r in ctx.memory.search("where does dana live", user_id="eve", now=JULY,
+                                                                   record=False))
+
+
+def test_job_relationship_car_pet_and_hobbies(ctx, tmp_path: Path):
+    ingest(ctx, conversation(tmp_path, "sam", [
+        ("2026-01-05T09:00:00Z", "I work as a teacher. My girlfriend Mia says hi."),
+        ("2026-01-06T09:00:00Z", "I drive a Honda Civic and we have a dog named Rex."),
+        ("2026-01-07T09:00:00Z", "I love hiking and I enjoy running marathons."),
+        ("2026-04-01T09:00:00Z", "I work as a software engineer now, new career!"),
+        ("2026-04-02T09:00:00Z", "Mia and I broke up. I'm single again."),
+        ("2026-05-01T09:00:00Z", "I sold my Civic and now I drive a Tesla Model 3."),
+        ("2026-05-02T09:00:00Z", "Our dog Rex passed away. We adopted a cat named Luna."),
+        ("2026-05-03T09:00:00Z", "I quit running because of my knee. I took up pottery."),
+    ]))
+
+    def led(query: str) -> list[tuple[str, bool]]:
+        return [(r.title, r.superseded) for r in ctx.memory.search(query, user_id="sam", now=JULY, record=False)
+                if r.kind in ("fact", "preference")]
+
+    assert led("what is sam's job")[:2] == [("job: software engineer", False), ("job: teacher", True)]
+    assert led("who is sam dating, is he married?")[0] == ("relationship_status: single", False)
+    assert ("partner: Mia", True) in led("does sam have a girlfriend")
+    assert led("what car does sam drive")[:2] == [("car: Tesla Model 3", False), ("car: Honda Civic", True)]
+    pets = led("does sam have a dog or a cat")
+    assert pets[0] == ("pet: cat named Luna", False) and ("pet: dog named Rex", True) in pets
+    hobbies = led("what are sam's hobbies")
+    assert set(hobbies[:2]) == {("likes: hiking", False), ("likes: pottery", False)}
+    assert hobbies[2] == ("likes: running marathons", True)
+    # as of February the old values were true
+    february = ctx.memory.search("what car does sam drive", user_id="sam", as_of=datetime(2026, 2, 1, tzinfo=UTC),
+                                 record=False)
+    assert february[0].title == "car: Honda Civic" and not february[0].superseded
+
+
+@pytest.mark.parametrize("filters", [{"kinds": ["message"]}, {"scope": "global"}, {"topic_filter": "travel"}])
+def test_filters_that_exclude_facts_keep_them_out(ctx, tmp_path: Path, filters):
+    ingest(ctx, conversation(tmp_path, "dana", [("2026-01-10T09:00:00Z", "I live in Boston.")]))
+    results = ctx.memory.search("where does dana live", user_id="dana", now=JULY, record=False, **filters)
+    assert not any(r.kind == "fact" for r in results)
