@@ -348,7 +348,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
             scope=row["scope"] or "new",
             created_at=created, content_types=list(row["content_types"] or []),
             possibly_outdated=bool(expires is not None and utc(expires) <= now),
-            factors={k: float(v) for k, v in factors.__dict__.items()},
+            factors={**{k: float(v) for k, v in factors.__dict__.items()}, "cosine": float(row["cosine"] or 0.0)},
         ))
     results.sort(key=lambda r: (-r.score, r.id))
     return results

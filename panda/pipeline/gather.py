@@ -30,6 +30,7 @@ from panda.memory.search import SearchResult, retrieval_entry
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
 from panda.privacy import visibility
+from panda.research.search import above_floor
 
 
 def relative_link(home: Path, from_dir: Path, doc_path: str) -> str:
@@ -87,6 +88,19 @@ def with_summaries(results: list[SearchResult], ctx: PipelineContext, user_id: s
     return out
 
 
+def similarity(ctx: PipelineContext, query: str, texts: list[str]) -> list[float]:
+    """Cosine of each text to the query (normalised embeddings: a dot product)."""
+    vectors = ctx.memory.embedder.embed(texts)
+    q = ctx.memory.query_vector(query)
+    return [float(sum(a * b for a, b in zip(v, q, strict=True))) for v in vectors]
+
+
+def relevant(found: list[SearchResult], page_floor: float) -> list[SearchResult]:
+    """What is worth putting in §2: nothing at score 0.00, and no web page or knowledge note below the
+    research relevance floor (research/search.py above_floor)."""
+    return [r for r in found if r.score >= 0.005 and (r.kind not in ("webpage", "note") or above_floor(r, page_floor))]
+
+
 def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchResult]:
     """Everything the route asks for, de-duplicated, recent session messages first."""
     assert state.analysis is not None
@@ -108,7 +122,7 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
         found = ctx.memory.search(query, limit=limit, exclude_ids=seen, **common)  # type: ignore[arg-type]
         seen |= {r.id for r in found}
         found += ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
-    results = recent + with_summaries(found, ctx, state.user_id)
+    results = recent + with_summaries(relevant(found, ctx.policy.research.relevance_floor), ctx, state.user_id)
     state.retrievals.append(retrieval_entry(  # committed with the turn (save phase), once
         state.user_id, state.input.session_id, state.turn_id, query, route, len(recent) + len(found), results,
         (time.perf_counter() - started) * 1000, state.input.timestamp))
@@ -129,7 +143,8 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         return
     policy = ctx.policy.context
     followed = follow_links(ctx.vault.layout, [r.doc_path for r in state.gathered if r.doc_path],
-                            policy.link_follow_depth, policy.link_follow_tokens, state.user_id)
+                            policy.link_follow_depth, policy.link_follow_tokens, state.user_id,
+                            relevance=lambda texts: similarity(ctx, query, texts))
     items = [item_line(r) for r in state.gathered] + [f"linked {f.target.rsplit('/', 1)[-1]}: {f.excerpt}" for f in followed]
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
                            variables={"query": state.query, "items": items})

@@ -138,3 +138,12 @@ def test_extraction_keeps_bounds_and_qualifiers():
     assert found == {("likes", "gaming laptops with RTX GPUs"), ("budget", "under $1000")}
     assert [(s.attribute, s.value) for s in extract_statements("I love hiking on weekends, honestly.")] == \
         [("likes", "hiking on weekends")]
+
+
+def test_link_budget_goes_to_the_most_relevant_excerpts():
+    from panda.memory.links import FollowedLink, within_budget
+
+    links = [FollowedLink("a.md", f"t{i}.md", 1, " ".join(["word"] * n)) for i, n in enumerate((30, 30, 10))]
+    # 40, 40 and 14 tokens (documents/budgets.py): budget 55 fits one long excerpt and the short one
+    assert [f.target for f in within_budget(links, 55, [0.1, 0.9, 0.5])] == ["t1.md", "t2.md"]
+    assert [f.target for f in within_budget(links, 55, None)] == ["t0.md", "t2.md"]  # discovery order without scores

@@ -118,3 +118,25 @@ def test_pii_never_reaches_a_research_query(ctx, tmp_path):
     assert len(sent) == 3 and not [p for p in planted for q in sent if p in q]
     logged = [r[0] for r in ctx.catalog.con.execute("SELECT query FROM retrieval_operations").fetchall()]
     assert len(logged) == 3 and not [p for p in planted for q in logged if p in q]
+
+
+def test_relevance_floor_keeps_the_cake_page_and_drops_unrelated_ones(ctx, tmp_path):
+    """A cake question finds the cake recipe and neither the Mezcal restaurant nor Parallels Desktop;
+    a question no page answers finds nothing (research.relevance_floor)."""
+    from panda.research.corpus import ingest_corpus
+    from panda.research.search import research_search
+
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    for name in ("bettycrocker.com.pineapple.html", "metrotimes.com-Mezcal.html", "parallels.com.desktop.html",
+                 "plantcaretoday.com.bougainvillea.html"):
+        shutil.copy(PAGES / name, folder / name)
+    shutil.copy(PAGES / "manifest.json", folder / "manifest.json")
+    now = datetime(2026, 5, 1, tzinfo=UTC)
+    ingest_corpus(ctx, folder, now)
+    cake = research_search(ctx, "How do I bake a pineapple upside-down cake for my party?", "alice", now, record=False)
+    assert [r.doc_path.split("/")[1] for r in cake.results] == ["bettycrocker.com"]
+    unrelated = ctx.memory.search("How do I bake a pineapple upside-down cake for my party?", kinds=["webpage"],
+                                  now=now, record=False)
+    assert len(unrelated) == 4  # without the floor every page is a candidate
+    assert research_search(ctx, "How big should a Syrian hamster's cage be?", "alice", now, record=False).results == []
