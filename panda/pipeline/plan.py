@@ -3,6 +3,12 @@
 The first plan of an attempt is §3 (goals, todo list, tool requests, route). While the planner
 routes to `execute`, its tools run (§4) and the planner sees their results; later planner decisions
 are logged in §4, since §3 is immutable once written. The loop stops after max_plan_iterations.
+
+Departure from seed 000's open loop: the planner is asked again only when an iteration's tools found
+nothing (no result, nothing saved) — a re-plan is for recovery. Measured on the sample with
+Qwen2.5-Coder-0.5B, the planner otherwise re-requested tools until the bound on 10 of 12 turns (3
+planner calls and up to 3 Page Intelligence batches per turn), each round a sequential LLM round trip
+on the turn's critical path, and the repeats added nothing the synthesis used.
 """
 
 from __future__ import annotations
@@ -41,6 +47,16 @@ def _ask_plan(state: TurnState, ctx: PipelineContext) -> Step[Plan]:
     }))
 
 
+def found_something(tool_log: list[dict[str, object]], attempt: int, iteration: int) -> bool:
+    """Whether any tool of this iteration returned a result or saved something.
+
+    Example: [{'tool': 'memory.search', 'results': [], 'iteration': 1, 'attempt': 1}] -> False;
+    the same with one result, or a memory.save with a saved_id -> True.
+    """
+    return any(e.get("attempt") == attempt and e.get("iteration") == iteration and (e.get("results") or e.get("saved_id"))
+               for e in tool_log)
+
+
 def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     """Write §3 for this attempt, then loop plan⇄execute within the iteration bound."""
     plan = yield from _ask_plan(state, ctx)
@@ -51,6 +67,9 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         if plan.route == "synthesize" or not plan.tool_requests:
             break
         yield from execute.run(state, ctx, plan.tool_requests, iteration)
+        if found_something(state.tool_log, state.doc.attempt, iteration):
+            state.doc.write("4", f"_Tools of iteration {iteration} found what the plan asked for; no re-plan._")
+            break
         if iteration == max_iterations:
             state.doc.write("4", f"_Planner loop stopped at its bound of {max_iterations} iterations._")
             break

@@ -3,8 +3,10 @@
 CLARIFY is for a message with nothing to act on ("??", "asdf", "hm"). A small model copies its
 few-shot CLARIFY example onto clear questions ("How big should her cage be?" was gated as "no request
 in the message"), so a deterministic rule has the last word: a message with at least
-`MEANINGFUL_WORDS` words that are not stop words is clear, and a CLARIFY on it is overridden — §1
-records the model's decision and the override.
+`MEANINGFUL_WORDS` words that are not stop words is clear. Since the rule would override any CLARIFY
+on such a message, the model is not asked about it at all (one sequential LLM round less per turn,
+on the turn's critical path); §1 says the rule decided. The model decides the rest, and a CLARIFY
+it gives there stands.
 """
 
 from __future__ import annotations
@@ -27,15 +29,16 @@ def is_clear(query: str) -> bool:
 def run(state: TurnState, ctx: PipelineContext) -> Step[bool]:
     """Returns True when the pipeline may proceed."""
     assert state.analysis is not None
+    if is_clear(state.query):
+        state.reflection = ReflectionDecision(decision="PROCEED", reason="a clear request", clarification_question="")
+        state.doc.write("1", "**Decision:** PROCEED\n**Reason:** the message is a clear request "
+                             f"(at least {MEANINGFUL_WORDS} meaningful words); decided by rule, no model call")
+        return True
     decision = yield from ask(state, ctx, phase="reflect", role=REFLEX, prompt="reflect", schema=ReflectionDecision,
                               variables={"query": state.query, "resolved_query": state.analysis.resolved_query,
                                          "query_type": state.analysis.query_type,
                                          "purpose": state.analysis.purpose})
     body = f"**Decision:** {decision.decision}\n**Reason:** {decision.reason}"
-    if decision.decision == "CLARIFY" and is_clear(state.query):
-        body = (f"**Decision:** PROCEED\n**Reason:** the message is a clear request; the model said CLARIFY "
-                f"({decision.reason}), which is kept for messages with nothing to act on")
-        decision = decision.model_copy(update={"decision": "PROCEED", "clarification_question": ""})
     state.reflection = decision
     if decision.decision == "CLARIFY":
         question = decision.clarification_question or "Could you say a little more about what you need?"

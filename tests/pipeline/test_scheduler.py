@@ -136,17 +136,19 @@ def test_clarify_ends_the_turn_with_a_question(ctx, tmp_path):
     assert "CLARIFY" in doc.latest("6") and doc.has("appendix")
 
 
-def test_a_clarify_on_a_clear_question_is_overridden_and_recorded(ctx, tmp_path):
+def test_a_clear_question_is_never_gated_and_the_model_is_not_asked(ctx, tmp_path):
     def clarify(request):
         if request.phase == "reflect":
             return {"decision": "CLARIFY", "reason": "no request in the message",
                     "clarification_question": "What would you like me to help with?"}
         return schema_responder(request)
 
-    report, _ = run_file(ctx, ScriptedBackend(responder=clarify), write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    backend = ScriptedBackend(responder=clarify)
+    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
     assert report.outcomes == {"APPROVE": 1}
+    assert "reflect" not in [r.phase for batch in backend.history for r in batch]
     section1 = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text()).latest("1")
-    assert "**Decision:** PROCEED" in section1 and "the model said CLARIFY (no request in the message)" in section1
+    assert "**Decision:** PROCEED" in section1 and "decided by rule, no model call" in section1
 
 
 def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
