@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from panda.evaluation.metrics import recall_at_k
@@ -16,16 +17,23 @@ from panda.memory.text import tokenize
 
 
 class _Message(Protocol):
-    user_id: str
-    content: str
-    external_id: str | None
+    @property
+    def user_id(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def external_id(self) -> str | None: ...
 
 
 class _Question(Protocol):
-    user_id: str
-    question: str
-    evidence: list[str]
-    category: str
+    @property
+    def user_id(self) -> str: ...
+    @property
+    def question(self) -> str: ...
+    @property
+    def evidence(self) -> list[str]: ...
+    @property
+    def category(self) -> str: ...
 
 
 def bm25_rank(query: list[str], docs: list[Counter[str]], k1: float = 1.2, b: float = 0.75) -> list[int]:
@@ -49,7 +57,7 @@ def bm25_rank(query: list[str], docs: list[Counter[str]], k1: float = 1.2, b: fl
     return sorted(range(n), key=lambda i: (-scores[i], i))
 
 
-def bm25_recall(messages: list[_Message], questions: list[_Question], ks: list[int]) -> dict[str, Any]:
+def bm25_recall(messages: Sequence[_Message], questions: Sequence[_Question], ks: list[int]) -> dict[str, Any]:
     """recall@k of BM25 over raw messages, overall and over LoCoMo categories 1-4 (question-weighted)."""
     by_user: dict[str, list[_Message]] = defaultdict(list)
     for m in messages:
