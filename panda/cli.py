@@ -165,6 +165,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(json.dumps(stats, indent=2, default=str))
         return 0
     print(f"usage from {stats['since']} to {stats['until']}" + (f" for {args.user}" if args.user else ""))
+    llm, retrieval = stats["totals"]["llm"], stats["totals"]["retrieval"]
+    print(f"totals: {llm['total_calls']} LLM calls, {llm['total_input_tokens']} in / {llm['total_output_tokens']} out "
+          f"tokens, ${llm['total_cost_usd']:.4f}, {llm['error_count']} errors; {retrieval['total_retrievals']} "
+          f"retrievals, session cache hit rate {stats['totals']['cache_hit_rate']:.0%}")
     for title, rows in (("LLM calls", stats["llm"]), ("retrievals", stats["retrieval"]),
                         ("messages", stats["messages"]), ("events", stats["events"])):
         print(f"\n{title}:")

@@ -63,6 +63,7 @@ class RetrievalPolicy(_Strict):
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     in_memory_index: bool = True  # candidate legs from memory/index.py (False: the catalog's SQL)
+    priority_band: float = 0.10  # seed 003 priority tiers reorder results within 10 % of each other (scoring.py)
     current_facts_first: bool = True  # attribute questions lead with the current fact (memory/current_facts.py)
 
 
@@ -170,6 +171,9 @@ class LLMPolicy(_Strict):
         }
     )
     parse_retries: int = 1
+    # USD per million (prompt, completion) tokens by model id, for llm_calls.cost_usd; a model not listed
+    # is local and costs 0 (e.g. {"gpt-4o-mini": [0.15, 0.60]} for an OpenAI-compatible server).
+    prices_usd_per_million: dict[str, tuple[float, float]] = Field(default_factory=dict)
 
 
 class SearchPolicy(_Strict):

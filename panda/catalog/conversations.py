@@ -124,6 +124,28 @@ class Conversations:
                                [user_id, external_id]).fetchone()
         return str(row[0]) if row else None
 
+    def refresh_users(self, user_ids: list[str]) -> None:
+        """Seed 004's users rows, recomputed from threads, sessions and messages (idempotent)."""
+        if not user_ids:
+            return
+        self.con.execute("""
+            INSERT OR REPLACE INTO users (id, created_at, updated_at, total_threads, total_sessions, total_messages,
+                                          last_active_at)
+            SELECT u.id, coalesce(old.created_at, m.first_at), now(), coalesce(t.n, 0), coalesce(s.n, 0),
+                   coalesce(m.n, 0), m.last_at
+            FROM (SELECT unnest(?::VARCHAR[]) AS id) u
+            LEFT JOIN users old ON old.id = u.id
+            LEFT JOIN (SELECT user_id, count(*) AS n FROM threads GROUP BY 1) t ON t.user_id = u.id
+            LEFT JOIN (SELECT user_id, count(*) AS n FROM sessions GROUP BY 1) s ON s.user_id = u.id
+            LEFT JOIN (SELECT user_id, count(*) AS n, min(created_at) AS first_at, max(created_at) AS last_at
+                       FROM messages GROUP BY 1) m ON m.user_id = u.id""", [user_ids])
+
+    def thread_and_message(self, user_id: str, external_id: str) -> tuple[str | None, str | None]:
+        """The catalog thread and message id of a message known by its external id (a turn's 'turn_x:q')."""
+        row = self.con.execute("SELECT thread_id, id FROM messages WHERE user_id = ? AND external_id = ? LIMIT 1",
+                               [user_id, external_id]).fetchone()
+        return (str(row[0]), str(row[1])) if row else (None, None)
+
     def usage_stats(self, since: datetime, until: datetime, user_id: str | None = None,
                     clock: str = "event") -> dict[str, Any]:
         """Seed 004 get_usage_stats over a time window: LLM calls, retrievals, messages, events.
@@ -153,5 +175,20 @@ class Conversations:
             SELECT event_type, count(*) AS events FROM system_events
             WHERE {at('created_at')} >= ? AND {at('created_at')} < ?{user}
             GROUP BY 1 ORDER BY 1""", p)
-        return {"since": since.isoformat(), "until": until.isoformat(), "user_id": user_id, "clock": clock, "llm": llm,
-                "retrieval": retrieval, "messages": messages, "events": events}
+        totals = self.catalog._dicts(f"""
+            SELECT count(*) AS total_calls, coalesce(sum(prompt_tokens), 0) AS total_input_tokens,
+                   coalesce(sum(completion_tokens), 0) AS total_output_tokens,
+                   round(coalesce(sum(cost_usd), 0), 6) AS total_cost_usd, round(avg(latency_ms), 1) AS avg_latency_ms,
+                   count(*) FILTER (WHERE status <> 'ok') AS error_count
+            FROM llm_calls WHERE {at('started_at')} >= ? AND {at('started_at')} < ?{user}""", p)[0]
+        cache = self.catalog._dicts(f"""
+            SELECT count(*) AS total_retrievals, count(*) FILTER (WHERE cache_hit) AS cache_hits,
+                   count(*) FILTER (WHERE cache_key IS NOT NULL) AS cache_lookups,
+                   round(avg(total_ms), 1) AS avg_retrieval_ms, round(avg(context_tokens), 1) AS avg_context_tokens
+            FROM retrieval_operations WHERE {at('created_at')} >= ? AND {at('created_at')} < ?{user}""", p)[0]
+        lookups = cache["cache_lookups"] or 0
+        return {"since": since.isoformat(), "until": until.isoformat(), "user_id": user_id, "clock": clock,
+                # seed 004 get_usage_stats: the totals, then the breakdowns Panda adds
+                "totals": {"llm": totals, "retrieval": cache,
+                           "cache_hit_rate": round(cache["cache_hits"] / lookups, 4) if lookups else 0.0},
+                "llm": llm, "retrieval": retrieval, "messages": messages, "events": events}

@@ -147,6 +147,7 @@ class Maintenance:
                 f"SELECT DISTINCT user_id FROM {table} WHERE lower(user_id) = lower(?)", [user_id]).fetchall()}
         found |= {r[0] for r in self.con.execute(
             "SELECT DISTINCT owner_user FROM documents WHERE lower(owner_user) = lower(?)", [user_id]).fetchall()}
+        found |= {r[0] for r in self.con.execute("SELECT id FROM users WHERE lower(id) = lower(?)", [user_id]).fetchall()}
         return found
 
     def _user_where(self, table: str, users: list[str], turn_ids: list[str]) -> tuple[str, list[Any]]:
@@ -169,6 +170,8 @@ class Maintenance:
             counts[table] = int(self.con.execute(f"SELECT count(*) FROM {table} WHERE {where}", params).fetchone()[0])  # type: ignore[index]
         counts["documents"] = int(self.con.execute("SELECT count(*) FROM documents WHERE list_contains(?, owner_user)",  # type: ignore[index]
                                                    [users]).fetchone()[0])
+        counts["users"] = int(self.con.execute("SELECT count(*) FROM users WHERE list_contains(?, id)",  # type: ignore[index]
+                                               [users]).fetchone()[0])
         return counts
 
     def export_user(self, users: list[str], turn_ids: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -179,6 +182,7 @@ class Maintenance:
             out[table] = self.catalog._dicts(f"SELECT * FROM {table} WHERE {where}", params)
         out["documents"] = self.catalog._dicts(
             f"SELECT {', '.join(DOC_COLUMNS)}, search_text FROM documents WHERE list_contains(?, owner_user)", [users])
+        out["users"] = self.catalog._dicts("SELECT * FROM users WHERE list_contains(?, id)", [users])
         return out
 
     def delete_user_rows(self, users: list[str], turn_ids: list[str], document_ids: list[str],
@@ -194,6 +198,7 @@ class Maintenance:
         for table in (*USER_TABLES, "turn_references"):
             where, params = self._user_where(table, users, turn_ids)
             self.con.execute(f"DELETE FROM {table} WHERE {where}", params)
+        self.con.execute("DELETE FROM users WHERE list_contains(?, id)", [users])
         if event_ids:
             self.con.execute("DELETE FROM system_events WHERE list_contains(?, id)", [event_ids])
 

@@ -161,6 +161,25 @@ def m007_exactly_once(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE system_events ADD COLUMN user_id VARCHAR")
 
 
+def m008_mindcore_observability(con: duckdb.DuckDBPyConnection) -> None:
+    # Seed 004's remaining fields: llm_calls context, completion and cost; retrieval_operations'
+    # classification and cache fields; the users table with its aggregated counts (refreshed from
+    # threads/sessions/messages by Conversations.refresh_users, never edited by hand).
+    for column, kind in (("thread_id", "VARCHAR"), ("message_id", "VARCHAR"), ("completed_at", "TIMESTAMPTZ"),
+                         ("cost_usd", "DOUBLE")):
+        con.execute(f"ALTER TABLE llm_calls ADD COLUMN {column} {kind}")
+    for column, kind in (("thread_id", "VARCHAR"), ("turn_type", "VARCHAR"), ("sessions_searched", "INTEGER DEFAULT 0"),
+                         ("threads_searched", "INTEGER DEFAULT 0"), ("summaries_retrieved", "INTEGER DEFAULT 0"),
+                         ("messages_in_context", "INTEGER DEFAULT 0"), ("cache_hit", "BOOLEAN DEFAULT FALSE"),
+                         ("cache_key", "VARCHAR"), ("classification_ms", "DOUBLE"), ("total_ms", "DOUBLE")):
+        con.execute(f"ALTER TABLE retrieval_operations ADD COLUMN {column} {kind}")
+    con.execute("""
+        CREATE TABLE users (
+            id VARCHAR PRIMARY KEY, created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ, total_threads INTEGER DEFAULT 0,
+            total_sessions INTEGER DEFAULT 0, total_messages INTEGER DEFAULT 0, last_active_at TIMESTAMPTZ
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -169,6 +188,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m005_evaluation", m005_evaluation),
     ("m006_maintenance", m006_maintenance),
     ("m007_exactly_once", m007_exactly_once),
+    ("m008_mindcore_observability", m008_mindcore_observability),
 ]
 
 

@@ -93,7 +93,7 @@ def generate(job: JobRun, requests: list[ChatRequest]) -> list[str | None]:
                           "prompt_version": request.prompt_version, "prompt_tokens": result.prompt_tokens,
                           "completion_tokens": result.completion_tokens, "latency_ms": result.latency_ms,
                           "batch_size": len(chunk), "started_at": job.now, "status": status, "error_message": error})
-        job.ctx.catalog.record_llm_calls(calls)
+        job.ctx.catalog.record_llm_calls(calls, job.ctx.policy.llm.prices_usd_per_million)
     return out
 
 

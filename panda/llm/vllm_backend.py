@@ -71,6 +71,7 @@ class VLLMBackend:
                 "max_model_len": self.max_model_len,
                 "enable_prefix_caching": True,
                 "seed": 0,
+                "disable_log_stats": False,  # per-request timestamps (RequestOutput.metrics) for llm_calls.latency_ms
             }
             if self._cpu:
                 args.update(enforce_eager=True, dtype="bfloat16")
@@ -114,7 +115,7 @@ class VLLMBackend:
                     text=completion.text,
                     prompt_tokens=len(output.prompt_token_ids or []),
                     completion_tokens=len(completion.token_ids),
-                    latency_ms=elapsed_ms,
+                    latency_ms=request_latency_ms(output, elapsed_ms),
                     model=model,
                     finish_reason=completion.finish_reason,
                     extra={"batch_size": len(indices)},
@@ -123,3 +124,13 @@ class VLLMBackend:
 
     def close(self) -> None:
         self._engines.clear()
+
+
+def request_latency_ms(output: Any, batch_ms: float) -> float:
+    """One request's own latency: queued to last token from vLLM's per-request stats, when the engine
+    keeps them (log stats on); else the whole batch's time, an upper bound."""
+    stats = getattr(output, "metrics", None)
+    queued, last = getattr(stats, "queued_ts", 0.0), getattr(stats, "last_token_ts", 0.0)
+    if stats is None or not queued or not last or last < queued:
+        return batch_ms
+    return round(min((last - queued) * 1000, batch_ms), 3)

@@ -71,12 +71,13 @@ def enrich_pending(ctx: PipelineContext, backend: Backend, user_id: str | None =
                     status, error = "parse_error", str(exc.errors()[0]["msg"])
             outcomes[message["id"]] = ("completed", metadata) if metadata is not None else ("failed", None)
             calls.append({"user_id": message["user_id"], "session_id": message["session_id"], "turn_id": None,
+                          "thread_id": message.get("thread_id"), "message_id": message["id"],
                           "phase": "enrich", "role": REFLEX, "model": result.model or backend.model_for(REFLEX),
                           "prompt_version": request.prompt_version, "prompt_tokens": result.prompt_tokens,
                           "completion_tokens": result.completion_tokens, "latency_ms": result.latency_ms,
                           "batch_size": len(chunk), "started_at": message["created_at"],  # event time: the message's
                           "status": status, "error_message": error})
-        ctx.catalog.record_llm_calls(calls)
+        ctx.catalog.record_llm_calls(calls, ctx.policy.llm.prices_usd_per_million)
         counts["facts_recorded"] += apply(ctx, chunk, outcomes)
         for status, _ in outcomes.values():
             counts[status] += 1

@@ -34,6 +34,7 @@ class _Partition:
     session: np.ndarray
     topic: np.ndarray
     ctypes: list[tuple[str, ...]]
+    keywords: list[tuple[str, ...]]
     quality: np.ndarray  # float64
     expires: np.ndarray  # epoch seconds, +inf when none
     invalid: np.ndarray
@@ -117,6 +118,7 @@ class SearchIndex:
                 "id": doc_id, "kind": part.kind[r], "title": part.title[r], "primary_topic": part.topic[r],
                 "doc_path": part.doc_path[r], "search_text": part.text[r], "quality": float(part.quality[r]),
                 "importance": float(part.importance[r]), "scope": part.scope[r], "content_types": list(part.ctypes[r]),
+                "keywords": list(part.keywords[r]),
                 "owner_user": None if key in (GLOBAL, NOBODY) else key,
                 "created_at": None if math.isnan(created) else datetime.fromtimestamp(created, UTC),
                 "expires_at": None if math.isinf(expires) else datetime.fromtimestamp(expires, UTC),
@@ -133,7 +135,7 @@ class SearchIndex:
                 self.df.subtract(old)
             self.parts.pop(key, None)
         table = _arrow(con, f"""
-            SELECT {_KEY_SQL} AS key, d.id, d.kind, d.scope, d.session_id, d.primary_topic, d.content_types,
+            SELECT {_KEY_SQL} AS key, d.id, d.kind, d.scope, d.session_id, d.primary_topic, d.content_types, d.keywords,
                    coalesce(d.quality, 0.0) AS quality, coalesce(epoch(d.expires_at), 'inf'::DOUBLE) AS expires,
                    coalesce(epoch(d.invalid_at), 'inf'::DOUBLE) AS invalid, coalesce(d.doc_length, 0) AS length,
                    d.embedding IS NOT NULL AS has_vector, d.embedding, coalesce(d.title, '') AS title,
@@ -187,10 +189,11 @@ class SearchIndex:
             norms = np.linalg.norm(vectors, axis=1)
             vectors /= np.where(norms > 0, norms, 1.0)[:, None]
         ctypes = [tuple(x or ()) for x in columns["content_types"].slice(start, end - start).to_pylist()]
+        keywords = [tuple(x or ()) for x in columns["keywords"].slice(start, end - start).to_pylist()]
         ids = col("id")
         counters = {c: np.nan_to_num(col(c).astype(np.float64)).astype(np.int64) for c in COUNTERS}
         return _Partition(ids=ids, kind=col("kind"), scope=col("scope"), session=col("session_id"),
-                          topic=col("primary_topic"), ctypes=ctypes, quality=col("quality").astype(np.float64),
+                          topic=col("primary_topic"), ctypes=ctypes, keywords=keywords, quality=col("quality").astype(np.float64),
                           expires=col("expires").astype(np.float64), invalid=col("invalid").astype(np.float64),
                           length=col("length").astype(np.float64), vectors=vectors, has_vector=has_vector,
                           title=col("title"), doc_path=col("doc_path"), text=col("text"),

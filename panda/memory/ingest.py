@@ -204,6 +204,12 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
             summary = read_thread_summary(ctx.vault.layout, user_id, thread)
             if summary is not None:
                 conv.set_thread_summary(catalog_thread_id(user_id, thread), summary.text, summary.generated_at)
+        conv.refresh_users(sorted({user_id for user_id, _ in threads}))
+    for session in sessions:  # write-through: a held session's cached messages follow the catalog
+        if ctx.session_cache.holds(session["id"]):
+            ctx.session_cache.refresh(session["id"], [
+                {k: m[k] for k in ("id", "role", "author", "content", "created_at", "doc_path")}
+                for m in messages if m["session_id"] == session["id"]])
     return len(messages)
 
 

@@ -172,6 +172,51 @@ def relevance(bm25: dict[str, float], cosine: dict[str, float], lexical_mix: flo
     return {i: v / best for i, v in raw.items()}
 
 
+TOPIC, TAG, NAME, OTHER = 0, 1, 2, 3  # seed 003's search priority, best first
+
+
+def priority_tier(topic_match: bool, query_words: list[str], keywords: list[str], title_words: list[str],
+                  threshold: float = 0.85) -> int:
+    """Seed 003: topic match > tag match > fuzzy name match (85 %) > recency.
+
+    Example: priority_tier(False, ['hamster', 'cage'], ['hamster'], ['care']) -> TAG (1);
+    priority_tier(False, ['jessika'], [], ['jessikka', 'notes']) -> NAME (2); topic match -> TOPIC (0).
+    """
+    if topic_match:
+        return TOPIC
+    tags = {k.lower() for k in keywords}
+    if any(w in tags for w in query_words):
+        return TAG
+    names = [w for w in title_words if len(w) > 3]
+    if any(similar_words(w, n, threshold) for w in query_words if len(w) > 3 for n in names):
+        return NAME
+    return OTHER
+
+
+def order_by_priority(scores: list[float], tiers: list[int], band: float) -> list[int]:
+    """Indexes in seed 003 priority order among results of comparable relevance (pure).
+
+    Results are walked best score first; a band holds the results within `band` (a fraction) of the
+    band's best score, and inside a band the better tier comes first, then the higher score. Bands
+    keep clearly more relevant results ahead whatever their tier.
+
+    Worked example (band 0.10): scores [0.50, 0.47, 0.46, 0.30], tiers [OTHER, NAME, TAG, TOPIC] ->
+    band 1 = {0.50, 0.47, 0.46} (all ≥ 0.45) ordered TAG 0.46, NAME 0.47, OTHER 0.50; band 2 = {0.30}:
+    [2, 1, 0, 3] — the topic match at 0.30 is not comparable and stays last.
+    """
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    out: list[int] = []
+    start = 0
+    while start < len(order):
+        floor = scores[order[start]] * (1 - band)
+        end = start
+        while end < len(order) and scores[order[end]] >= floor:
+            end += 1
+        out += sorted(order[start:end], key=lambda i: (tiers[i], -scores[i]))
+        start = end
+    return out
+
+
 def effective_quality(quality: float, trust: float) -> float:
     """Mean of stated quality and validation trust. Example: (0.8, 0.5) -> 0.65."""
     return (quality + trust) / 2

@@ -29,7 +29,7 @@ from panda.errors import UnsafePathError
 from panda.memory import current_facts, scoring
 from panda.memory.embeddings import Embedder
 from panda.memory.index import SearchIndex
-from panda.memory.text import tokenize, words
+from panda.memory.text import STOP_WORDS, tokenize, words
 from panda.privacy import visibility
 
 log = logging.getLogger(__name__)
@@ -351,6 +351,12 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
             factors={**{k: float(v) for k, v in factors.__dict__.items()}, "cosine": float(row["cosine"] or 0.0)},
         ))
     results.sort(key=lambda r: (-r.score, r.id))
+    if rp.priority_band > 0:
+        by_id = {row["id"]: row for row in rows}
+        content_words = [w for w in query_words if w not in STOP_WORDS]
+        tiers = [scoring.priority_tier(r.factors["topic_match"] > 0, content_words, list(by_id[r.id].get("keywords") or []),
+                                       words(r.title), rp.fuzzy_threshold) for r in results]
+        results = [results[i] for i in scoring.order_by_priority([r.score for r in results], tiers, rp.priority_band)]
     return results
 
 

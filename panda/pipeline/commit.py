@@ -104,9 +104,12 @@ def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document]
         for i, r in enumerate(meta.get("retrievals") or []):
             catalog.record_retrieval_entry({**r, "turn_id": turn_id, "session_id": session}, record_id=f"{turn_id}:r{i}")
         if calls:
-            catalog.record_llm_calls(calls)
-        # One session id form (README, Observability): the turn's calls carry its catalog session.
-        catalog.con.execute("UPDATE llm_calls SET session_id = ? WHERE turn_id = ?", [session, turn_id])
+            catalog.record_llm_calls(calls, ctx.policy.llm.prices_usd_per_million)
+        # One session id form (README, Observability): the turn's calls carry its catalog session, thread
+        # and the message that asked (the turn's query, recorded in its thread).
+        thread, message = Conversations(catalog).thread_and_message(user_id, f"{turn_id}:q")
+        catalog.con.execute("UPDATE llm_calls SET session_id = ?, thread_id = ?, message_id = ? WHERE turn_id = ?",
+                            [session, thread, message, turn_id])
         for i, e in enumerate(meta.get("extractions") or []):
             maintenance.record_extraction(e["domain"], e.get("url"), e["type"], bool(e["success"]),
                                           e.get("confidence"), None, parse_time(meta["timestamp"]),  # type: ignore[arg-type]

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from panda.catalog.conversations import Conversations
 from panda.llm.roles import MIND
@@ -27,6 +29,7 @@ from panda.llm.schemas import GatherSynthesis
 from panda.memory.ingest import catalog_thread_id, summary_document_id
 from panda.memory.links import follow_links
 from panda.memory.search import SearchResult, retrieval_entry
+from panda.memory.session_cache import SessionCache
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
 from panda.privacy import visibility
@@ -50,18 +53,37 @@ def thread_of(state: TurnState) -> str:
     return state.input.session_id or DEFAULT_THREAD
 
 
-def recent_session_messages(state: TurnState, ctx: PipelineContext, limit: int = 6) -> list[SearchResult]:
-    """The current session's last messages: the thread's latest session, if it is still open (within the gap)."""
+@dataclass
+class SessionContext:
+    """The open session's recent messages and how they were read (seed 004's session cache)."""
+
+    messages: list[SearchResult]
+    session_id: str | None = None
+    cache_hit: bool = False
+
+
+def recent_session_messages(state: TurnState, ctx: PipelineContext, limit: int = 6) -> SessionContext:
+    """The current session's last messages: the thread's latest session, if it is still open (within the gap).
+    Read through ctx.session_cache; a session found ended is dropped from it (`cache_invalidated`)."""
     conv = Conversations(ctx.catalog)
     session = conv.latest_session(state.user_id, catalog_thread_id(state.user_id, thread_of(state)), state.input.timestamp)
     gap = timedelta(minutes=ctx.policy.sessions.gap_minutes)
     if not session or not session["last_message_at"] or state.input.timestamp - session["last_message_at"] > gap:
-        return []
-    rows = conv.recent_messages(session["id"], state.input.timestamp, limit)
-    return [SearchResult(id=r["id"], kind="message", title=f"{r['author']}: {' '.join(r['content'].split()[:10])}",
-                         primary_topic="conversation", doc_path=r["doc_path"], score=0.0,
-                         snippet=f"{r['author']}: {r['content']}", quality=0.5, scope="user", created_at=r["created_at"],
-                         content_types=["message", r["role"]]) for r in rows]
+        if session and ctx.session_cache.invalidate(session["id"]):
+            ctx.catalog.record_event("cache_invalidated", "session", session["id"], {"reason": "session ended"},
+                                     state.input.timestamp, user_id=state.user_id)
+        return SessionContext([])
+    rows = ctx.session_cache.get(session["id"], session["last_message_at"], state.input.timestamp, limit)
+    hit = rows is not None
+    if rows is None:
+        rows = conv.recent_messages(session["id"], state.input.timestamp, ctx.session_cache.per_session)
+        ctx.session_cache.put(session["id"], rows, session["last_message_at"])
+        rows = rows[-limit:]
+    return SessionContext([SearchResult(
+        id=r["id"], kind="message", title=f"{r['author']}: {' '.join(r['content'].split()[:10])}",
+        primary_topic="conversation", doc_path=r["doc_path"], score=0.0, snippet=f"{r['author']}: {r['content']}",
+        quality=0.5, scope="user", created_at=r["created_at"], content_types=["message", r["role"]]) for r in rows],
+        session["id"], hit)
 
 
 def with_summaries(results: list[SearchResult], ctx: PipelineContext, user_id: str | None) -> list[SearchResult]:
@@ -102,31 +124,49 @@ def relevant(found: list[SearchResult], page_floor: float) -> list[SearchResult]
 
 
 def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchResult]:
-    """Everything the route asks for, de-duplicated, recent session messages first."""
+    """Everything the route asks for, de-duplicated, recent session messages first. One retrieval row per
+    turn with seed 004's fields, route `none` included."""
     assert state.analysis is not None
     route = state.analysis.needs_retrieval
-    if route == "none":
-        return []
     started = time.perf_counter()
-    limit = ctx.policy.context.gather_candidates
-    common = dict(user_id=state.user_id, now=state.input.timestamp, query_topic=state.analysis.topic,
-                  turn_id=state.turn_id, deferred=state.retrievals)
-    recent = recent_session_messages(state, ctx)
-    seen = {r.id for r in recent}
+    session = SessionContext([]) if route == "none" else recent_session_messages(state, ctx)
+    recent = session.messages
     found: list[SearchResult] = []
-    if route == "cross_session":
-        found = ctx.memory.search(query, limit=limit, kinds=["message", "session_summary"], exclude_ids=seen,
-                                  session_prefix=catalog_thread_id(state.user_id, thread_of(state)) + "-s",
-                                  **common)  # type: ignore[arg-type]
-    elif route == "cross_thread":
-        found = ctx.memory.search(query, limit=limit, exclude_ids=seen, **common)  # type: ignore[arg-type]
-        seen |= {r.id for r in found}
-        found += ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
+    if route != "none":
+        limit = ctx.policy.context.gather_candidates
+        common = dict(user_id=state.user_id, now=state.input.timestamp, query_topic=state.analysis.topic,
+                      turn_id=state.turn_id, deferred=state.retrievals)
+        seen = {r.id for r in recent}
+        if route == "cross_session":
+            found = ctx.memory.search(query, limit=limit, kinds=["message", "session_summary"], exclude_ids=seen,
+                                      session_prefix=catalog_thread_id(state.user_id, thread_of(state)) + "-s",
+                                      **common)  # type: ignore[arg-type]
+        elif route == "cross_thread":
+            found = ctx.memory.search(query, limit=limit, exclude_ids=seen, **common)  # type: ignore[arg-type]
+            seen |= {r.id for r in found}
+            found += ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
     results = recent + with_summaries(relevant(found, ctx.policy.research.relevance_floor), ctx, state.user_id)
-    state.retrievals.append(retrieval_entry(  # committed with the turn (save phase), once
-        state.user_id, state.input.session_id, state.turn_id, query, route, len(recent) + len(found), results,
-        (time.perf_counter() - started) * 1000, state.input.timestamp))
+    elapsed = (time.perf_counter() - started) * 1000
+    entry = retrieval_entry(state.user_id, state.input.session_id, state.turn_id, query, route,
+                            len(recent) + len(found), results, elapsed, state.input.timestamp)
+    entry.update(retrieval_details(state, results, session, elapsed))
+    state.retrievals.append(entry)  # committed with the turn (save phase), once
     return results
+
+
+def retrieval_details(state: TurnState, results: list[SearchResult], session: SessionContext,
+                      elapsed_ms: float) -> dict[str, Any]:
+    """Seed 004's retrieval_operations fields for one gather: what was searched and how."""
+    sessions = {r.doc_path.split("#", 1)[0] for r in results if r.kind in ("message", "session_summary") and r.doc_path}
+    threads = {path.rsplit("/", 1)[0] for path in sessions}
+    classification = sum(float(c.get("latency_ms") or 0.0) for c in state.calls if c.get("phase") == "analyze")
+    return {"thread_id": catalog_thread_id(state.user_id, thread_of(state)),
+            "turn_type": state.analysis.query_type if state.analysis else None,
+            "sessions_searched": len(sessions), "threads_searched": len(threads),
+            "summaries_retrieved": sum(1 for r in results if r.kind == "session_summary"),
+            "messages_in_context": len(session.messages), "cache_hit": session.cache_hit,
+            "cache_key": SessionCache.key(session.session_id) if session.session_id else None,
+            "classification_ms": round(classification, 3), "total_ms": round(classification + elapsed_ms, 3)}
 
 
 def run(state: TurnState, ctx: PipelineContext) -> Step[None]:

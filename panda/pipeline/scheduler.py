@@ -134,7 +134,7 @@ def run_batch(
 
     def flush_calls(state: TurnState) -> None:
         if state.call_records:
-            ctx.catalog.record_llm_calls(state.call_records)
+            ctx.catalog.record_llm_calls(state.call_records, ctx.policy.llm.prices_usd_per_million)
             state.call_records = []
 
     for user in sorted(queues)[:max_active_users]:

@@ -21,6 +21,7 @@ from panda.documents.vault import Vault
 from panda.llm.backend import ChatRequest, ChatResult
 from panda.llm.schemas import Plan, QueryAnalysis, ReflectionDecision, Validation
 from panda.memory.search import MemoryStore, SearchResult
+from panda.memory.session_cache import SessionCache
 from panda.pipeline.turn_input import TurnInput
 
 T = TypeVar("T")
@@ -36,6 +37,7 @@ class PipelineContext:
     catalog: Catalog
     memory: MemoryStore
     model_for: Any  # Callable[[str], str]: role -> model id
+    session_cache: SessionCache = field(default_factory=SessionCache)  # seed 004: open sessions' recent messages
 
 
 @dataclass

@@ -52,3 +52,68 @@ def test_one_clock_rule_and_one_session_id_form_for_turns_enrichment_and_jobs(ct
     assert sum(r["retrievals"] for r in stats["retrieval"]) >= 2  # the same turns' retrievals, same window
     recorded = Conversations(ctx.catalog).usage_stats(t - timedelta(hours=1), t + timedelta(hours=1), "ann", "recorded")
     assert recorded["llm"] == [] and recorded["retrieval"] == []
+
+
+def test_mindcore_fields_session_cache_users_and_usage_totals(ctx, tmp_path):
+    """Seed 004: llm_calls carry thread, message, completion time and cost (from the policy's price table);
+    every gather leaves a retrieval row with its classification and cache fields (route none included); the
+    second turn of a session reads the open session from the in-memory cache; users hold their counts;
+    `panda stats` totals cost and the cache hit rate."""
+    import json
+
+    from panda.catalog.store import call_cost
+    from tests.jobs.conftest import turns
+
+    assert call_cost("gpt-4o-mini", 1000, 500, {"gpt-4o-mini": (0.15, 0.60)}) == 0.00045
+    assert call_cost("local-model", 1000, 500, {"gpt-4o-mini": (0.15, 0.60)}) == 0.0
+    model = ctx.model_for("MIND")
+    ctx.policy.llm.prices_usd_per_million[model] = (1.0, 2.0)
+    t = datetime(2026, 4, 1, 9, tzinfo=UTC)
+    lines = [json.dumps({"user_id": "ann", "session_id": "chat", "turn_id": f"a{i}",
+                         "timestamp": (t + timedelta(minutes=i)).isoformat(), "query": q})
+             for i, q in enumerate(["I have a cat called Miso.", "What is my cat called?", "Which food suits Miso?"])]
+    turns(ctx, tmp_path, lines)
+    con = ctx.catalog.con
+    rows = con.execute("""SELECT l.thread_id, l.message_id, l.completed_at - l.started_at, l.latency_ms, l.cost_usd,
+                                 l.prompt_tokens, l.completion_tokens, m.external_id
+                          FROM llm_calls l LEFT JOIN messages m ON m.id = l.message_id
+                          WHERE l.turn_id IS NOT NULL""").fetchall()
+    assert rows and all(r[0] == "ann:chat" and r[7] and r[7].endswith(":q") for r in rows)
+    assert all(abs(r[2].total_seconds() * 1000 - r[3]) < 1 for r in rows)
+    assert all(abs(r[4] - (r[5] * 1.0 + r[6] * 2.0) / 1e6) < 1e-9 for r in rows)
+    gathers = con.execute("""SELECT turn_id, retrieval_type, messages_in_context, cache_hit, cache_key, thread_id,
+                                    turn_type, total_ms >= retrieval_ms FROM retrieval_operations
+                             WHERE retrieval_type <> 'memory.search' ORDER BY created_at""").fetchall()
+    assert len(gathers) == 3 and all(g[5] == "ann:chat" and g[6] and g[7] for g in gathers)
+    assert gathers[0][3] is False and gathers[0][2] == 0  # the first turn: an empty session, nothing cached
+    assert gathers[2][3] is True and gathers[2][4] == "session:ann:chat-s0001" and gathers[2][2] >= 4
+    users = con.execute("SELECT total_threads, total_sessions, total_messages, last_active_at FROM users "
+                        "WHERE id = 'ann'").fetchone()
+    assert users[:3] == (1, 1, 6) and users[3] is not None
+    stats = Conversations(ctx.catalog).usage_stats(t - timedelta(days=1), t + timedelta(days=1), "ann")
+    totals = stats["totals"]
+    assert totals["llm"]["total_calls"] == len(rows) and totals["llm"]["total_cost_usd"] > 0
+    assert 0 < totals["cache_hit_rate"] <= 1
+
+
+def test_route_none_still_records_a_retrieval(ctx, tmp_path):
+    import json
+
+    from panda.llm.scripted import ScriptedBackend
+    from panda.llm.scripted_replies import schema_responder
+    from panda.pipeline.scheduler import run_batch
+    from panda.pipeline.turn_input import read_turns
+    from tests.conftest import write_jsonl
+
+    def no_retrieval(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze":
+            reply["needs_retrieval"] = "none"
+        return reply
+
+    line = json.dumps({"user_id": "ann", "session_id": "chat", "timestamp": "2026-04-01T09:00:00Z", "query": "Hello there, Panda!"})
+    batch, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", [line]))
+    run_batch(batch, ctx, ScriptedBackend(responder=no_retrieval))
+    rows = ctx.catalog.con.execute("SELECT retrieval_type, results, cache_hit, messages_in_context, turn_type "
+                                   "FROM retrieval_operations WHERE retrieval_type <> 'memory.search'").fetchall()
+    assert rows == [("none", 0, False, 0, "question")]  # the planner's own memory.search is recorded apart

@@ -108,3 +108,14 @@ def test_a_rejected_turn_ranks_below_the_same_turn_approved():
     ranked = rank(rows, {"approved": 1.0, "rejected": 1.0}, "feed the hamster", "pet", now, Policy())
     assert [r.id for r in ranked] == ["approved", "rejected"]
     assert abs(ranked[1].score - 0.3 * ranked[0].score) < 1e-6
+
+
+def test_seed_003_priority_tiers_reorder_only_comparable_results():
+    from panda.memory.scoring import NAME, OTHER, TAG, TOPIC, order_by_priority, priority_tier
+
+    assert order_by_priority([0.50, 0.47, 0.46, 0.30], [OTHER, NAME, TAG, TOPIC], 0.10) == [2, 1, 0, 3]
+    assert order_by_priority([0.50, 0.47], [OTHER, TOPIC], 0.0) == [0, 1]  # band 0: score order
+    assert priority_tier(True, [], [], []) == TOPIC
+    assert priority_tier(False, ["hamster", "cage"], ["Hamster"], ["care"]) == TAG
+    assert priority_tier(False, ["jessika"], [], ["jessikka", "notes"]) == NAME
+    assert priority_tier(False, ["cat"], [], ["cats"]) == OTHER  # short words need an exact tag

@@ -50,7 +50,7 @@ def test_routes_decide_what_gather_sees(ctx, tmp_path: Path):
     assert len(gathers) == 2  # turn 1 found nothing (empty memory); turn 4 routed to none
     routes = ctx.catalog.con.execute(
         "SELECT retrieval_type FROM retrieval_operations WHERE retrieval_type <> 'memory.search' ORDER BY created_at").fetchall()
-    assert [r[0] for r in routes] == ["cross_thread", "session_only", "cross_session"]
+    assert [r[0] for r in routes] == ["cross_thread", "session_only", "cross_session", "none"]  # none is recorded too
     # every turn's query and reply are messages of thread s1; turn 4 (three days later) opened session 2
     conv = Conversations(ctx.catalog)
     sessions = conv.sessions_of_thread("alice:s1")
