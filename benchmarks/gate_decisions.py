@@ -52,7 +52,8 @@ def main(model: str) -> None:
     mind = sampling_for(MIND, policy.llm, None)
     requests += [ChatRequest(role=MIND, phase="validate", schema=Validation.model_json_schema(),
                              sampling=Sampling(mind.temperature, mind.max_tokens, seed=i),
-                             messages=validate.render(query=q, context=c, answer=a))
+                             messages=validate.render(query=q, context=c, goals="G1 answer the message",
+                                                      tool_results="(none)", answer=a))
                  for i, (q, c, a, _) in enumerate(VALIDATE)]
     started = time.perf_counter()
     results = backend.generate(requests)

@@ -1,14 +1,24 @@
 """Phase validate (§6, MIND 0.5): APPROVE, REVISE (rewrite §5), RETRY (replay from §3) or FAIL.
 
 Returns the decision; the turn runner (turn.py) applies it within the bounded number of attempts.
+The validator sees what the answer should rest on: the gathered context (§2), the plan's goals (§3)
+and this attempt's tool results and research findings (§4). Seed 002 §8: the overall quality is the
+aggregate (mean) of the per-goal scores when the validator scores every goal.
+
+One case is decided by rule, without a model call: an honest "I don't know" when neither gather nor
+the tools found anything. Memory holds nothing to answer from, so there is nothing to revise and no
+search left to retry; small models FAILed or RETRYed it (issue 11's gate benchmark), sending the turn
+round the loop again for nothing.
 """
 
 from __future__ import annotations
 
 from panda.documents.budgets import truncate_to_words
+from panda.evaluation.metrics import abstained
 from panda.llm.roles import MIND
 from panda.llm.schemas import Validation
 from panda.pipeline.llm_step import ask, fit_section
+from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
 
 
@@ -20,12 +30,39 @@ def render(v: Validation, goal_ids: list[str]) -> str:
     return "\n".join(lines)
 
 
+def nothing_found(state: TurnState) -> bool:
+    """No gathered context and no tool result in this attempt."""
+    return not state.gathered and not any(e.get("results") for e in state.tool_log if e.get("attempt") == state.doc.attempt)
+
+
+def goals_text(state: TurnState) -> str:
+    return "; ".join(f"{g.id} {g.description}" for g in state.plan.goals) if state.plan and state.plan.goals else "(none)"
+
+
+def overall_quality(verdict: Validation, goal_count: int) -> Validation:
+    """Seed 002 §8: with a score for every goal, the overall quality is their mean.
+
+    Example: goal_scores [0.9, 0.5] for two goals -> quality 0.7; one score for two goals -> unchanged.
+    """
+    if goal_count and len(verdict.goal_scores) == goal_count:
+        return verdict.model_copy(update={"quality": round(sum(verdict.goal_scores) / goal_count, 4)})
+    return verdict
+
+
 def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
-    verdict = yield from ask(state, ctx, phase="validate", role=MIND, prompt="validate", schema=Validation,
-                             variables={"query": state.query,
-                                        "context": truncate_to_words(state.gather_summary, 150),
-                                        "answer": truncate_to_words(state.response, 200)})
-    state.validation = verdict
     goal_ids = [g.id for g in state.plan.goals] if state.plan else []
+    if abstained(state.response) and nothing_found(state):
+        verdict = Validation(decision="APPROVE", quality=0.6, issues="an honest 'I don't know': neither memory nor "
+                             "the tools hold anything on this (decided by rule, no model call)",
+                             goal_scores=[0.6] * min(len(goal_ids), 3))
+    else:
+        verdict = yield from ask(state, ctx, phase="validate", role=MIND, prompt="validate", schema=Validation,
+                                 variables={"query": state.query,
+                                            "context": truncate_to_words(state.gather_summary, 150),
+                                            "goals": truncate_to_words(goals_text(state), 60),
+                                            "tool_results": tool_results_text(state, 120),
+                                            "answer": truncate_to_words(state.response, 200)})
+        verdict = overall_quality(verdict, len(goal_ids))
+    state.validation = verdict
     state.doc.write("6", (yield from fit_section(state, ctx, "6", render(verdict, goal_ids))))
     return verdict

@@ -244,3 +244,33 @@ def test_planner_memory_search_filters_reach_the_search(ctx, tmp_path, monkeypat
     assert planned and planned[0]["content_types"] == ["preference"] and planned[0]["scope"] == "user"
     assert planned[0]["min_quality"] == 0.4 and planned[0]["include_expired"] is True
     assert planned[0]["topic_filter"] == planned[0]["query_topic"]
+
+
+def test_an_honest_i_dont_know_on_empty_memory_is_approved_by_rule(ctx, tmp_path):
+    def abstaining(request):
+        if request.phase == "synthesize":
+            return {"answer": "I don't know - you haven't told me that."}
+        if request.phase == "validate":
+            return {"decision": "FAIL", "quality": 0.1, "issues": "no information", "goal_scores": []}
+        return schema_responder(request)
+
+    backend = ScriptedBackend(responder=abstaining)
+    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    assert report.outcomes == {"APPROVE": 1}
+    assert "validate" not in [r.phase for batch in backend.history for r in batch]
+    section6 = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text()).latest("6")
+    assert "honest 'I don't know'" in section6 and "**Quality:** 0.60" in section6
+
+
+def test_the_validator_sees_goals_and_tool_results_and_quality_aggregates_goals(ctx, tmp_path):
+    from panda.llm.schemas import Validation
+    from panda.pipeline.validate import overall_quality
+
+    assert overall_quality(Validation(decision="APPROVE", quality=0.2, issues="-", goal_scores=[0.9, 0.5]), 2).quality == 0.7
+    assert overall_quality(Validation(decision="APPROVE", quality=0.2, issues="-", goal_scores=[0.9]), 2).quality == 0.2
+    backend = ScriptedBackend(responder=schema_responder)
+    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:2]))
+    asked = [r for batch in backend.history for r in batch if r.phase == "validate"]
+    assert asked, "a grounded answer goes to the validator"
+    prompt = asked[-1].messages[-1]["content"]
+    assert "Goals: G1 answer:" in prompt and "Tool results: memory.search(" in prompt
