@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from panda.documents.user_memory import MemoryEntry
+from panda.memory.text import is_question
 
 # attribute (as facts.py and enrichment key it) -> cue words in a question about it
 ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {
@@ -52,16 +53,12 @@ ALIASES = {"location": "residence", "city": "residence", "hometown": "residence"
            "possession": "owns", "possessions": "owns"}
 
 
-_QUESTION = re.compile(r"^\s*(?:who|whom|whose|what|where|which|when|how|does|do|did|is|are|was|were|has|have|"
-                       r"had|can|could|tell me)\b|\?\s*$", re.I)
-
-
 def attributes_asked(query: str) -> tuple[str, ...]:
     """The attributes a question asks about; a keyword search ('ferret Noodle') asks about none.
 
     Example: attributes_asked('Where does Dana live now?') -> ('residence',);
     attributes_asked('What are her hobbies?') -> ('likes',); attributes_asked('Tell me a joke') -> ()."""
-    if not _QUESTION.search(query):
+    if not is_question(query):
         return ()
     return tuple(attribute for attribute, cue in ATTRIBUTE_CUES.items() if cue.search(query))
 

@@ -55,3 +55,13 @@ def term_frequencies(text: str) -> Counter[str]:
 def words(text: str) -> list[str]:
     """Plain lower-case words (no stemming), used for fuzzy name matching."""
     return _TOKEN.findall(text.lower())
+
+
+_QUESTION = re.compile(r"^\s*(?:who|whom|whose|what|where|which|when|why|how|does|do|did|is|are|was|were|has|have|"
+                       r"had|can|could|should|would|will|tell me|remind me)\b|\?\s*$", re.I)
+
+
+def is_question(text: str) -> bool:
+    """Example: is_question('Where does Dana live') -> True; is_question('I live in Boston.') -> False;
+    is_question('ferret Noodle') -> False; is_question('Suggest a hike?') -> True."""
+    return bool(_QUESTION.search(text))

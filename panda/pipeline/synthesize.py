@@ -2,6 +2,11 @@
 
 A turn that carries a logged assistant reply (a conversation being ingested) uses it verbatim and
 makes no LLM call. On REVISE the validator's hint is passed in and §5 gets a new labelled entry.
+
+The context the model sees starts with the current facts and preferences gather found, verbatim
+("budget: under $1000"): a small model's §2 summary can drop the one detail a recall question asks
+for. A message that states something about the user and asks nothing is marked as a statement to
+acknowledge, not to answer.
 """
 
 from __future__ import annotations
@@ -9,9 +14,27 @@ from __future__ import annotations
 from panda.documents.budgets import truncate_to_words
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
+from panda.memory.facts import extract_statements
+from panda.memory.text import is_question
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
+
+
+def known_facts(state: TurnState, limit: int = 5) -> str:
+    """Example: gathered facts 'budget: under $1000' and 'likes: hiking' -> 'Known: budget: under $1000; likes:
+    hiking. ' (superseded ones left out)."""
+    facts = [r.title for r in state.gathered if r.kind in ("fact", "preference") and not r.superseded][:limit]
+    return f"Known: {'; '.join(facts)}. " if facts else ""
+
+
+def is_statement(state: TurnState) -> bool:
+    """A message that tells something about the user and asks nothing: 'I live in Boston and love hiking.'
+    ('Suggest a day hike near where I live.' asks; 'What is my budget?' asks)."""
+    if is_question(state.query):
+        return False
+    a = state.analysis
+    return bool(extract_statements(state.query) or (a and (a.revealed_facts or a.revealed_preferences)))
 
 
 def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
@@ -21,7 +44,8 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     else:
         reply = yield from ask(state, ctx, phase="synthesize", role=VOICE, prompt="synthesize", schema=Response,
                                variables={"query": state.query,
-                                          "context": truncate_to_words(state.gather_summary, 200),
+                                          "context": truncate_to_words(known_facts(state) + state.gather_summary, 200),
+                                          "statement": is_statement(state),
                                           "tool_results": tool_results_text(state, 150),
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()

@@ -5,8 +5,8 @@ The validator sees what the answer should rest on: the gathered context (§2), t
 and this attempt's tool results and research findings (§4). Seed 002 §8: the overall quality is the
 aggregate (mean) of the per-goal scores when the validator scores every goal.
 
-One case is decided by rule, without a model call: an honest "I don't know" when neither gather nor
-the tools found anything. Memory holds nothing to answer from, so there is nothing to revise and no
+One case is decided by rule, without a model call: an honest "I don't know" to a question when
+neither gather nor the tools found anything (a statement is to be acknowledged, never "I don't know"). Memory holds nothing to answer from, so there is nothing to revise and no
 search left to retry; small models FAILed or RETRYed it (issue 11's gate benchmark), sending the turn
 round the loop again for nothing.
 """
@@ -17,6 +17,7 @@ from panda.documents.budgets import truncate_to_words
 from panda.evaluation.metrics import abstained
 from panda.llm.roles import MIND
 from panda.llm.schemas import Validation
+from panda.memory.text import is_question
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
@@ -51,7 +52,7 @@ def overall_quality(verdict: Validation, goal_count: int) -> Validation:
 
 def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
     goal_ids = [g.id for g in state.plan.goals] if state.plan else []
-    if abstained(state.response) and nothing_found(state):
+    if is_question(state.query) and abstained(state.response) and nothing_found(state):
         verdict = Validation(decision="APPROVE", quality=0.6, issues="an honest 'I don't know': neither memory nor "
                              "the tools hold anything on this (decided by rule, no model call)",
                              goal_scores=[0.6] * min(len(goal_ids), 3))

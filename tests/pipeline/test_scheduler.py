@@ -255,11 +255,15 @@ def test_an_honest_i_dont_know_on_empty_memory_is_approved_by_rule(ctx, tmp_path
         return schema_responder(request)
 
     backend = ScriptedBackend(responder=abstaining)
-    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    question = '{"user_id": "alice", "timestamp": "2026-03-02T09:00:00Z", "query": "When is my dentist appointment?"}'
+    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", [question]))
     assert report.outcomes == {"APPROVE": 1}
     assert "validate" not in [r.phase for batch in backend.history for r in batch]
     section6 = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text()).latest("6")
     assert "honest 'I don't know'" in section6 and "**Quality:** 0.60" in section6
+    # a statement answered "I don't know" is not honest, it is wrong: the validator decides (here FAIL)
+    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "s.jsonl", [LINES[1]]))
+    assert report.outcomes == {"FAIL": 1}
 
 
 def test_the_validator_sees_goals_and_tool_results_and_quality_aggregates_goals(ctx, tmp_path):
@@ -274,3 +278,18 @@ def test_the_validator_sees_goals_and_tool_results_and_quality_aggregates_goals(
     assert asked, "a grounded answer goes to the validator"
     prompt = asked[-1].messages[-1]["content"]
     assert "Goals: G1 answer:" in prompt and "Tool results: memory.search(" in prompt
+
+
+def test_synthesis_sees_known_facts_verbatim_and_acknowledges_statements(ctx, tmp_path):
+    from panda.memory.text import is_question
+
+    assert is_question("Remind me what budget I gave you.") and not is_question("I live in Boston.")
+    lines = ['{"user_id": "bob", "session_id": "b1", "timestamp": "2026-03-03T12:00:00Z", '
+             '"query": "I prefer gaming laptops with RTX GPUs and my budget is under $1000."}',
+             '{"user_id": "bob", "session_id": "b2", "timestamp": "2026-03-10T08:00:00Z", '
+             '"query": "Remind me what budget I gave you for a laptop."}']
+    backend = ScriptedBackend(responder=schema_responder)
+    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", lines))
+    synth = [r.messages[-1]["content"] for batch in backend.history for r in batch if r.phase == "synthesize"]
+    assert "acknowledge it" in synth[0] and "acknowledge it" not in synth[-1]
+    assert "budget: under $1000" in synth[-1]  # the fact itself, not only a model's summary of it
