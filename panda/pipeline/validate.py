@@ -6,9 +6,10 @@ and this attempt's tool results and research findings (§4). Seed 002 §8: the o
 aggregate (mean) of the per-goal scores when the validator scores every goal.
 
 One case is decided by rule, without a model call: an honest "I don't know" to a question when
-neither gather nor the tools found anything (a statement is to be acknowledged, never "I don't know"). Memory holds nothing to answer from, so there is nothing to revise and no
-search left to retry; small models FAILed or RETRYed it (issue 11's gate benchmark), sending the turn
-round the loop again for nothing.
+neither gather nor the tools found anything (a statement is to be acknowledged, never "I don't
+know"). Memory holds nothing to answer from, so there is nothing to revise and no search left to
+retry; small models FAILed or RETRYed it (issue 11's gate benchmark), sending the turn round the
+loop again for nothing.
 """
 
 from __future__ import annotations
