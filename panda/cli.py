@@ -208,18 +208,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"panda eval: --k expects numbers like 1,5,10,25, got {args.k!r}", file=sys.stderr)
         return 2
     settings = _settings(args)
+    if args.judge and args.retrieval_only:
+        print("panda eval: --judge labels answers; it cannot be used with --retrieval-only", file=sys.stderr)
+        return 2
     backend = None if args.retrieval_only else make_backend(settings)
+    judge = None
+    if args.judge:  # the answering backend itself unless another backend or model is asked for
+        judge_settings = _settings(args, **{k: v for k, v in (("backend", args.judge_backend),
+                                                                 ("model", args.judge_model)) if v})
+        same = (judge_settings.backend, judge_settings.model) == (settings.backend, settings.model)
+        judge = backend if same else make_backend(judge_settings)
     results = open_home(settings)
     try:
         run = run_eval(args.dataset, path, ks=ks, retrieval_only=args.retrieval_only, settings=settings,
-                       backend=backend, only=args.only, limit=args.limit, results_catalog=results.catalog)
+                       backend=backend, only=args.only, limit=args.limit, results_catalog=results.catalog,
+                       judge=judge)
     except ValueError as exc:
         print(f"panda eval: {exc}", file=sys.stderr)
         return 2
     finally:
         results.catalog.close()
-        if backend is not None:
-            backend.close()
+        for used in {id(b): b for b in (backend, judge) if b is not None}.values():
+            used.close()
     metrics = run["metrics"]
     if args.json:
         print(json.dumps(metrics, indent=2))
@@ -228,7 +238,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
           f"{metrics['seconds']} s")
     for k in ks:
         print(f"  recall@{k}: {metrics[f'recall@{k}']}")
-    for key in ("f1", "exact_match", "abstention_accuracy", "context_tokens_mean"):
+    for key in ("f1", "exact_match", "J", "abstention_accuracy", "context_tokens_mean"):
         if metrics.get(key) is not None:
             print(f"  {key}: {metrics[key]}")
     for category, value in metrics["f1_by_category"].items():
@@ -458,6 +468,10 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--model")
     evaluate.add_argument("--base-url")
     evaluate.add_argument("--json", action="store_true", help="print one JSON object with every metric")
+    evaluate.add_argument("--judge", action="store_true",
+                          help="LoCoMo's J: an LLM labels each answer CORRECT/WRONG against the gold (stored per item)")
+    evaluate.add_argument("--judge-backend", choices=["vllm", "openai", "scripted"], help="default: --backend")
+    evaluate.add_argument("--judge-model", help="default: the answering model (a profile, HF folder or name)")
     evaluate.set_defaults(func=cmd_eval)
 
     from panda.jobs.registry import JOBS

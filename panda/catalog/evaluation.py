@@ -8,7 +8,8 @@ from typing import Any
 from panda.catalog.store import Catalog
 
 ITEM_COLUMNS = ("run_id", "item_id", "conversation", "category", "question", "gold", "prediction", "f1", "em",
-                "abstention_expected", "abstained", "recall", "context_tokens", "latency_ms")
+                "abstention_expected", "abstained", "recall", "context_tokens", "latency_ms", "judge_label",
+                "judge_reason")
 
 
 class EvalTables:
@@ -27,7 +28,7 @@ class EvalTables:
             if items:
                 self.con.executemany(
                     f"INSERT INTO eval_items ({', '.join(ITEM_COLUMNS)}) VALUES ({', '.join('?' for _ in ITEM_COLUMNS)})",
-                    [[item[c] for c in ITEM_COLUMNS] for item in items])
+                    [[item.get(c) for c in ITEM_COLUMNS] for item in items])
 
     def runs(self, dataset: str | None = None) -> list[dict[str, Any]]:
         sql = "SELECT * FROM eval_runs" + (" WHERE dataset = ?" if dataset else "") + " ORDER BY started_at"

@@ -180,6 +180,12 @@ def m008_mindcore_observability(con: duckdb.DuckDBPyConnection) -> None:
         )""")
 
 
+def m009_eval_judge(con: duckdb.DuckDBPyConnection) -> None:
+    # LoCoMo's J: an LLM judge's CORRECT/WRONG per answered item, with its reason.
+    con.execute("ALTER TABLE eval_items ADD COLUMN judge_label VARCHAR")
+    con.execute("ALTER TABLE eval_items ADD COLUMN judge_reason VARCHAR")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -189,6 +195,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m006_maintenance", m006_maintenance),
     ("m007_exactly_once", m007_exactly_once),
     ("m008_mindcore_observability", m008_mindcore_observability),
+    ("m009_eval_judge", m009_eval_judge),
 ]
 
 

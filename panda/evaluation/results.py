@@ -42,6 +42,8 @@ ITEM_SCHEMA = pa.DataFrameSchema(
                                               element_wise=False)),
         "context_tokens": pa.Column(pl.Int64, pa.Check.ge(0), nullable=True),
         "latency_ms": pa.Column(pl.Float64, pa.Check.ge(0.0), nullable=True),
+        "judge_label": pa.Column(pl.Utf8, pa.Check.isin(["CORRECT", "WRONG"]), nullable=True),
+        "judge_reason": pa.Column(pl.Utf8, nullable=True),
     },
     strict=True,
 )

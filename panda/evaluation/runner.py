@@ -9,8 +9,8 @@ nothing to memory, so question 12 cannot see question 11's answer.
 Metrics: evidence recall@k from memory.search (LoCoMo dia_ids; LongMemEval has_answer turns), token
 F1 and exact match per category, abstention accuracy (LoCoMo category 5, LongMemEval `_abs`),
 context tokens per answer (§2), LLM latency per phase. `retrieval_only` skips answer generation.
-Left out: an LLM judge (the default 135M model is not a credible judge; the item table keeps every
-prediction so a judge can be run over a stored run later).
+With a judge backend, LoCoMo's J protocol labels every answered item CORRECT/WRONG with a reason
+(evaluation/judge.py), stored per item and reported as J beside F1 and EM.
 """
 
 from __future__ import annotations
@@ -162,7 +162,8 @@ def summarise(items: list[dict[str, Any]], ks: list[int], phase_latency: dict[st
 
 def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, settings: Settings,
              backend: Backend | None, embedder: Embedder | None = None, only: list[str] | None = None,
-             limit: int | None = None, results_catalog: Any = None, work_dir: Path | None = None) -> dict[str, Any]:
+             limit: int | None = None, results_catalog: Any = None, work_dir: Path | None = None,
+             judge: Backend | None = None) -> dict[str, Any]:
     """Run one evaluation; returns {"run_id", "metrics", "items"} and stores it when a catalog is given."""
     if dataset not in LOADERS:
         raise ValueError(f"unknown dataset {dataset!r}; choose one of {sorted(LOADERS)}")
@@ -197,6 +198,10 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     item_list = list(items.values())
     metrics = summarise(item_list, ks, phase_latency)
     metrics["bm25_baseline"] = bm25_recall(bench.messages, bench.questions, ks)
+    if judge is not None and not retrieval_only:
+        from panda.evaluation.judge import judge_items
+
+        metrics.update(judge_items(item_list, judge, ctx.policy))
     metrics.update({"run_id": run_id, "dataset": dataset, "mode": "retrieval" if retrieval_only else "answers",
                     "seconds": round(time.perf_counter() - t0, 1), "messages_ingested": len(bench.messages),
                     "eval_home": str(home)})

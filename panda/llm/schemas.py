@@ -99,6 +99,13 @@ class Validation(_Reply):
     goal_scores: list[Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=list, max_length=3)
 
 
+class Judgement(_Reply):
+    """LoCoMo's J protocol: is the generated answer correct against the gold answer?"""
+
+    label: Literal["CORRECT", "WRONG"]
+    reason: Line
+
+
 class Compression(_Reply):
     """NERVES: a shorter version of a section that overflowed its word budget."""
 

@@ -63,6 +63,16 @@ def schema_responder(request: ChatRequest) -> dict[str, Any]:
         return {"decision": "APPROVE", "quality": 0.8, "issues": "none", "goal_scores": [0.8]}
     if phase == "enrich":
         return scripted_enrichment(request.messages[-1]["content"])
+    if phase == "judge":  # CORRECT when every gold word is in the generated answer
+        content = request.messages[-1]["content"]
+        def field(name: str) -> str:
+            match = re.search(rf"^{name}: (.*)$", content, re.M)
+            return match.group(1) if match else ""
+
+        gold, answer = set(words(field("Gold answer"))), set(words(field("Generated answer")))
+        found = bool(gold) and gold <= answer
+        return {"label": "CORRECT" if found else "WRONG",
+                "reason": "the gold answer's words are in the answer" if found else "the gold answer is missing"}
     if phase.startswith("summarize"):
         content = request.messages[-1]["content"]
         limit = int(f.get("Limit", "50 words").split()[0])

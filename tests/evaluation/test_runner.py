@@ -80,3 +80,26 @@ def test_bad_rows_never_reach_the_results_tables(ctx):
     assert load_items(ctx.catalog, "r").height == 1
 
 
+
+
+def test_judge_labels_answers_and_stores_label_and_reason(tmp_path: Path, capsys):
+    """LoCoMo's J through the CLI: every item with a gold answer gets CORRECT/WRONG and a reason, stored."""
+    from panda.catalog.store import Catalog
+    from panda.evaluation.results import load_items
+
+    path = write_jsonl(tmp_path / "e.jsonl", [
+        '{"user_id": "u1", "timestamp": "2026-01-01T10:00:00Z", "query": "My cat is called Miso."}',
+        '{"user_id": "u1", "timestamp": "2026-01-02T10:00:00Z", "query": "What is my cat called?", "expected": "Miso"}',
+        '{"user_id": "u1", "timestamp": "2026-01-02T10:05:00Z", "query": "Where was I born?", "expected": "Reykjavik"}',
+    ])
+    home = tmp_path / "home"
+    code = cli.main(["eval", "jsonl", str(path), "--home", str(home), "--backend", "scripted", "--judge", "--json"])
+    metrics = json.loads(capsys.readouterr().out)
+    assert code == 0 and metrics["judged"] == 2 and metrics["judge_unparsed"] == 0
+    assert metrics["J"] == 0.5  # Miso found by the scripted pipeline; nobody said where they were born
+    catalog = Catalog(home / "catalog" / "panda.duckdb")
+    items = load_items(catalog, metrics["run_id"])
+    catalog.close()
+    labels = dict(zip(items["gold"].to_list(), items["judge_label"].to_list(), strict=True))
+    assert labels == {"Miso": "CORRECT", "Reykjavik": "WRONG"} and all(items["judge_reason"].to_list())
+    assert cli.main(["eval", "jsonl", str(path), "--home", str(home), "--retrieval-only", "--judge"]) == 2
