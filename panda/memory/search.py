@@ -154,7 +154,8 @@ class MemoryStore:
         else:
             rows = self.catalog.candidate_rows(ids, vector.tolist())
         rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
-        results = rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)
+        results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)
+                   if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
         if user_id is not None and rp.current_facts_first and filters_allow_facts(filters):
             results = self.facts_first(results, query, user_id, now)
         results = results[:limit]
@@ -279,6 +280,12 @@ class MemoryStore:
         except FileNotFoundError:
             log.warning("document %s is in the catalog but its file %s is missing", doc_id, path)
             return None
+
+
+# Web pages and knowledge notes are global and many: one that is not about the query at all (raw cosine
+# below `research.relevance_floor`, chosen 2-fold by benchmarks/relevance_floor.py) is no result of any
+# search — research.search, gather, the planner's memory.search, `panda search` alike.
+FLOORED_KINDS = ("webpage", "note")
 
 
 def filters_allow_facts(filters: SearchFilters) -> bool:

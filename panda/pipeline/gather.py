@@ -33,7 +33,6 @@ from panda.memory.session_cache import SessionCache
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
 from panda.privacy import visibility
-from panda.research.search import above_floor
 
 
 def relative_link(home: Path, from_dir: Path, doc_path: str) -> str:
@@ -117,10 +116,10 @@ def similarity(ctx: PipelineContext, query: str, texts: list[str]) -> list[float
     return [float(sum(a * b for a, b in zip(v, q, strict=True))) for v in vectors]
 
 
-def relevant(found: list[SearchResult], page_floor: float) -> list[SearchResult]:
-    """What is worth putting in §2: nothing at score 0.00, and no web page or knowledge note below the
-    research relevance floor (research/search.py above_floor)."""
-    return [r for r in found if r.score >= 0.005 and (r.kind not in ("webpage", "note") or above_floor(r, page_floor))]
+def relevant(found: list[SearchResult]) -> list[SearchResult]:
+    """What is worth putting in §2: nothing at score 0.00 (pages below the relevance floor never come back
+    from memory.search)."""
+    return [r for r in found if r.score >= 0.005]
 
 
 def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchResult]:
@@ -145,7 +144,7 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
             found = ctx.memory.search(query, limit=limit, exclude_ids=seen, **common)  # type: ignore[arg-type]
             seen |= {r.id for r in found}
             found += ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
-    results = recent + with_summaries(relevant(found, ctx.policy.research.relevance_floor), ctx, state.user_id)
+    results = recent + with_summaries(relevant(found), ctx, state.user_id)
     elapsed = (time.perf_counter() - started) * 1000
     entry = retrieval_entry(state.user_id, state.input.session_id, state.turn_id, query, route,
                             len(recent) + len(found), results, elapsed, state.input.timestamp)

@@ -4,8 +4,8 @@ The query is scrubbed first (seed 001 categories from the policy, plus the user'
 facts), and only the scrubbed text goes to the search provider — the corpus search here, a live
 search API when one is configured. The LLM phases keep the original query. The retrieval is recorded
 with the scrubbed query, so no log holds the personal details either. Pages are ranked by relevance
-weighted by their domain's reliability (source_reliability, rolled up by the calibration job), after
-a relevance floor drops pages that are not about the query (`research.relevance_floor`).
+weighted by their domain's reliability (source_reliability, rolled up by the calibration job). Pages
+not about the query at all never come back from memory.search (`research.relevance_floor`).
 """
 
 from __future__ import annotations
@@ -42,19 +42,9 @@ def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: 
                                 turn_id=turn_id, record=record, deferred=deferred,
                                 retrieval_type="research.search")
     reliability = Maintenance(ctx.catalog).reliability_by_domain()
-    relevant = [r for r in results if above_floor(r, ctx.policy.research.relevance_floor)]
     ranked = sorted((replace(r, score=round(r.score * reliability_weight(reliability.get(_domain(r.doc_path))), 6))
-                     for r in relevant), key=lambda r: (-r.score, r.id))
+                     for r in results), key=lambda r: (-r.score, r.id))
     return ResearchResults(query_sent=cleaned.text, removed=cleaned.removed, results=ranked[:limit])
-
-
-def above_floor(result: SearchResult, floor: float) -> bool:
-    """Whether a page is about the query at all: raw query-page cosine ≥ the policy's relevance floor.
-
-    Example: cake question vs the pineapple upside-down cake page, cosine 0.62 -> True; vs a Mezcal
-    restaurant review, 0.08 -> False (floor 0.25).
-    """
-    return result.factors.get("cosine", 0.0) >= floor
 
 
 def reliability_weight(reliability: float | None) -> float:

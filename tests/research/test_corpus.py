@@ -136,7 +136,10 @@ def test_relevance_floor_keeps_the_cake_page_and_drops_unrelated_ones(ctx, tmp_p
     ingest_corpus(ctx, folder, now)
     cake = research_search(ctx, "How do I bake a pineapple upside-down cake for my party?", "alice", now, record=False)
     assert [r.doc_path.split("/")[1] for r in cake.results] == ["bettycrocker.com"]
-    unrelated = ctx.memory.search("How do I bake a pineapple upside-down cake for my party?", kinds=["webpage"],
-                                  now=now, record=False)
-    assert len(unrelated) == 4  # without the floor every page is a candidate
+    question = "How do I bake a pineapple upside-down cake for my party?"
+    assert len(ctx.memory.search(question, kinds=["webpage"], now=now, record=False)) == 1  # every search floors pages
+    policy = ctx.memory.policy
+    ctx.memory.policy = policy.model_copy(update={"research": policy.research.model_copy(update={"relevance_floor": 0.0})})
+    assert len(ctx.memory.search(question, kinds=["webpage"], now=now, record=False)) == 4  # no floor: all candidates
+    ctx.memory.policy = policy
     assert research_search(ctx, "How big should a Syrian hamster's cage be?", "alice", now, record=False).results == []
