@@ -389,7 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file")
     home_arg(run)
     run.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend (default vllm)")
-    run.add_argument("--model", help="a profile (tiny = SmolLM2-135M, the default; small = Qwen2.5-Coder-0.5B; "
+    run.add_argument("--model", help="a profile (small = Qwen2.5-Coder-0.5B, the default; tiny = SmolLM2-135M; "
                                      "base = Qwen2.5-Coder-1.5B), a local HF folder or a model name")
     run.add_argument("--role-model", action="append", metavar="ROLE=MODEL",
                      help="serve one role with another model, e.g. VOICE=/models/bigger (repeatable)")

@@ -1,4 +1,5 @@
-"""Smoke test through the real vLLM CPU engine and the bundled SmolLM2-135M-Instruct.
+"""Smoke test through the real vLLM CPU engine and the bundled SmolLM2-135M-Instruct (the tiny profile:
+the fastest engine for CI; the default profile is exercised by `make demo`).
 
 One engine for the whole test session (it takes ~20-40 s to start on 2 cores). Skipped, with the
 reason, only where vLLM or the model package is not installed; scripts/setup.sh installs both.
@@ -28,7 +29,7 @@ if importlib.util.find_spec("vllm") is None or importlib.util.find_spec("llm_smo
 def vllm_backend():
     from panda.llm.vllm_backend import VLLMBackend
 
-    backend = VLLMBackend()
+    backend = VLLMBackend(model="tiny")
     yield backend
     backend.close()
 
