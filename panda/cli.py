@@ -258,7 +258,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         args.query, user_id=args.user, limit=args.limit, topic_filter=args.topic,
         content_types=args.content_type or None, scope=args.scope, include_expired=args.include_expired,
         min_quality=args.min_quality, record=not args.no_record, now=_now(args.now),
-        as_of=_now(args.as_of) if args.as_of else None,
+        as_of=_now(args.as_of) if args.as_of else None, time_range=args.time_range,
     )
     ctx.catalog.close()
     if args.json:
@@ -410,6 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--include-expired", action="store_true", help="also return expired documents, marked")
     search.add_argument("--no-record", action="store_true", help="do not count this search as a retrieval")
     search.add_argument("--now", help="score recency as of this ISO 8601 time (default: the clock)")
+    search.add_argument("--time-range", choices=["today", "week", "recent", "month", "all"],
+                        help="seed 001: only documents written in that window (recent = 30 days)")
     search.add_argument("--as-of", help="search memory as it was at this ISO 8601 time: later documents left out, "
                                         "the facts true then")
     search.add_argument("--json", action="store_true")

@@ -59,6 +59,7 @@ class SearchFilters:
     include_invalid: bool = False
     now: datetime | None = None
     created_before: datetime | None = None  # as-of searches: documents that did not exist yet are left out
+    created_after: datetime | None = None  # seed 001 time_range: only what was written since
 
     def where(self) -> tuple[str, list[Any]]:
         clauses: list[str] = ["TRUE"]
@@ -97,6 +98,9 @@ class SearchFilters:
         if self.created_before is not None:
             clauses.append("(d.created_at IS NULL OR d.created_at <= ?)")
             params.append(self.created_before)
+        if self.created_after is not None:
+            clauses.append("d.created_at >= ?")
+            params.append(self.created_after)
         return " AND ".join(clauses), params
 
 

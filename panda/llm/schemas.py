@@ -61,6 +61,7 @@ class SearchToolFilters(_Reply):
     min_quality: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
     include_expired: bool | None = None
     topic_as_filter: bool = False  # restrict to `topic` (and its subtopics) instead of only boosting it
+    time_range: Literal["today", "week", "recent", "month", "all"] | None = None  # seed 001's context window
 
 
 class ToolRequest(_Reply):

@@ -234,6 +234,8 @@ class SearchIndex:
             mask &= part.invalid > now
         if filters.created_before is not None:
             mask &= (part.created <= filters.created_before.timestamp()) | np.isnan(part.created)
+        if filters.created_after is not None:
+            mask &= part.created >= filters.created_after.timestamp()
         return mask
 
     def bm25(self, terms: list[str], filters: SearchFilters, limit: int, k1: float = 1.2,

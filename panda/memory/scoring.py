@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from difflib import SequenceMatcher
 
 from panda.config import FreshnessPolicy, RetrievalPolicy
@@ -220,3 +221,17 @@ def order_by_priority(scores: list[float], tiers: list[int], band: float) -> lis
 def effective_quality(quality: float, trust: float) -> float:
     """Mean of stated quality and validation trust. Example: (0.8, 0.5) -> 0.65."""
     return (quality + trust) / 2
+
+
+TIME_RANGES = {"today": 1.0, "week": 7.0, "recent": 30.0, "month": 31.0, "all": None}  # seed 001, in days
+
+
+def time_range_start(time_range: str | None, now: datetime) -> datetime | None:
+    """Seed 001's context time_range as the earliest creation time a result may have.
+
+    Example: ('week', 2026-03-10) -> 2026-03-03; ('recent', now) -> now - 30 days; ('all' or None) -> None.
+    """
+    if time_range and time_range not in TIME_RANGES:
+        raise ValueError(f"time_range must be one of {', '.join(TIME_RANGES)}, got {time_range!r}")
+    days = TIME_RANGES.get(time_range or "all")
+    return None if days is None else now - timedelta(days=days)

@@ -115,12 +115,14 @@ class MemoryStore:
         deferred: list[dict[str, Any]] | None = None,
         retrieval_type: str = "memory.search",
         as_of: datetime | None = None,
+        time_range: str | None = None,
     ) -> list[SearchResult]:
         """Rank every document `user_id` may read (its own and global ones; privacy/visibility.py).
 
         A question about a user attribute leads with the current fact (memory/current_facts.py).
         `as_of`: search the memory as it was then — documents created later are left out, and facts
-        are the ones true then (it replaces `now`).
+        are the ones true then (it replaces `now`). `time_range` (seed 001: today, week, recent = 30
+        days, month, all): only documents created in that window before `now`.
 
         Recording (`record`): inside a turn the caller passes `deferred`, a list the retrieval is appended
         to — the save phase commits it with the turn, so a re-run turn never counts twice. Otherwise the
@@ -137,6 +139,7 @@ class MemoryStore:
             content_types=tuple(content_types or ()),
             kinds=tuple(kinds or ()), topic_prefix=topic_filter, min_quality=min_quality,
             include_expired=expired_ok, now=now, created_before=utc(as_of) if as_of else None,
+            created_after=scoring.time_range_start(time_range, now),
         )
         vector = self.query_vector(query)
         pool = max(rp.candidate_pool, limit * 3)
@@ -156,7 +159,7 @@ class MemoryStore:
         rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
         results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)
                    if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
-        if user_id is not None and rp.current_facts_first and filters_allow_facts(filters):
+        if user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not time_range:
             results = self.facts_first(results, query, user_id, now)
         results = results[:limit]
         elapsed = (time.perf_counter() - started) * 1000

@@ -33,7 +33,8 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
                                     query_topic=request.topic, turn_id=state.turn_id, exclude_ids=exclude,
                                     deferred=state.retrievals, content_types=f.content_types or None, scope=f.scope,
                                     min_quality=f.min_quality, include_expired=f.include_expired,
-                                    topic_filter=request.topic if f.topic_as_filter else None)
+                                    topic_filter=request.topic if f.topic_as_filter else None,
+                                    time_range=f.time_range)
         entry["results"] = [{"id": r.id, "kind": r.kind, "title": r.title, "doc_path": r.doc_path,
                              "score": r.score, "snippet": r.snippet} for r in results]
         entry["summary"] = f"{len(results)} result(s)"

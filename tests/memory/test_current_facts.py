@@ -119,3 +119,15 @@ def test_filters_that_exclude_facts_keep_them_out(ctx, tmp_path: Path, filters):
     ingest(ctx, conversation(tmp_path, "dana", [("2026-01-10T09:00:00Z", "I live in Boston.")]))
     results = ctx.memory.search("where does dana live", user_id="dana", now=JULY, record=False, **filters)
     assert not any(r.kind == "fact" for r in results)
+
+
+def test_time_range_keeps_only_recent_documents(ctx, tmp_path: Path):
+    ingest(ctx, conversation(tmp_path, "dana", [
+        ("2026-01-10T09:00:00Z", "We went skiing in the Alps."),
+        ("2026-06-28T10:00:00Z", "We went skiing indoors in Dubai."),
+    ]))
+    everything = ctx.memory.search("skiing trip", user_id="dana", now=JULY, record=False)
+    week = ctx.memory.search("skiing trip", user_id="dana", now=JULY, record=False, time_range="week")
+    assert any("Alps" in r.snippet for r in everything)
+    assert week and all(r.created_at >= datetime(2026, 6, 24, tzinfo=UTC) for r in week)
+    assert any("Dubai" in r.snippet for r in week)

@@ -119,3 +119,18 @@ def test_seed_003_priority_tiers_reorder_only_comparable_results():
     assert priority_tier(False, ["hamster", "cage"], ["Hamster"], ["care"]) == TAG
     assert priority_tier(False, ["jessika"], [], ["jessikka", "notes"]) == NAME
     assert priority_tier(False, ["cat"], [], ["cats"]) == OTHER  # short words need an exact tag
+
+
+def test_seed_001_time_range_windows():
+    from datetime import UTC, datetime
+
+    import pytest
+
+    from panda.memory.scoring import time_range_start
+
+    now = datetime(2026, 3, 10, tzinfo=UTC)
+    assert time_range_start("week", now) == datetime(2026, 3, 3, tzinfo=UTC)
+    assert time_range_start("recent", now) == datetime(2026, 2, 8, tzinfo=UTC)
+    assert time_range_start("all", now) is None and time_range_start(None, now) is None
+    with pytest.raises(ValueError, match="time_range must be one of"):
+        time_range_start("fortnight", now)
