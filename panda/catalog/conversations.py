@@ -56,12 +56,18 @@ class Conversations:
         kept = self.con.execute("SELECT summary, summary_updated_at FROM threads WHERE id = ?", [thread_id]).fetchall()
         summary, updated = kept[0] if kept else (None, None)
         self.con.execute("DELETE FROM threads WHERE id = ?", [thread_id])
+        # Seed 004's thread fields: title = the thread's id as the input named it, primary topic = its
+        # sessions' most common one, categories and entities = theirs, updated_at = the last message.
         self.con.execute("""
             INSERT INTO threads (id, user_id, external_id, created_at, last_message_at, total_sessions, total_messages,
-                                 topics, summary, summary_updated_at)
+                                 topics, summary, summary_updated_at, title, updated_at, primary_topic, categories,
+                                 entities)
             SELECT ?, ?, ?, min(started_at), max(last_message_at), count(*), sum(total_messages),
-                   list_distinct(flatten(list(topics))), ?, ?
-            FROM sessions WHERE thread_id = ?""", [thread_id, user_id, external_id, summary, updated, thread_id])
+                   list_distinct(flatten(list(topics))), ?, ?, ?, max(last_message_at), mode(primary_topic),
+                   list_sort(list_distinct(list(category) FILTER (WHERE category IS NOT NULL))),
+                   list_distinct(flatten(list(coalesce(entities, []::VARCHAR[]))))[1:20]
+            FROM sessions WHERE thread_id = ?""", [thread_id, user_id, external_id, summary, updated, external_id,
+                                                   thread_id])
 
     def drop_thread(self, thread_id: str) -> None:
         self.con.execute("DELETE FROM threads WHERE id = ?", [thread_id])

@@ -186,6 +186,16 @@ def m009_eval_judge(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE eval_items ADD COLUMN judge_reason VARCHAR")
 
 
+def m010_session_lifecycle(con: duckdb.DuckDBPyConnection) -> None:
+    # Seed 004's session and thread fields; status follows active -> ended -> summarized (transcript.lifecycle).
+    for column, kind in (("ended_at", "TIMESTAMPTZ"), ("primary_topic", "VARCHAR"), ("category", "VARCHAR"),
+                         ("entities", "VARCHAR[]"), ("outcome", "VARCHAR"), ("sentiment", "VARCHAR")):
+        con.execute(f"ALTER TABLE sessions ADD COLUMN {column} {kind}")
+    for column, kind in (("title", "VARCHAR"), ("updated_at", "TIMESTAMPTZ"), ("primary_topic", "VARCHAR"),
+                         ("categories", "VARCHAR[]"), ("entities", "VARCHAR[]")):
+        con.execute(f"ALTER TABLE threads ADD COLUMN {column} {kind}")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -196,6 +206,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m007_exactly_once", m007_exactly_once),
     ("m008_mindcore_observability", m008_mindcore_observability),
     ("m009_eval_judge", m009_eval_judge),
+    ("m010_session_lifecycle", m010_session_lifecycle),
 ]
 
 

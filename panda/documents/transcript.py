@@ -71,6 +71,14 @@ class SessionTranscript:
     last_message_at: datetime | None = None
     summary_counters: dict[str, int] = field(default_factory=dict)  # reference/usage counts kept on compression
     archived_month: str | None = None  # archive/YYYY-MM/... once archived
+    ended_at: datetime | None = None  # set by the summarisation job when the session gap has passed
+
+    @property
+    def lifecycle(self) -> str:
+        """Seed 004's session status: active -> ended -> summarized, then aging's compressed/archived."""
+        if self.stage != "active":
+            return self.stage
+        return "summarized" if self.summary else "ended" if self.ended_at else "active"
 
     @property
     def session_id(self) -> str:
@@ -115,6 +123,8 @@ class SessionTranscript:
                 "summary": self.summary}
         if self.summary_generated_at:
             meta["summary_generated_at"] = iso(self.summary_generated_at)
+        if self.ended_at:
+            meta["ended_at"] = iso(self.ended_at)
         if self.stage != "active":
             meta.update(stage=self.stage, compressed_at=iso(self.compressed_at), compressed_ids=self.compressed_ids,
                         summary_counters=self.summary_counters)
@@ -144,7 +154,8 @@ class SessionTranscript:
                          started_at=parse_time(m.get("started_at")) if m.get("stage") else None,
                          last_message_at=parse_time(m.get("last_message_at")) if m.get("stage") else None,
                          summary_counters={str(k): int(v) for k, v in _dict(m.get("summary_counters")).items()},
-                         archived_month=str(m["archived_month"]) if m.get("archived_month") else None)
+                         archived_month=str(m["archived_month"]) if m.get("archived_month") else None,
+                         ended_at=parse_time(m.get("ended_at")))
         current: TranscriptMessage | None = None
         lines: list[str] = []
         pending_head: tuple[str, str] | None = None

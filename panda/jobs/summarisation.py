@@ -7,6 +7,11 @@ written to the transcript's frontmatter (the truth), mirrored to Logs/Sessions/{
 indexed: the sessions/threads rows (retrieval routing reads them) and a session_summary document
 with its own id. A reply that does not parse leaves the session for the next run.
 `summarise_sessions` is shared with the aging job, which needs a summary before it compresses.
+
+Seed 004's session lifecycle: a session is `active` until the job finds its gap passed, which writes
+`ended_at` (its last message's time) to the transcript and a `session_ended` event; a summary makes it
+`summarized` (`summary_generated` event). The status is read from the transcript (`lifecycle`), so a
+reindex gives the same rows.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from panda.memory.summaries import ThreadSummary, read_thread_summary, write_ses
 
 CHUNK = 64
 INPUT_WORDS = 700  # what a session contributes to its prompt (the 135M model's context is small)
-THREAD_SESSIONS = 12  # the most recent session summaries a thread summary is built from
+THREAD_SESSIONS = 10  # seed 004: a thread summary is built from its last 10 session summaries
 
 
 def session_text(transcript: SessionTranscript, max_words: int = INPUT_WORDS) -> str:
@@ -140,6 +145,23 @@ def summarise_threads(job: JobRun, threads: set[tuple[str, str]], report: JobRep
         conv.set_thread_summary(catalog_thread_id(user_id, thread), summary, job.now)
 
 
+def mark_ended(job: JobRun, transcripts: list[SessionTranscript]) -> None:
+    """active -> ended: the transcript records when it ended (its last message), once, with an event; the
+    sessions rows follow (a summary that then fails to parse leaves them `ended`)."""
+    marked = []
+    for transcript in transcripts:
+        if transcript.ended_at is None and transcript.last_time is not None:
+            transcript.ended_at = transcript.last_time
+            rel = transcript_rel_path(job.ctx, transcript)
+            atomic_write_text(job.ctx.vault.layout.resolve_relative(rel), transcript.render())
+            job.ctx.catalog.record_event("session_ended", "session", catalog_session_id(transcript),
+                                         {"last_message_at": transcript.ended_at.isoformat()}, job.now,
+                                         user_id=transcript.user_id)
+            marked.append(transcript)
+    for start in range(0, len(marked), CHUNK):
+        index_transcripts(job.ctx, marked[start:start + CHUNK], changed=set())
+
+
 def run(job: JobRun) -> JobReport:
     ctx = job.ctx
     report = JobReport("summarisation", job.now, job.dry_run)
@@ -163,7 +185,11 @@ def run(job: JobRun) -> JobReport:
         report.change("thread_summaries", f"{catalog_thread_id(user_id, thread)}: summarise its sessions")
     if job.dry_run:
         return report.finish(ctx)
+    mark_ended(job, due)
     done = summarise_sessions(job, due)
+    for transcript in done:
+        ctx.catalog.record_event("summary_generated", "session", catalog_session_id(transcript),
+                                 {"messages": len(transcript.messages)}, job.now, user_id=transcript.user_id)
     failed = len(due) - len(done)
     if failed:
         report.notes.append(f"{failed} session summaries did not parse; they are retried by the next run")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -149,6 +149,24 @@ def context_before(transcript: SessionTranscript, index: int, turns: int) -> str
     return "\n".join(f"{m.author}: {m.content}" for m in previous)
 
 
+def session_profile(messages: list[Any]) -> dict[str, Any]:
+    """Seed 004's session fields from its messages' enrichment (pure): the most common topic, category and
+    sentiment, the entities named (first 10). Outcome stays empty: nothing in a chat log says how it ended.
+
+    Example: topics [pets], [pets, food], [food, pets] -> primary_topic 'pets'.
+    """
+    def common(values: list[str]) -> str | None:
+        return Counter(values).most_common(1)[0][0] if values else None
+
+    metas = [m.metadata for m in messages]
+    entities = list(dict.fromkeys(str(e.get("value")) for md in metas for e in md.get("entities", [])
+                                  if isinstance(e, dict) and e.get("value")))[:10]
+    return {"primary_topic": common([t for md in metas for t in md.get("topics", [])]),
+            "category": common([str(md["category"]) for md in metas if md.get("category")]),
+            "sentiment": common([str(md["sentiment"]) for md in metas if md.get("sentiment")]),
+            "entities": entities, "outcome": None}
+
+
 def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The sessions row and messages rows of one transcript (pure)."""
     sid = catalog_session_id(transcript)
@@ -159,8 +177,8 @@ def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str
                "total_messages": transcript.message_count, "summary": transcript.summary,
                "summary_generated_at": transcript.summary_generated_at,
                "topics": sorted({t for m in msgs for t in m.metadata.get("topics", [])}),
-               "importance": max((vehemence(m.metadata) for m in msgs), default=0.15), "status": transcript.stage,
-               "doc_path": rel_path}
+               "importance": max((vehemence(m.metadata) for m in msgs), default=0.15), "status": transcript.lifecycle,
+               "doc_path": rel_path, "ended_at": transcript.ended_at, **session_profile(msgs)}
     rows = [{"id": m.id, "user_id": transcript.user_id, "thread_id": tid, "session_id": sid, "role": m.role,
              "author": m.author, "content": m.content, "created_at": m.timestamp,
              "metadata": {k: v for k, v in m.metadata.items() if k != "counters"},  # counters: documents table

@@ -70,8 +70,17 @@ def test_summaries_then_aging_compress_archive_delete(ctx):
     say(ctx, "alice", "chat", start + 2 * DAY, "We are repainting the kitchen yellow.", "Sounds bright.")
     end1, end2 = start + 10 * timedelta(minutes=1), start + 2 * DAY + 5 * timedelta(minutes=1)
 
+    status = lambda: [s["status"] for s in Conversations(ctx.catalog).sessions_of_thread("alice:chat")]  # noqa: E731
+    assert status() == ["active", "active"]
     report = job(ctx, "summarisation", end2 + 29 * timedelta(minutes=1))
     assert report.counts["session_summaries"] == 1 and report.counts["thread_summaries"] == 1  # session 2 is still open
+    assert status() == ["summarized", "active"]  # seed 004 lifecycle: active -> ended -> summarized
+    first = Conversations(ctx.catalog).sessions_of_thread("alice:chat")[0]
+    assert first["ended_at"] == first["last_message_at"]  # the session ended with its last message
+    events = [r[0] for r in ctx.catalog.con.execute(
+        "SELECT event_type FROM system_events WHERE entity_id = 'alice:chat-s0001' ORDER BY created_at, event_type"
+    ).fetchall()]
+    assert "session_ended" in events and "summary_generated" in events
     report = job(ctx, "summarisation", end2 + 31 * timedelta(minutes=1))
     assert report.counts["session_summaries"] == 1
     assert job(ctx, "summarisation", end2 + HOUR).changed == 0

@@ -147,3 +147,19 @@ def test_link_budget_goes_to_the_most_relevant_excerpts():
     # 40, 40 and 14 tokens (documents/budgets.py): budget 55 fits one long excerpt and the short one
     assert [f.target for f in within_budget(links, 55, [0.1, 0.9, 0.5])] == ["t1.md", "t2.md"]
     assert [f.target for f in within_budget(links, 55, None)] == ["t0.md", "t2.md"]  # discovery order without scores
+
+
+def test_session_profile_aggregates_enrichment():
+    from types import SimpleNamespace
+
+    from panda.memory.ingest import session_profile
+
+    msgs = [SimpleNamespace(metadata={"topics": ["pets"], "category": "personal_update", "sentiment": "positive",
+                                      "entities": [{"type": "pet_name", "value": "Noodle"}]}),
+            SimpleNamespace(metadata={"topics": ["pets", "food"], "category": "inquiry", "sentiment": "positive"}),
+            SimpleNamespace(metadata={"topics": ["food", "pets"], "category": "inquiry"}),
+            SimpleNamespace(metadata={})]
+    profile = session_profile(msgs)
+    assert profile == {"primary_topic": "pets", "category": "inquiry", "sentiment": "positive",
+                       "entities": ["Noodle"], "outcome": None}
+    assert session_profile([])["primary_topic"] is None
