@@ -33,7 +33,9 @@ def test_run_search_rerun_and_reindex_give_the_same_results(tmp_path: Path, caps
     code, out, _ = run_cli(capsys, "search", "hamster Biscuit", "--user", "alice", "--home", str(home), "--json",
                            "--no-record", "--now", "2026-03-05T00:00:00Z")
     before = json.loads(out)
-    assert "users/alice/turns/turn_000001/context.md" in [r["doc_path"] for r in before[:2]]
+    # the turn that named Biscuit, beside the pet fact it taught ("pet: Syrian hamster named Biscuit")
+    assert "users/alice/turns/turn_000001/context.md" in [r["doc_path"] for r in before[:3]]
+    assert any(r["title"].startswith("pet: ") and "Biscuit" in r["title"] for r in before[:3])
 
     code, out, _ = run_cli(capsys, "run", str(path), "--home", str(home), "--backend", "scripted", "--quiet", "--json")
     summary = json.loads(out)
