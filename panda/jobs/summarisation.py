@@ -62,8 +62,19 @@ def needs_summary(transcript: SessionTranscript, now: Any, gap_minutes: int) -> 
         return False
     if now - last <= timedelta(minutes=gap_minutes):
         return False
+    if not worth_summarising(transcript):
+        return False
     return transcript.summary is None or transcript.summary_generated_at is None \
         or transcript.summary_generated_at < last
+
+
+def worth_summarising(transcript: SessionTranscript) -> bool:
+    """Seed 004's should_summarize: a session whose enriched messages all say False (greetings, small talk)
+    gets no summary; a message not enriched (enrichment off, pending) counts as worth it.
+
+    Example: two messages enriched with should_summarize False -> False; one of them not enriched -> True.
+    """
+    return any(m.metadata.get("should_summarize", True) is not False for m in transcript.messages)
 
 
 def _request(job: JobRun, kind: str, text: str, user_id: str, session_id: str | None) -> ChatRequest:

@@ -118,6 +118,8 @@ def apply(ctx: PipelineContext, chunk: list[dict[str, Any]], outcomes: dict[str,
                 for i, stated in enumerate(metadata.get("stated", []), 1):
                     if not grounded(stated["value"], message.content):
                         continue  # the model's claim is not in the message: not recorded as a fact
+                    if stated["kind"] == "preference" and not metadata.get("contains_preference", True):
+                        continue  # seed 004: contains_preference gates preference extraction
                     statement = Statement(stated["kind"], stated["attribute"], stated["value"], message.author)
                     learned[transcript.user_id].append(from_statement(
                         statement, f"{stated['kind'][:4]}_{message.id[4:]}_e{i}", message.timestamp, message.id, 0.6))

@@ -163,3 +163,18 @@ def test_session_profile_aggregates_enrichment():
     assert profile == {"primary_topic": "pets", "category": "inquiry", "sentiment": "positive",
                        "entities": ["Noodle"], "outcome": None}
     assert session_profile([])["primary_topic"] is None
+
+
+def test_should_summarize_gates_session_summaries():
+    from datetime import UTC, datetime, timedelta
+
+    from panda.documents.transcript import SessionTranscript, TranscriptMessage
+    from panda.jobs.summarisation import needs_summary, worth_summarising
+
+    t = datetime(2026, 1, 1, 9, tzinfo=UTC)
+    chit_chat = SessionTranscript("ann", "c", 1, messages=[
+        TranscriptMessage(id=f"m{i}", role="user", author="ann", timestamp=t + timedelta(minutes=i), content="hi!",
+                          metadata={"should_summarize": False}) for i in range(2)])
+    assert not worth_summarising(chit_chat) and not needs_summary(chit_chat, t + timedelta(hours=2), 30)
+    chit_chat.messages[1].metadata = {}  # not enriched: summarised as before
+    assert worth_summarising(chit_chat) and needs_summary(chit_chat, t + timedelta(hours=2), 30)

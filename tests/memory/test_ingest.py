@@ -160,3 +160,28 @@ def test_reindex_rebuilds_conversations_from_transcripts(ctx, tmp_path: Path):
     assert ctx.catalog.con.execute(
         "SELECT id, session_id, enrichment_status, metadata FROM messages ORDER BY id").fetchall() == snapshot
     assert ctx.catalog.con.execute("SELECT id, reference_count, importance FROM documents ORDER BY id").fetchall() == docs
+
+
+def test_contains_preference_gates_preference_extraction(ctx, tmp_path: Path):
+    """Seed 004: an enrichment that says the message holds no preference records none, whatever it stated."""
+    lines = ['{"user_id": "ann", "session_id": "chat", "timestamp": "2026-01-10T09:00:00Z", "role": "user", '
+             '"content": "My brother says he loves jazz."}']
+    messages, _ = read_messages(write_jsonl(tmp_path / "m.jsonl", lines))
+    ingest_messages(ctx, messages)
+
+    def no_preference(request):
+        reply = schema_responder(request)
+        reply.update(contains_preference=False, stated=[{"attribute": "likes", "value": "jazz", "kind": "preference"}])
+        return reply
+
+    enrich_pending(ctx, ScriptedBackend(responder=no_preference))
+    assert not any(e.value == "jazz" for e in ctx.vault.memory_file("ann", "preference").entries)
+
+    def with_preference(request):
+        reply = no_preference(request)
+        reply["contains_preference"] = True
+        return reply
+
+    ctx.catalog.con.execute("UPDATE messages SET enrichment_status = 'failed'")  # enrich again
+    enrich_pending(ctx, ScriptedBackend(responder=with_preference))
+    assert any(e.value == "jazz" for e in ctx.vault.memory_file("ann", "preference").entries)
