@@ -94,6 +94,8 @@ def follow_links(layout: VaultLayout, start: list[str], max_depth: int, budget_t
             seen.add(target_rel)
             candidates.append(FollowedLink(rel, target_rel, depth + 1, excerpt(target)))
             frontier.append((target_rel, depth + 1))
+    if sum(estimate_tokens(c.excerpt) for c in candidates) <= budget_tokens:
+        return candidates  # everything fits: no need to score (saves embedding the excerpts)
     return within_budget(candidates, budget_tokens, relevance(
         [c.excerpt for c in candidates]) if relevance and candidates else None)
 
