@@ -76,7 +76,8 @@ def recent_session_messages(state: TurnState, ctx: PipelineContext, limit: int =
     hit = rows is not None
     if rows is None:
         rows = conv.recent_messages(session["id"], state.input.timestamp, ctx.session_cache.per_session)
-        ctx.session_cache.put(session["id"], rows, session["last_message_at"])
+        if session["last_message_at"] <= state.input.timestamp:  # the rows are the whole session's tail
+            ctx.session_cache.put(session["id"], rows, session["last_message_at"])
         rows = rows[-limit:]
     return SessionContext([SearchResult(
         id=r["id"], kind="message", title=f"{r['author']}: {' '.join(r['content'].split()[:10])}",
