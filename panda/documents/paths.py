@@ -71,6 +71,10 @@ class VaultLayout:
     def facts_path(self, user_id: str) -> Path:
         return self.user_dir(user_id) / "facts.md"
 
+    def memory_path(self, user_id: str, kind: str) -> Path:
+        """preferences.md for kind 'preference', facts.md for 'fact'."""
+        return self.preferences_path(user_id) if kind == "preference" else self.facts_path(user_id)
+
     def turns_dir(self, user_id: str) -> Path:
         return self.user_dir(user_id) / "turns"
 

@@ -47,6 +47,11 @@ class MemoryEntry:
     def last_confirmed(self) -> datetime | None:
         return self.confirmed_at or self.learned_at
 
+    @property
+    def text(self) -> str:
+        """Example: key 'residence', value 'Denver' -> 'residence: Denver'; no key -> the value."""
+        return f"{self.key}: {self.value}" if self.key else self.value
+
     def render(self) -> str:
         meta = [f"id={self.id}", f"confidence={self.confidence:.2f}"]
         if self.source:

@@ -82,17 +82,16 @@ class Vault:
 
     # ---- user memory files ---------------------------------------------------------------------
     def memory_file(self, user_id: str, kind: str) -> MemoryFile:
-        path = self.layout.preferences_path(user_id) if kind == "preference" else self.layout.facts_path(user_id)
+        path = self.layout.memory_path(user_id, kind)
         if path.exists():
             return MemoryFile.parse(path.read_text(encoding="utf-8"), kind, user_id)
         return MemoryFile(kind=kind, user_id=user_id)
 
     def write_memory_file(self, memory: MemoryFile, modified: datetime) -> str:
-        layout = self.layout
-        path = layout.preferences_path(memory.user_id) if memory.kind == "preference" else layout.facts_path(memory.user_id)
+        path = self.layout.memory_path(memory.user_id, memory.kind)
         memory.modified = modified
         atomic_write_text(path, memory.render())
-        return layout.relative(path)
+        return self.layout.relative(path)
 
     # ---- turns ---------------------------------------------------------------------------------
     def turn_dir(self, user_id: str, turn_number: int) -> Path:
@@ -180,14 +179,14 @@ class Vault:
         for user_dir in sorted((self.home / "users").glob("*")):
             for kind in ("preference", "fact"):
                 memory = self.memory_file(user_dir.name, kind)
-                rel = self.layout.relative(user_dir / ("preferences.md" if kind == "preference" else "facts.md"))
+                rel = self.layout.relative(self.layout.memory_path(user_dir.name, kind))
                 for entry in memory.entries:
                     yield entry_document(entry, kind, user_dir.name, rel)
 
 
 def entry_document(entry: MemoryEntry, kind: str, user_id: str, file_rel: str) -> Document:
     """The catalog document of one preference or fact line."""
-    text = f"{entry.key}: {entry.value}" if entry.key else entry.value
+    text = entry.text
     return Document(
         id=entry.id, kind=kind, title=text[:80], primary_topic=f"user.{kind}", keywords=[],
         intent="personal", content_types=[kind], scope="user", quality=min(1.0, max(0.0, entry.confidence)),

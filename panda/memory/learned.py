@@ -57,8 +57,8 @@ def record(vault: Vault, user_id: str, items: list[Learned], recorded_at: dateti
             touched[item.kind][changed.id] = changed
     docs: list[Document] = []
     for kind in ("preference", "fact"):
-        path = vault.layout.preferences_path(user_id) if kind == "preference" else vault.layout.facts_path(user_id)
-        rel = vault.write_memory_file(files[kind], recorded_at) if touched[kind] else vault.layout.relative(path)
+        rel = vault.write_memory_file(files[kind], recorded_at) if touched[kind] else \
+            vault.layout.relative(vault.layout.memory_path(user_id, kind))
         entries = {**already[kind], **touched[kind]}  # re-indexing an existing entry is an idempotent upsert
         docs += [entry_document(e, kind, user_id, rel) for e in entries.values()]
     return docs

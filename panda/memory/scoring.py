@@ -177,7 +177,7 @@ TOPIC, TAG, NAME, OTHER = 0, 1, 2, 3  # seed 003's search priority, best first
 
 
 def priority_tier(topic_match: bool, query_words: list[str], keywords: list[str], title_words: list[str],
-                  threshold: float = 0.85) -> int:
+                  threshold: float = 0.85, memo: dict[tuple[str, str], bool] | None = None) -> int:
     """Seed 003: topic match > tag match > fuzzy name match (85 %) > recency.
 
     Example: priority_tier(False, ['hamster', 'cage'], ['hamster'], ['care']) -> TAG (1);
@@ -188,8 +188,9 @@ def priority_tier(topic_match: bool, query_words: list[str], keywords: list[str]
     tags = {k.lower() for k in keywords}
     if any(w in tags for w in query_words):
         return TAG
-    names = [w for w in title_words if len(w) > 3]
-    if any(similar_words(w, n, threshold) for w in query_words if len(w) > 3 for n in names):
+    # words of 4+ letters on both sides, so fuzzy_word_match's exact-only short words never count here
+    long_words = [w for w in query_words if len(w) > 3]
+    if fuzzy_word_match(long_words, [w for w in title_words if len(w) > 3], threshold, 3, memo) > 0:
         return NAME
     return OTHER
 

@@ -190,9 +190,8 @@ class MemoryStore:
             return results
         top = max((r.score for r in results), default=1.0) or 1.0
         factor = self.policy.retention.superseded_score_factor
-        led = [fact_result(h, self.vault.layout.relative(self.vault.layout.facts_path(user_id) if h.kind == "fact"
-                                                           else self.vault.layout.preferences_path(user_id)),
-                           top * (factor if h.superseded else 1.0)) for h in hits]
+        rels = {kind: self.vault.layout.relative(self.vault.layout.memory_path(user_id, kind)) for kind in files}
+        led = [fact_result(h, rels[h.kind], top * (factor if h.superseded else 1.0)) for h in hits]
         stated_old = current_facts.superseded_sources(hits)
         rest = [r for r in results if r.id not in {h.entry.id for h in hits}]
         for r in rest:
@@ -302,7 +301,7 @@ def filters_allow_facts(filters: SearchFilters) -> bool:
 def fact_result(hit: current_facts.FactHit, file_rel: str, score: float) -> SearchResult:
     """A facts.md / preferences.md entry as a search result, superseded ones marked."""
     e = hit.entry
-    text = f"{e.key}: {e.value}" if e.key else e.value
+    text = e.text
     return SearchResult(
         id=e.id, kind=hit.kind, title=text[:80], primary_topic=f"user.{hit.kind}", doc_path=f"{file_rel}#{e.id}",
         score=round(score, 6), snippet=text, quality=min(1.0, max(0.0, e.confidence)), scope="user",
@@ -365,7 +364,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
         by_id = {row["id"]: row for row in rows}
         content_words = [w for w in query_words if w not in STOP_WORDS]
         tiers = [scoring.priority_tier(r.factors["topic_match"] > 0, content_words, list(by_id[r.id].get("keywords") or []),
-                                       words(r.title), rp.fuzzy_threshold) for r in results]
+                                       words(r.title), rp.fuzzy_threshold, memo) for r in results]
         results = [results[i] for i in scoring.order_by_priority([r.score for r in results], tiers, rp.priority_band)]
     return results
 

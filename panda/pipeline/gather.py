@@ -23,6 +23,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from panda.catalog.conversations import Conversations
 from panda.llm.roles import MIND
 from panda.llm.schemas import GatherSynthesis
@@ -112,9 +114,7 @@ def with_summaries(results: list[SearchResult], ctx: PipelineContext, user_id: s
 
 def similarity(ctx: PipelineContext, query: str, texts: list[str]) -> list[float]:
     """Cosine of each text to the query (normalised embeddings: a dot product)."""
-    vectors = ctx.memory.embedder.embed(texts)
-    q = ctx.memory.query_vector(query)
-    return [float(sum(a * b for a, b in zip(v, q, strict=True))) for v in vectors]
+    return [float(s) for s in np.asarray(ctx.memory.embedder.embed(texts)) @ ctx.memory.query_vector(query)]
 
 
 def relevant(found: list[SearchResult]) -> list[SearchResult]:
