@@ -7,6 +7,7 @@ Only this module (and flows/) formats errors for people; the library raises. Exi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -72,32 +73,55 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     turns, errors = read_turns(path)
     report_errors(errors)
-    backend = make_backend(settings)
-    ctx = open_home(settings, backend=backend)
-    with tqdm(total=len(turns), desc="turns", unit="turn", disable=args.quiet) as bar:
-        report = run_batch(turns, ctx, backend, settings.max_active_users,
-                           on_turn_done=lambda state, outcome: bar.update(1))
-        bar.update(report.skipped)
-    summary = report.summary()
+    if args.shards or args.executor:
+        summary = _run_sharded(args, turns, settings)
+    else:
+        backend = make_backend(settings)
+        ctx = open_home(settings, backend=backend)
+        with tqdm(total=len(turns), desc="turns", unit="turn", disable=args.quiet) as bar:
+            report = run_batch(turns, ctx, backend, settings.max_active_users,
+                               on_turn_done=lambda state, outcome: bar.update(1))
+            bar.update(report.skipped)
+        summary = report.summary()
+        summary["turns_in_catalog"] = ctx.catalog.table_count("turn_index")
+        ctx.catalog.close()
+        backend.close()
     summary["malformed_lines"] = len(errors)
     summary["home"] = str(settings.home)
-    summary["turns_in_catalog"] = ctx.catalog.table_count("turn_index")
-    ctx.catalog.close()
-    backend.close()
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items())) or "none run"
-        print(f"turns by outcome: {outcomes}; skipped (already done) {report.skipped}; "
-              f"malformed lines {len(errors)}; recovered {report.recovered}")
-        quality = report.answer_quality()
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(summary["outcomes"].items())) or "none run"
+        print(f"turns by outcome: {outcomes}; skipped (already done) {summary['skipped']}; "
+              f"malformed lines {len(errors)}; recovered {summary['recovered']}")
+        quality = summary["answers"]
         if quality["with_expected"]:
             print(f"answers: {quality['correct']} of {quality['with_expected']} correct (expected answer in the reply), "
                   f"mean token F1 {quality['mean_f1']}")
-        print(f"LLM: {report.llm_requests} requests in {report.llm_batches} batches "
-              f"(largest {report.largest_batch}), {report.completion_tokens} completion tokens")
+        print(f"LLM: {summary['llm_requests']} requests in {summary['llm_batches']} batches "
+              f"(largest {summary['largest_batch']}), {summary['completion_tokens']} completion tokens")
+        for shard in summary.get("shards", []):
+            where = f"failed: {shard['failed']}" if "failed" in shard else \
+                f"on {shard['host']} (pid {shard['pid']}) in {shard['seconds']} s"
+            print(f"shard {shard['shard']}: {shard['turns']} turns {where}")
         print(f"vault: {settings.home}")
-    return 1 if (errors or report.errors) else 0
+    return 1 if (errors or summary["errors"]) else 0
+
+
+def _run_sharded(args: argparse.Namespace, turns: list[Any], settings: Settings) -> dict[str, Any]:
+    """`--executor ray --shards N`: the batch sharded by user (pipeline/sharding.py)."""
+    from panda.pipeline.executors import make_executor
+    from panda.pipeline.sharding import run_sharded
+
+    executor = make_executor(args.executor or "ray", args.ray_address)
+    shards = args.shards or 2
+    with contextlib.redirect_stdout(sys.stderr):  # Ray prints worker deaths on stdout; --json owns stdout
+        summary = run_sharded(turns, settings, shards, executor)
+    if not args.quiet:
+        hosts = sorted({s.get("host", "?") for s in summary["shards"]})
+        print(f"{len(summary['shards'])} shards (of {shards} planned; empty ones skipped) ran on {executor.name}: "
+              f"hosts {', '.join(hosts)}; reduce {summary['reduce']['seconds']} s", file=sys.stderr)
+    return summary
 
 
 def report_errors(errors: list[Any], shown: int = 20) -> None:
@@ -385,6 +409,12 @@ def build_parser() -> argparse.ArgumentParser:
     def home_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
 
+    def shard_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--executor", choices=["ray", "serial"],
+                       help="shard the work by user: ray (a local Ray runtime, or --ray-address) or serial (this process)")
+        p.add_argument("--shards", type=int, help="number of user shards (with --executor; default 2)")
+        p.add_argument("--ray-address", help="join this Ray cluster (e.g. ray://head:10001 or auto) instead of starting one")
+
     run = sub.add_parser("run", help="run every turn of a JSONL file through the pipeline")
     run.add_argument("file")
     home_arg(run)
@@ -396,6 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", help="OpenAI-compatible server URL for --backend openai")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    shard_args(run)
     run.set_defaults(func=cmd_run)
 
     search = sub.add_parser("search", help="memory.search over every document kind")

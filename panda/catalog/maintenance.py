@@ -19,7 +19,7 @@ from panda.catalog.store import DOC_COLUMNS, Catalog, partition_key
 
 # Tables with a user_id column, in the order user deletion clears them.
 USER_TABLES = ("turn_uses", "turn_index", "messages", "sessions", "threads", "llm_calls", "retrieval_operations",
-               "source_extractions")
+               "source_extractions", "knowledge_queue")
 
 
 class Maintenance:

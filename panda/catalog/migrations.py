@@ -196,6 +196,16 @@ def m010_session_lifecycle(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"ALTER TABLE threads ADD COLUMN {column} {kind}")
 
 
+def m011_knowledge_queue(con: duckdb.DuckDBPyConnection) -> None:
+    # Global knowledge a research turn learned, published after its batch in (queued_at, turn_id) order
+    # (research/publication.py); the row is written in the turn's commit transaction.
+    con.execute("""
+        CREATE TABLE knowledge_queue (
+            turn_id VARCHAR PRIMARY KEY, user_id VARCHAR NOT NULL, turn_dir VARCHAR NOT NULL,
+            queued_at TIMESTAMPTZ NOT NULL, published_at TIMESTAMPTZ
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -207,6 +217,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m008_mindcore_observability", m008_mindcore_observability),
     ("m009_eval_judge", m009_eval_judge),
     ("m010_session_lifecycle", m010_session_lifecycle),
+    ("m011_knowledge_queue", m011_knowledge_queue),
 ]
 
 

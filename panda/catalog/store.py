@@ -32,6 +32,7 @@ DOC_COLUMNS = (
 )
 
 
+COUNTER_COLUMNS = ("usage_count", "reference_count", "validation_count", "validation_success")
 GLOBAL_PARTITION = "\x00global"  # the in-memory index's partition of scope-global documents
 NO_OWNER_PARTITION = "\x00none"  # documents with no owner and no global scope
 
@@ -61,12 +62,15 @@ class SearchFilters:
     created_before: datetime | None = None  # as-of searches: documents that did not exist yet are left out
     created_after: datetime | None = None  # seed 001 time_range: only what was written since
 
+    def visible(self) -> tuple[str, list[Any]]:
+        """The corpus the searcher may read (DESIGN §10): her own documents and global ones."""
+        if self.user_id is None:
+            return "TRUE", []
+        return "(d.owner_user = ? OR d.scope = 'global')", [self.user_id]
+
     def where(self) -> tuple[str, list[Any]]:
-        clauses: list[str] = ["TRUE"]
-        params: list[Any] = []
-        if self.user_id is not None:
-            clauses.append("(d.owner_user = ? OR d.scope = 'global')")
-            params.append(self.user_id)
+        visible, params = self.visible()
+        clauses: list[str] = [visible]
         if self.session_id is not None:
             clauses.append("d.session_id = ?")
             params.append(self.session_id)
@@ -136,6 +140,9 @@ class Catalog:
                 self._lock_dir = Path(path).parent
         self.path = path
         self.read_only = read_only
+        # Counters belong to the catalog; a re-upserted document keeps ours when its vault copy may lag
+        # (a shard's partition: pipeline/sharding.py). Elsewhere the vault copies are written back at once.
+        self.counters_authoritative = False
         self.generation = 0  # bumped on every change to documents; the in-memory index follows it
         self._changes: list[tuple[int, frozenset[str] | None]] = []
         self.counter_seq = 0  # counter increments, which the index applies without reloading
@@ -234,6 +241,11 @@ class Catalog:
         if not docs:
             return
         ids = [d.id for d in docs]
+        if self.counters_authoritative:  # the vault's copies may lag (a shard writes none back): keep ours
+            kept = {r[0]: r[1:] for r in self.con.execute(f"SELECT id, {', '.join(COUNTER_COLUMNS)} FROM documents "
+                                                          "WHERE list_contains(?, id)", [ids]).fetchall()}
+            docs = [d.model_copy(update=dict(zip(COUNTER_COLUMNS, kept[d.id], strict=True))) if d.id in kept else d
+                    for d in docs]
         before = self.con.execute("SELECT DISTINCT owner_user, scope FROM documents WHERE list_contains(?, id)",
                                   [ids]).fetchall()
         self.touch({partition_key(o, s) for o, s in before} | {partition_key(d.owner_user, d.scope) for d in docs})
@@ -320,11 +332,15 @@ class Catalog:
         where, params = filters.where()
         unique = sorted(set(terms))
         marks = ", ".join("?" for _ in unique)
-        # One pass over the matching postings (term IN (...) can use the term index); document
-        # frequency is counted over all documents, as BM25 defines it, before the visibility filter.
+        # One pass over the matching postings (term IN (...) can use the term index). The corpus BM25
+        # counts (documents, mean length, document frequency) is the one the searcher may read, before the
+        # other filters: another user's documents never move her scores (nor leak their words through them).
+        visible, visible_params = filters.visible()
         sql = f"""
-            WITH stats AS (SELECT count(*)::DOUBLE AS n, coalesce(avg(doc_length), 1)::DOUBLE AS avgdl FROM documents),
-            matched AS (SELECT term, doc_id, tf FROM postings WHERE term IN ({marks})),
+            WITH stats AS (SELECT count(*)::DOUBLE AS n, coalesce(avg(doc_length), 1)::DOUBLE AS avgdl
+                           FROM documents d WHERE {visible}),
+            matched AS (SELECT term, doc_id, tf FROM postings p JOIN documents d ON d.id = p.doc_id
+                        WHERE term IN ({marks}) AND {visible}),
             df AS (SELECT term, count(*)::DOUBLE AS df FROM matched GROUP BY term),
             hits AS (
                 SELECT m.doc_id, sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
@@ -333,7 +349,7 @@ class Catalog:
                 WHERE {where}
                 GROUP BY m.doc_id)
             SELECT doc_id, score FROM hits ORDER BY score DESC, doc_id LIMIT ?"""
-        rows = self.con.execute(sql, [*unique, k1, k1, b, b, *params, limit]).fetchall()
+        rows = self.con.execute(sql, [*visible_params, *unique, *visible_params, k1, k1, b, b, *params, limit]).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
     def vector_candidates(self, vector: Sequence[float], filters: SearchFilters, limit: int) -> list[tuple[str, float]]:

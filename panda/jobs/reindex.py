@@ -69,8 +69,10 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
     return report
 
 
-def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
-    """Index complete turn folders of `users` that the catalog lacks. Returns how many."""
+def recover_turns(ctx: PipelineContext, users: list[str], event: str = "turn_recovered") -> int:
+    """Index complete turn folders of `users` that the catalog lacks. Returns how many.
+
+    The reduce step of a sharded run commits its shards' turns through here too (`event` turn_merged)."""
     from panda.memory.ingest import ingest_messages
     from panda.pipeline.save import turn_messages
 
@@ -85,6 +87,6 @@ def recover_turns(ctx: PipelineContext, users: list[str]) -> int:
             if not meta.get("probe"):
                 ingest_messages(ctx, turn_messages(meta), extract_facts=False)  # no-op if they were recorded
             commit_turn(ctx, meta, turn_search_documents(ctx, meta, path))  # counts it, exactly once
-            ctx.catalog.record_event("turn_recovered", "turn", meta["turn_id"], {"user_id": user})
+            ctx.catalog.record_event(event, "turn", meta["turn_id"], {"user_id": user})
             recovered += 1
     return recovered

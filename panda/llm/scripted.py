@@ -7,6 +7,7 @@ different turns arrived in one batch. Never the default for a real run.
 from __future__ import annotations
 
 import json
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,8 @@ Responder = Callable[[ChatRequest], "str | dict[str, Any]"]
 class ScriptedBackend:
     name = "scripted"
 
-    def __init__(self, responder: Responder | None = None, model: str = "scripted-model") -> None:
+    def __init__(self, responder: Responder | None = None, model: str = "scripted-model", latency_s: float = 0.0) -> None:
+        self.latency_s = latency_s  # seconds each batch takes, like an engine's (tests that must act mid-run)
         self.queue: deque[str | dict[str, Any]] = deque()
         self.responder = responder
         self.model = model
@@ -33,6 +35,8 @@ class ScriptedBackend:
 
     def generate(self, requests: list[ChatRequest]) -> list[ChatResult]:
         self.history.append(list(requests))
+        if self.latency_s:
+            time.sleep(self.latency_s)
         results = []
         for request in requests:
             if self.queue:

@@ -64,13 +64,12 @@ class SearchIndex:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.parts: dict[str, _Partition] = {}
-        self.df: Counter[str] = Counter()
         self.part_df: dict[str, Counter[str]] = {}
-        self.total_docs = 0
-        self.total_length = 0.0
         self.generation = -1
         self.counter_seq = 0
         self.where: dict[str, str] = {}  # document id -> partition key
+        # Partitions whose counters stay as loaded while a batch runs (global documents: MemoryStore.batch_view).
+        self.frozen: set[str] = set()
 
     # ---- keeping in step with the catalog ----------------------------------------------------------
     def refresh(self) -> None:
@@ -79,15 +78,25 @@ class SearchIndex:
         if generation == self.generation:
             return
         if dirty is None or self.generation < 0:
-            self.parts, self.part_df, self.df = {}, {}, Counter()
+            self.parts, self.part_df = {}, {}
             self._load(None)
         elif dirty:
             self._load(sorted(dirty))
         self.generation = generation
         self.where = {i: key for key, part in self.parts.items() for i in part.row_of}
-        self.total_docs = sum(p.size for p in self.parts.values())
-        self.total_length = float(sum(p.length.sum() for p in self.parts.values()))
 
+
+    def freeze_counters(self, keys: set[str]) -> None:
+        """Keep these partitions' counters as they are now (current first) until `thaw_counters`."""
+        self.refresh()
+        self.frozen = set(keys)
+
+    def thaw_counters(self) -> None:
+        """Back to live counters: the frozen partitions reload the catalog's values."""
+        keys, self.frozen = sorted(self.frozen & set(self.parts)), set()
+        if keys:
+            self._load(keys)
+            self.where = {i: key for key, part in self.parts.items() for i in part.row_of}
 
     def _apply_counters(self) -> None:
         """Counter increments the catalog made since the last search (references, usage, validation)."""
@@ -95,7 +104,7 @@ class SearchIndex:
         for ids, column, by in changes:
             for doc_id in ids:
                 key = self.where.get(doc_id)
-                if key is not None:
+                if key is not None and key not in self.frozen:
                     part = self.parts[key]
                     part.counters[column][part.row_of[doc_id]] += by
         self.counter_seq = seq
@@ -130,9 +139,7 @@ class SearchIndex:
         where = "" if keys is None else f"WHERE {_KEY_SQL} IN (SELECT unnest(?::VARCHAR[]))"
         params: list[Any] = [] if keys is None else [keys]
         for key in keys or []:
-            old = self.part_df.pop(key, None)
-            if old is not None:
-                self.df.subtract(old)
+            self.part_df.pop(key, None)
             self.parts.pop(key, None)
         table = _arrow(con, f"""
             SELECT {_KEY_SQL} AS key, d.id, d.kind, d.scope, d.session_id, d.primary_topic, d.content_types, d.keywords,
@@ -144,7 +151,6 @@ class SearchIndex:
                    d.reference_count, d.usage_count, d.validation_count, d.validation_success
             FROM documents d {where} ORDER BY key, d.id""", params)
         if table.num_rows == 0:
-            self.df = +self.df  # drop the zero counts the subtraction above left
             return
         keys_col = table.column("key").to_numpy(zero_copy_only=False)
         bounds = np.flatnonzero(np.r_[True, keys_col[1:] != keys_col[:-1], True])
@@ -169,9 +175,6 @@ class SearchIndex:
             self.parts[key].postings[term] = (flat_rows[lo:hi], flat_tfs[lo:hi])
             counts = self.part_df.setdefault(key, Counter())
             counts[term] = hi - lo
-        for key in self.parts if keys is None else keys:
-            self.df.update(self.part_df.get(key, Counter()))
-        self.df = +self.df
 
     @staticmethod
     def _partition(columns: dict[str, Any], start: int, end: int) -> _Partition:
@@ -201,10 +204,13 @@ class SearchIndex:
                           counters=counters, row_of={str(i): r for r, i in enumerate(ids)})
 
     # ---- queries -----------------------------------------------------------------------------------
-    def _visible(self, filters: SearchFilters) -> list[_Partition]:
+    def _visible_keys(self, filters: SearchFilters) -> list[str]:
         if filters.user_id is None:
-            return list(self.parts.values())
-        return [self.parts[k] for k in (filters.user_id, GLOBAL) if k in self.parts]
+            return list(self.parts)
+        return [k for k in (filters.user_id, GLOBAL) if k in self.parts]
+
+    def _visible(self, filters: SearchFilters) -> list[_Partition]:
+        return [self.parts[k] for k in self._visible_keys(filters)]
 
     @staticmethod
     def _mask(part: _Partition, filters: SearchFilters) -> np.ndarray:
@@ -242,10 +248,14 @@ class SearchIndex:
              b: float = 0.75) -> list[tuple[str, float]]:
         self.refresh()
         unique = sorted(set(terms))
-        if not unique or self.total_docs == 0:
+        # Corpus statistics of what the searcher may read (Catalog.bm25_candidates says why).
+        keys = self._visible_keys(filters)
+        docs = sum(self.parts[k].size for k in keys)
+        if not unique or docs == 0:
             return []
-        n, avgdl = float(self.total_docs), (self.total_length / self.total_docs) or 1.0
-        idf = {t: math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in unique if self.df.get(t)}
+        n, avgdl = float(docs), (float(sum(self.parts[k].length.sum() for k in keys)) / docs) or 1.0
+        df = {t: sum(self.part_df.get(k, Counter()).get(t, 0) for k in keys) for t in unique}
+        idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in unique if df[t]}
         out: list[tuple[str, float]] = []
         for part in self._visible(filters):
             scores = np.zeros(part.size, dtype=np.float64)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from panda.catalog.store import Catalog, SearchFilters
+from panda.catalog.store import GLOBAL_PARTITION, Catalog, SearchFilters
 from panda.config import Policy
 from panda.documents.budgets import estimate_tokens
 from panda.documents.model import Document, new_id, utc
@@ -72,6 +72,8 @@ class MemoryStore:
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # a turn searches the same text twice
         # Candidates from the in-memory index (memory/index.py) unless the policy turns it off.
         self.search_index: SearchIndex | None = SearchIndex(catalog) if policy.retrieval.in_memory_index else None
+        # A shard of a sharded run (pipeline/sharding.py) writes no global file and no counter back to the vault.
+        self.in_shard = False
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""
@@ -200,12 +202,24 @@ class MemoryStore:
         rest.sort(key=lambda r: (-r.score, r.id))
         return led + rest
 
+    def freeze_global_counters(self) -> None:
+        """Rank global documents by their counters as of now until `thaw_counters` (a batch's view:
+        another user's turn in the same batch, on this shard or another, does not move them)."""
+        if self.search_index is not None:
+            self.search_index.freeze_counters({GLOBAL_PARTITION})
+
+    def thaw_counters(self) -> None:
+        if self.search_index is not None:
+            self.search_index.thaw_counters()
+
     def sync_counters(self) -> int:
         """Write the catalog's counter values into the vault files of documents queued in counter_sync.
 
         Absolute values, so repeating a write-back a crash interrupted changes nothing. Returns how many.
         """
         if self.catalog.read_only:
+            return 0
+        if self.in_shard:  # the reduce's commits count the shard's turns and write the values back, once
             return 0
         rows = self.catalog.counters_to_sync()
         self.vault.update_counters_many(

@@ -7,7 +7,8 @@ notes), the documents it used (`used_documents`, with the outcome), the document
 all of that in ONE transaction together with the turn_index row that marks the turn done:
 - usage and validation counters of the used documents (APPROVE +1/+1, RETRY/FAIL +1/0, REVISE 0);
 - reference counts once per turn for the referenced documents (turn_references keys them by turn);
-- retrieval_operations and source_extractions rows with ids derived from the turn (a repeat is a no-op).
+- retrieval_operations and source_extractions rows with ids derived from the turn (a repeat is a no-op);
+- a research turn's row in knowledge_queue (its global notes are published after the batch).
 A crash before the commit leaves a complete folder that `recover_turns` commits through this same
 function; a crash after it finds the turn done. Nothing was counted while the turn ran, so a turn that
 is re-run from scratch counts once. After the commit the vault files get the catalog's counter values
@@ -67,8 +68,8 @@ def turn_search_documents(ctx: PipelineContext, meta: dict[str, Any], context_pa
     research = research_document_of(ctx, context_path)
     if research is not None:
         docs.append(research)
-    paths = [*meta.get("indexed_paths", []), *(meta.get("research") or {}).get("notes", [])]
-    for doc_path in dict.fromkeys(paths):
+    # The global notes a research turn feeds are indexed when they are published (research/publication.py).
+    for doc_path in dict.fromkeys(meta.get("indexed_paths", [])):
         doc = read_indexable(ctx, doc_path)
         if doc is not None:
             docs.append(doc)
@@ -114,6 +115,9 @@ def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document]
             maintenance.record_extraction(e["domain"], e.get("url"), e["type"], bool(e["success"]),
                                           e.get("confidence"), None, parse_time(meta["timestamp"]),  # type: ignore[arg-type]
                                           record_id=f"{turn_id}:x{i}")
+        if meta.get("research") and not probe:  # its global knowledge, published after the batch
+            catalog.con.execute("INSERT INTO knowledge_queue VALUES (?, ?, ?, ?, NULL) ON CONFLICT DO NOTHING",
+                                [turn_id, user_id, meta["doc_path"].rsplit("/", 1)[0], parse_time(meta["timestamp"])])
         fresh = catalog.add_turn_references(turn_id, user_id, referenced)
         catalog.increment_counters(fresh, "reference_count")
         catalog.increment_counters(used, "usage_count")

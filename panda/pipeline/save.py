@@ -14,7 +14,6 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-from panda.catalog.maintenance import Maintenance
 from panda.documents.model import Document, iso, parse_time
 from panda.documents.turn_record import turn_document
 from panda.memory.facts import extract_statements, normalise
@@ -26,6 +25,7 @@ from panda.pipeline.feedback import feedback_signal
 from panda.pipeline.gather import relative_link
 from panda.pipeline.plan import render_plan
 from panda.pipeline.state import PipelineContext, TurnState
+from panda.research.publication import KNOWLEDGE_FILE
 
 
 def appendix_text(state: TurnState) -> str:
@@ -174,29 +174,24 @@ def supersede(ctx: PipelineContext, new: Document, when: datetime) -> list[Docum
     return out
 
 
-def write_knowledge(state: TurnState, ctx: PipelineContext, data: dict[str, Any],
-                    reliability: dict[str, float]) -> list[str]:
-    """Knowledge notes, Meta indexes and the change log for this turn's research (seed 003 write protocol).
+def knowledge_of(state: TurnState, ctx: PipelineContext, data: dict[str, Any],
+                 reliability: dict[str, float]) -> tuple[dict[str, Any], list[str]]:
+    """What this turn's research teaches everyone, for publication after the batch (research/publication.py),
+    and the notes it will feed (seed 003 write protocol; their paths are known now, for the links).
 
     Global files: written from `public_research` (scrubbed, provenance hashed; privacy/provenance.py)."""
     from panda.privacy.provenance import provenance_hash, public_research
     from panda.privacy.terms import user_private_terms
-    from panda.research import site_knowledge
-    from panda.research.knowledge import log_changes, product_notes, rebuild_indexes, research_note
+    from panda.research.knowledge import planned_notes
+    from panda.research.publication import knowledge_record
 
-    when = state.input.timestamp
     public = public_research(data, ctx.policy.privacy.pii_categories, user_private_terms(ctx.vault, state.user_id))
-    names = [p["name"] for page in public["pages"] for p in page["products"] if p.get("name")]
-    note = research_note(ctx.vault, ctx.policy, public, when, names)
-    changes = [note, *product_notes(ctx.vault, ctx.policy, public, note.path.rsplit("/", 1)[-1][:-3], when)]
-    rebuild_indexes(ctx.vault, when)
-    site_knowledge.update(ctx.vault, state.research, provenance_hash(state.turn_id), when, reliability)
-    log_changes(ctx.vault, changes, public["turn_id"], when)
-    return [c.path for c in changes]
+    record = knowledge_record(public, state.research, provenance_hash(state.turn_id), state.input.timestamp, reliability)
+    return record, planned_notes(ctx.vault, public)
 
 
 def run(state: TurnState, ctx: PipelineContext) -> None:
-    vault, catalog = ctx.vault, ctx.catalog
+    vault = ctx.vault
     feedback = record_feedback(state, ctx)
     appendix = appendix_text(state)
     if feedback:
@@ -217,19 +212,19 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
             new_docs.append(vault.write_document(doc))
         new_docs += record(vault, state.user_id, learned_items(state), state.input.timestamp)
 
-    reliability = Maintenance(catalog).reliability_by_domain() if state.research and not probe else {}
+    reliability = ctx.run_reliability() if state.research and not probe else {}
     research = None if probe else research_outputs(state, ctx, reliability)
     research_files: dict[str, str | dict[str, Any]] = {}
     superseded: list[Document] = []
     if research is not None:
         data, research_doc = research
-        meta["research"] = {"doc_id": research_doc.id, "pages": len(data["pages"]),
-                            "notes": write_knowledge(state, ctx, data, reliability)}
+        knowledge, notes = knowledge_of(state, ctx, data, reliability)
+        meta["research"] = {"doc_id": research_doc.id, "pages": len(data["pages"]), "notes": notes}
         superseded = supersede(ctx, research_doc, state.input.timestamp)
-        notes = meta["research"]["notes"]  # the turn links the global notes; they never link back
+        # The turn links the global notes; they never link back.
         research_doc.body += "\n\n## Knowledge notes\n\n" + "\n".join(
             f"- [{path.rsplit('/', 1)[-1][:-3]}]({relative_link(ctx.vault.home, state.turn_path, path)})" for path in notes)
-        research_files = {"research.md": research_doc.to_markdown(), "research.json": data}
+        research_files = {"research.md": research_doc.to_markdown(), "research.json": data, KNOWLEDGE_FILE: knowledge}
     # What the catalog commit applies, recorded in the completion marker so recovery applies the same.
     meta["indexed_paths"] = [d.doc_path for d in [*new_docs, *superseded] if d.doc_path]
     meta["referenced_documents"] = [] if probe else referenced_documents(state.retrievals)

@@ -6,7 +6,10 @@ scheduler advances every active turn to its next LLM request, sends all of them 
 one call, and hands each result back to its turn. vLLM's continuous batching and prefix caching do
 the rest. Finished turns (by input key) are skipped, so re-running a file is idempotent; complete
 turn folders the catalog lacks (a crash after the files, before the catalog) are indexed first.
-A turn that raises is reported with its ids and the batch goes on.
+A turn that raises is reported with its ids and the batch goes on. While the batch runs, signals shared
+across users stay as of its start (`PipelineContext.batch_view`), and the global knowledge its research
+turns learned is published after it, in a fixed order (research/publication.py): the same turns give the
+same memory however they are scheduled, in one process or sharded (sharding.py).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class BatchReport:
     completion_tokens: int = 0
     largest_batch: int = 0
     finished: list[str] = field(default_factory=list)
+    published_notes: int = 0  # global notes written after the batch (research/publication.py)
     answers: list[dict[str, Any]] = field(default_factory=list)  # turns with an `expected` answer, scored
 
     def score_answer(self, state: TurnState) -> None:
@@ -55,6 +59,7 @@ class BatchReport:
         return {"outcomes": dict(self.outcomes), "skipped": self.skipped, "recovered": self.recovered,
                 "errors": self.errors, "llm_batches": self.llm_batches, "llm_requests": self.llm_requests,
                 "completion_tokens": self.completion_tokens, "largest_batch": self.largest_batch,
+                "published_notes": self.published_notes,
                 "answers": self.answer_quality()}
 
 
@@ -71,8 +76,11 @@ def run_batch(
     backend: Backend,
     max_active_users: int = 64,
     on_turn_done: Callable[[TurnState | None, str], None] | None = None,
+    publish_knowledge: bool = True,
 ) -> BatchReport:
+    """Run `turns`; with `publish_knowledge` (not in a shard: sharding.py) publish their global knowledge after."""
     from panda.jobs.reindex import recover_turns
+    from panda.research.publication import publish_pending
 
     report = BatchReport()
     users = sorted({t.user_id for t in turns})
@@ -137,31 +145,36 @@ def run_batch(
             ctx.catalog.record_llm_calls(state.call_records, ctx.policy.llm.prices_usd_per_million)
             state.call_records = []
 
-    for user in sorted(queues)[:max_active_users]:
-        start_next(user)
-    while active or any(queues.values()):
-        for user in sorted(queues):
-            if user not in active and queues[user] and len(active) < max_active_users:
-                start_next(user)
-        if not active:
-            break
-        order = sorted(active)
-        batch: list[ChatRequest] = []
-        spans: list[tuple[str, int, int]] = []
-        for user in order:
-            entry = active[user]
-            spans.append((user, len(batch), len(batch) + len(entry.pending)))
-            batch.extend(entry.pending)
-        results = backend.generate(batch)
-        if len(results) != len(batch):
-            raise RuntimeError(f"backend {backend.name} returned {len(results)} results for {len(batch)} requests")
-        report.llm_batches += 1
-        report.llm_requests += len(batch)
-        report.largest_batch = max(report.largest_batch, len(batch))
-        report.completion_tokens += sum(r.completion_tokens for r in results)
-        for user, lo, hi in spans:
-            entry = active[user]
-            if not advance(user, entry, results[lo:hi]):
-                del active[user]
-                start_next(user)
+    if publish_knowledge:
+        publish_pending(ctx)  # what a batch killed before its end had queued
+    with ctx.batch_view():
+        for user in sorted(queues)[:max_active_users]:
+            start_next(user)
+        while active or any(queues.values()):
+            for user in sorted(queues):
+                if user not in active and queues[user] and len(active) < max_active_users:
+                    start_next(user)
+            if not active:
+                break
+            order = sorted(active)
+            batch: list[ChatRequest] = []
+            spans: list[tuple[str, int, int]] = []
+            for user in order:
+                entry = active[user]
+                spans.append((user, len(batch), len(batch) + len(entry.pending)))
+                batch.extend(entry.pending)
+            results = backend.generate(batch)
+            if len(results) != len(batch):
+                raise RuntimeError(f"backend {backend.name} returned {len(results)} results for {len(batch)} requests")
+            report.llm_batches += 1
+            report.llm_requests += len(batch)
+            report.largest_batch = max(report.largest_batch, len(batch))
+            report.completion_tokens += sum(r.completion_tokens for r in results)
+            for user, lo, hi in spans:
+                entry = active[user]
+                if not advance(user, entry, results[lo:hi]):
+                    del active[user]
+                    start_next(user)
+    if publish_knowledge:
+        report.published_notes = len(publish_pending(ctx))
     return report

@@ -7,7 +7,8 @@ memory store, policy and backend model names. Left out: behaviour (the phase mod
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +39,28 @@ class PipelineContext:
     memory: MemoryStore
     model_for: Any  # Callable[[str], str]: role -> model id
     session_cache: SessionCache = field(default_factory=SessionCache)  # seed 004: open sessions' recent messages
+    frozen_reliability: dict[str, float] | None = None  # source reliability as of the batch's start
+
+    def run_reliability(self) -> dict[str, float]:
+        """Source reliability by domain: as of the batch's start inside `batch_view`, else current."""
+        if self.frozen_reliability is not None:
+            return self.frozen_reliability
+        from panda.catalog.maintenance import Maintenance
+
+        return Maintenance(self.catalog).reliability_by_domain()
+
+    @contextmanager
+    def batch_view(self) -> Iterator[None]:
+        """Signals shared across users stay as of the batch's start while it runs: source reliability and
+        global documents' counters. A batch's turns then do not depend on which other user's turn ran
+        first, nor on which shard ran it (pipeline/sharding.py); the next batch sees the new values."""
+        self.frozen_reliability = self.run_reliability()
+        self.memory.freeze_global_counters()
+        try:
+            yield
+        finally:
+            self.frozen_reliability = None
+            self.memory.thaw_counters()
 
 
 @dataclass

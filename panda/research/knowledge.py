@@ -59,6 +59,21 @@ def _load(path: Path) -> Document | None:
     return Document.from_markdown(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
+def research_note_path(vault: Vault, topic: str) -> Path:
+    return vault.home / "Knowledge" / "Research" / f"{slugify((topic or 'general').replace('.', ' '), 60)}.md"
+
+
+def product_note_path(vault: Vault, name: str) -> Path:
+    return vault.home / "Knowledge" / "Products" / f"{slugify(name.strip(), 60)}.md"
+
+
+def planned_notes(vault: Vault, data: dict[str, Any]) -> list[str]:
+    """The notes `research_note` and `product_notes` will write for public research `data`, in order (pure)."""
+    names = [p["name"].strip() for page in data["pages"] for p in page["products"] if p.get("name", "").strip()]
+    paths = [research_note_path(vault, data["topic"]), *(product_note_path(vault, n) for n in dict.fromkeys(names))]
+    return [vault.layout.relative(p) for p in paths]
+
+
 def _note_id(prefix: str, key: str) -> str:
     return f"{prefix}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
 
@@ -67,7 +82,7 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datet
                   product_names: list[str]) -> NoteChange:
     """`data` is public (privacy/provenance.py): scrubbed text, `turn_id` an opaque provenance hash."""
     topic = data["topic"] or "general"
-    path = vault.home / "Knowledge" / "Research" / f"{slugify(topic.replace('.', ' '), 60)}.md"
+    path = research_note_path(vault, topic)
     existing = _load(path)
     origin = data["turn_id"]
     urls = [p["url"] for p in data["pages"]]
@@ -129,7 +144,7 @@ def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_n
     for name, info in seen.items():
         if not name:
             continue
-        path = vault.home / "Knowledge" / "Products" / f"{slugify(name, 60)}.md"
+        path = product_note_path(vault, name)
         existing = _load(path)
         rows = [f"| {now.date().isoformat()} | {vendor} | {price} | [source]({url}) |" for vendor, price, url in info["prices"]]
         if existing is None:

@@ -36,12 +36,10 @@ def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: 
         return ResearchResults(query_sent="", removed=cleaned.removed)
     from dataclasses import replace
 
-    from panda.catalog.maintenance import Maintenance
-
     results = ctx.memory.search(without_placeholders(cleaned.text), kinds=["webpage"], user_id=user_id, now=now, limit=limit * 2,
                                 turn_id=turn_id, record=record, deferred=deferred,
                                 retrieval_type="research.search")
-    reliability = Maintenance(ctx.catalog).reliability_by_domain()
+    reliability = ctx.run_reliability()
     ranked = sorted((replace(r, score=round(r.score * reliability_weight(reliability.get(_domain(r.doc_path))), 6))
                      for r in results), key=lambda r: (-r.score, r.id))
     return ResearchResults(query_sent=cleaned.text, removed=cleaned.removed, results=ranked[:limit])
