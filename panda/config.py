@@ -237,7 +237,8 @@ class Settings(_Strict):
     backend: BackendName = "vllm"
     model: str | None = None  # a profile (tiny/small/base, llm/model_supply.py), HF folder or name; None: default profile
     role_models: dict[str, str] = Field(default_factory=dict)  # per-role model override
-    openai_base_url: str = "http://localhost:8000/v1"
+    openai_base_url: str = Field(  # --base-url, else $PANDA_OPENAI_BASE_URL: a `vllm serve` (fleet) for every shard
+        default_factory=lambda: os.environ.get("PANDA_OPENAI_BASE_URL") or "http://localhost:8000/v1")
     openai_api_key: str = "EMPTY"
     max_active_users: int = 64
     max_model_len: int = 4096

@@ -145,7 +145,7 @@ def run_shard(spec: ShardSpec) -> dict[str, Any]:
     settings = spec.settings.model_copy(update={"catalog_file": spec.catalog_file})
     backend = make_backend(settings)
     try:
-        ctx = open_home(settings, backend=backend, in_shard=True)
+        ctx = open_home(settings, embedder=_worker_embedder(settings.embedding_model), backend=backend, in_shard=True)
         try:
             report = run_batch(spec.turns, ctx, backend, settings.max_active_users, publish_knowledge=False)
         finally:
@@ -155,6 +155,18 @@ def run_shard(spec: ShardSpec) -> dict[str, Any]:
     return {"shard": spec.index, "host": socket.gethostname(), "pid": os.getpid(), "turns": len(spec.turns),
             "users": len({t.user_id for t in spec.turns}), "seconds": round(time.monotonic() - started, 2),
             **report.summary()}
+
+
+_EMBEDDERS: dict[str | None, Embedder] = {}
+
+
+def _worker_embedder(model: str | None) -> Embedder:
+    """One embedding model per worker process: a Ray worker that runs several shards loads it once."""
+    if model not in _EMBEDDERS:
+        from panda.memory.embeddings import SentenceEmbedder
+
+        _EMBEDDERS[model] = SentenceEmbedder(model)
+    return _EMBEDDERS[model]
 
 
 class KnownVectors:

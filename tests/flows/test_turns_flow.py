@@ -99,3 +99,23 @@ def test_evaluate_flow_publishes_a_scorecard(harness, tmp_path: Path, embedder):
     assert metrics["items"] == 1 and metrics["f1"] is not None
     card = scorecard(metrics)
     assert "| recall@5 |" in card and "| f1 |" in card and metrics["run_id"] in card
+
+
+def test_sharded_flow_fans_out_shards_as_ray_tasks(harness, tmp_path: Path, embedder):
+    """flows.turns on prefect-ray's RayTaskRunner (a real local Ray runtime): one task per shard, one reduce."""
+    pytest.importorskip("prefect_ray")
+    from flows.turns import main
+
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "t.jsonl", LINES)
+    assert main([str(path), "--home", str(home), "--backend", "scripted", "--executor", "ray", "--shards", "2"]) == 0
+    import duckdb
+
+    con = duckdb.connect(str(home / "catalog" / "panda.duckdb"), read_only=True)
+    try:
+        users = {r[0] for r in con.execute("SELECT DISTINCT user_id FROM turn_index").fetchall()}
+        merged = con.execute("SELECT data FROM system_events WHERE event_type = 'shards_merged'").fetchall()
+    finally:
+        con.close()
+    assert users == {"alice", "bob"} and len(merged) == 1
+    assert not list((home / "catalog" / "shards").glob("*/*"))  # partitions removed after the reduce
