@@ -2,12 +2,12 @@
 
 The scripted backend answers every LLM call at once, so what is measured is Panda's own CPU work per
 turn (retrieval with embeddings, the phases' Python, vault files, the catalog commit) plus the
-sharding costs (a catalog copy per shard, a worker's start and embedding model, and the reduce that
-commits every turn into the home's catalog). `--latency S` makes each LLM batch take S seconds, as an
-engine would, to show how shards overlap their waits. Each case runs on a fresh home with a local Ray
-runtime that is started once. Figures: wall seconds, turns/s, the slowest shard's map time, the reduce.
+sharding costs (a catalog copy per shard, a task's start, and the reduce that commits every turn into
+the home's catalog). Each case runs on a fresh home; one local Ray runtime serves all cases and is
+warmed first (its workers load the embedding model once, as a long-lived cluster's would). Figures:
+wall seconds, turns/s, the slowest shard's map time, the reduce's time.
 
-Usage: python benchmarks/shard_scaling.py [USERS] [TURNS_PER_USER] [--latency S]   (default 16 users x 4)
+Usage: python benchmarks/shard_scaling.py [USERS] [TURNS_PER_USER]   (default 16 users x 4)
 
 A multi-node GPU cluster (a model; not measured here):
 - Per node: one shard per GPU, each with its own vLLM engine (`--backend vllm`), or no engine at all
@@ -83,28 +83,21 @@ def sharded(turns: list[TurnInput], home: Path, shards: int, embedder: SentenceE
 def main(argv: list[str]) -> None:
     import ray
 
-    latency = 0.0
-    if "--latency" in argv:
-        i = argv.index("--latency")
-        latency = float(argv[i + 1])
-        argv = argv[:i] + argv[i + 2:]
     users = int(argv[0]) if argv else 16
     per_user = int(argv[1]) if len(argv) > 1 else 4
-    os.environ["PANDA_SCRIPTED_LATENCY_S"] = str(latency)  # read by the scripted backend, here and in the workers
     turns = make_turns(users, per_user)
     embedder = SentenceEmbedder()
-    ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
-             runtime_env={"env_vars": {"PANDA_SCRIPTED_LATENCY_S": str(latency)}})
+    ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
     results: dict[str, dict[str, float]] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            sharded(make_turns(4, 1), Path(tmp) / "warm", 4, embedder)  # workers start and load their model
             results["1 process"] = single_process(turns, Path(tmp) / "single", embedder)
             for shards in (1, 2, 4):
                 results[f"{shards} shards"] = sharded(turns, Path(tmp) / f"s{shards}", shards, embedder)
     finally:
         ray.shutdown()
-    print(f"{len(turns)} turns of {users} users, scripted backend, LLM batch latency {latency} s, "
-          f"{os.cpu_count()} CPUs")
+    print(f"{len(turns)} turns of {users} users, scripted backend, {os.cpu_count()} CPUs")
     for name, row in results.items():
         print(f"  {name:>10}: " + ", ".join(f"{k} {v}" for k, v in row.items()))
     print(json.dumps(results))

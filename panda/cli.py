@@ -108,16 +108,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if (errors or summary["errors"]) else 0
 
 
-def _run_sharded(args: argparse.Namespace, turns: list[Any], settings: Settings) -> dict[str, Any]:
-    """`--executor ray --shards N`: the batch sharded by user (pipeline/sharding.py)."""
+def _run_sharded(args: argparse.Namespace, turns: list[Any], settings: Settings, **ingest: Any) -> dict[str, Any]:
+    """`--executor ray --shards N`: the batch (turns, or an ingest's messages) sharded by user (pipeline/sharding.py)."""
     from panda.pipeline.executors import make_executor
     from panda.pipeline.sharding import run_sharded
 
     executor = make_executor(args.executor or "ray", args.ray_address)
     shards = args.shards or 2
     with contextlib.redirect_stdout(sys.stderr):  # Ray prints worker deaths on stdout; --json owns stdout
-        summary = run_sharded(turns, settings, shards, executor)
-    if not args.quiet:
+        summary = run_sharded(turns, settings, shards, executor, **ingest)
+    if not getattr(args, "quiet", False):
         hosts = sorted({s.get("host", "?") for s in summary["shards"]})
         print(f"{len(summary['shards'])} shards (of {shards} planned; empty ones skipped) ran on {executor.name}: "
               f"hosts {', '.join(hosts)}; reduce {summary['reduce']['seconds']} s", file=sys.stderr)
@@ -145,6 +145,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"panda ingest: {exc}", file=sys.stderr)
         return 2
     report_errors(errors)
+    if args.shards or args.executor:
+        summary = _run_sharded(args, [], settings, messages=messages, enrich=args.enrich, enrich_limit=args.enrich_limit)
+        summary["malformed_lines"] = len(errors)
+        print(json.dumps(summary, indent=2, default=str) if args.json else
+              f"messages: {summary['new']} new, {summary['already_known']} already known, {summary['recovered']} "
+              f"recovered, {len(errors)} malformed lines; sessions touched {summary['sessions_touched']}; facts/preferences "
+              f"recorded {summary['facts_recorded']}; enrichment {summary['enrichment'] or 'off'}; "
+              f"{len(summary['shards'])} shards")
+        return 1 if errors or summary["errors"] else 0
     backend = make_backend(settings) if args.enrich else None
     ctx = open_home(settings, backend=backend)
     report = ingest_messages(ctx, messages)
@@ -460,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--model")
     ingest.add_argument("--base-url")
     ingest.add_argument("--json", action="store_true")
+    shard_args(ingest)
     ingest.set_defaults(func=cmd_ingest)
 
     enrich = sub.add_parser("enrich", help="enrich pending or failed messages")

@@ -75,13 +75,17 @@ class Conversations:
     def set_thread_summary(self, thread_id: str, summary: str, at: datetime | None) -> None:
         self.con.execute("UPDATE threads SET summary = ?, summary_updated_at = ? WHERE id = ?", [summary, at, thread_id])
 
-    def pending_enrichment(self, user_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    def pending_enrichment(self, user_id: str | None = None, limit: int | None = None,
+                           users: list[str] | None = None) -> list[dict[str, Any]]:
         sql = ("SELECT id, user_id, thread_id, session_id, role, author, content, created_at, doc_path FROM messages "
                "WHERE enrichment_status IN ('pending', 'failed')")
         params: list[Any] = []
         if user_id:
             sql += " AND user_id = ?"
             params.append(user_id)
+        if users is not None:
+            sql += " AND list_contains(?, user_id)"
+            params.append(users)
         sql += " ORDER BY user_id, thread_id, created_at, id"
         if limit:
             sql += f" LIMIT {int(limit)}"

@@ -43,10 +43,10 @@ def build_request(ctx: PipelineContext, message: dict[str, Any], recent: list[st
 
 
 def enrich_pending(ctx: PipelineContext, backend: Backend, user_id: str | None = None, chunk_size: int = 256,
-                   limit: int | None = None) -> dict[str, int]:
-    """Enrich every pending/failed message (of one user, or all). Returns counts by outcome."""
+                   limit: int | None = None, users: list[str] | None = None) -> dict[str, int]:
+    """Enrich every pending/failed message (of one user, of `users`, or all). Returns counts by outcome."""
     conv = Conversations(ctx.catalog)
-    pending = conv.pending_enrichment(user_id, limit)
+    pending = conv.pending_enrichment(user_id, limit, users)
     counts = {"completed": 0, "failed": 0, "facts_recorded": 0}
     for start in range(0, len(pending), chunk_size):
         chunk = pending[start:start + chunk_size]

@@ -1,6 +1,7 @@
 """A batch sharded by user across workers: map, then one reduce (DESIGN §9).
 
-Users are independent, so a batch splits by user. **Plan** (pure): each user goes to shard
+Users are independent, so a batch — turns (`panda run`) or logged messages (`panda ingest`) — splits
+by user. **Plan** (pure): each user goes to shard
 `sha256(user_id) mod N` — the same shard in every run, process and machine (Python's `hash` is salted
 per process). **Map**: each shard runs the ordinary scheduler (`run_batch`) in its own process (a Ray
 task: executors.py; a Prefect task: flows/turns.py) on the same home, with
@@ -20,6 +21,11 @@ home's catalog through the function a single process uses after a crash (`recove
 already computed (`KnownVectors`); feedback a turn gave an earlier turn and the shards' observability
 rows (LLM calls, events, retrievals) are copied; then the queued knowledge is published in (timestamp,
 turn id) order and the partitions are deleted.
+
+A sharded **ingest** is simpler: ingesting (and enriching) a user's messages reads and writes only that
+user's memory, so the reduce replaces the home's rows of each shard's users by the partition's
+(catalog/partitions.py: documents with their embeddings, postings, messages, sessions, threads, users)
+and copies the observability rows.
 
 Why a sharded run leaves exactly the memory of a single-process run: per user, a shard runs the same
 turns in the same order over the same memory (that user's documents plus global ones as of the start —
@@ -57,6 +63,7 @@ import numpy as np
 from panda.catalog.home_lock import acquire_writer, publish_snapshot, release_writer
 from panda.config import Settings
 from panda.memory.embeddings import Embedder
+from panda.memory.messages import MessageInput
 from panda.pipeline.state import PipelineContext
 from panda.pipeline.turn_input import TurnInput
 
@@ -64,8 +71,6 @@ log = logging.getLogger(__name__)
 
 SHARDS_DIR = "shards"
 WORKER_FILE = "worker.json"
-# Tables the turns' records do not derive: observability, copied from the partitions by id.
-COPIED_TABLES = ("llm_calls", "system_events", "retrieval_operations")
 
 
 def shard_of(user_id: str, shards: int) -> int:
@@ -75,23 +80,34 @@ def shard_of(user_id: str, shards: int) -> int:
     return int.from_bytes(hashlib.sha256(user_id.encode("utf-8")).digest()[:8], "big") % shards
 
 
-def partition_turns(turns: list[TurnInput], shards: int) -> list[list[TurnInput]]:
-    """The turns of each shard, in input order (pure)."""
-    out: list[list[TurnInput]] = [[] for _ in range(shards)]
-    for turn in turns:
-        out[shard_of(turn.user_id, shards)].append(turn)
+def by_shard(items: list[Any], shards: int) -> list[list[Any]]:
+    """Items (turns or messages, anything with a user_id) of each shard, in input order (pure)."""
+    out: list[list[Any]] = [[] for _ in range(shards)]
+    for item in items:
+        out[shard_of(str(item.user_id), shards)].append(item)
     return out
+
+
+def partition_turns(turns: list[TurnInput], shards: int) -> list[list[TurnInput]]:
+    return by_shard(turns, shards)
 
 
 @dataclass(frozen=True)
 class ShardSpec:
-    """One shard's work: picklable, so it travels to a Ray worker or a Prefect task."""
+    """One shard's work, turns or messages: picklable, so it travels to a Ray worker or a Prefect task."""
 
     index: int
     turns: list[TurnInput]
     settings: Settings  # the home's settings; the shard writes `catalog_file`
     base: Path  # the home's catalog as of the run's start
     catalog_file: Path
+    messages: list[MessageInput] = field(default_factory=list)
+    enrich: bool = False  # ingest: enrich the shard's users' pending messages after storing them
+    enrich_limit: int | None = None
+
+    @property
+    def users(self) -> list[str]:
+        return sorted({t.user_id for t in self.turns} | {m.user_id for m in self.messages})
 
 
 @dataclass
@@ -102,6 +118,7 @@ class ShardRun:
     run_id: str
     specs: list[ShardSpec]
     users: list[str]
+    kind: str = "turns"  # turns | messages
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -109,8 +126,10 @@ class ShardRun:
         return self.settings.catalog_path.parent / SHARDS_DIR / self.run_id
 
 
-def start(turns: list[TurnInput], settings: Settings, shards: int) -> ShardRun:
-    """Take the home's writer lock, make sure its catalog exists, snapshot it, and plan the shards."""
+def start(turns: list[TurnInput], settings: Settings, shards: int, messages: list[MessageInput] | None = None,
+          enrich: bool = False, enrich_limit: int | None = None) -> ShardRun:
+    """Take the home's writer lock, make sure its catalog exists, snapshot it, and plan the shards of
+    `turns` (or, for an ingest, of `messages`)."""
     from panda.catalog.store import Catalog
 
     database = settings.catalog_path
@@ -120,16 +139,21 @@ def start(turns: list[TurnInput], settings: Settings, shards: int) -> ShardRun:
         base = publish_snapshot(database)
         run_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
         folder = database.parent / SHARDS_DIR / run_id
-        specs = [ShardSpec(k, part, settings, base, folder / str(k) / database.name)
-                 for k, part in enumerate(partition_turns(turns, shards)) if part]
+        if messages:
+            specs = [ShardSpec(k, [], settings, base, folder / str(k) / database.name, part, enrich, enrich_limit)
+                     for k, part in enumerate(by_shard(messages, shards)) if part]
+        else:
+            specs = [ShardSpec(k, part, settings, base, folder / str(k) / database.name)
+                     for k, part in enumerate(by_shard(turns, shards)) if part]
     except BaseException:
         release_writer(database.parent, None)
         raise
-    return ShardRun(settings, run_id, specs, sorted({t.user_id for t in turns}))
+    return ShardRun(settings, run_id, specs, sorted({u for spec in specs for u in spec.users}),
+                    "messages" if messages else "turns")
 
 
 def run_shard(spec: ShardSpec) -> dict[str, Any]:
-    """Map: run one shard's turns on its own catalog partition (in whatever process runs this)."""
+    """Map: run one shard's work on its own catalog partition (in whatever process runs this)."""
     from panda.pipeline.scheduler import run_batch
     from panda.runtime import make_backend, open_home
 
@@ -140,21 +164,38 @@ def run_shard(spec: ShardSpec) -> dict[str, Any]:
     folder.mkdir(parents=True)
     # Who runs this shard, for an operator (and the test that kills it): host and pid.
     (folder / WORKER_FILE).write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
-                                                  "turns": len(spec.turns)}), encoding="utf-8")
+                                                  "turns": len(spec.turns), "messages": len(spec.messages)}),
+                                      encoding="utf-8")
     shutil.copyfile(spec.base, spec.catalog_file)
     settings = spec.settings.model_copy(update={"catalog_file": spec.catalog_file})
-    backend = make_backend(settings)
+    backend = make_backend(settings) if spec.turns or spec.enrich else None
+    out: dict[str, Any] = {"shard": spec.index, "host": socket.gethostname(), "pid": os.getpid(),
+                           "turns": len(spec.turns), "messages": len(spec.messages), "users": len(spec.users)}
     try:
         ctx = open_home(settings, embedder=_worker_embedder(settings.embedding_model), backend=backend, in_shard=True)
         try:
-            report = run_batch(spec.turns, ctx, backend, settings.max_active_users, publish_knowledge=False)
+            if spec.turns:
+                assert backend is not None
+                out.update(run_batch(spec.turns, ctx, backend, settings.max_active_users, publish_knowledge=False).summary())
+            else:
+                out["ingest"] = _ingest(ctx, spec, backend)
         finally:
             ctx.catalog.close()
     finally:
-        backend.close()
-    return {"shard": spec.index, "host": socket.gethostname(), "pid": os.getpid(), "turns": len(spec.turns),
-            "users": len({t.user_id for t in spec.turns}), "seconds": round(time.monotonic() - started, 2),
-            **report.summary()}
+        if backend is not None:
+            backend.close()
+    out["seconds"] = round(time.monotonic() - started, 2)
+    return out
+
+
+def _ingest(ctx: PipelineContext, spec: ShardSpec, backend: Any) -> dict[str, Any]:
+    from panda.memory.enrich import enrich_pending
+    from panda.memory.ingest import ingest_messages
+
+    report = ingest_messages(ctx, spec.messages)
+    if spec.enrich and backend is not None:  # only this shard's users: another shard owns the others' files
+        report.enrichment = enrich_pending(ctx, backend, users=spec.users, limit=spec.enrich_limit)
+    return report.as_dict()
 
 
 _EMBEDDERS: dict[str | None, Embedder] = {}
@@ -185,46 +226,37 @@ class KnownVectors:
 
 
 def reduce_shards(ctx: PipelineContext, run: ShardRun) -> dict[str, Any]:
-    """Reduce: commit the shards' turns into the home's catalog, copy what records do not derive, publish."""
+    """Reduce: bring the shards' work into the home's catalog (see the module docstring), then publish."""
+    from panda.catalog import partitions
     from panda.jobs.reindex import recover_turns
     from panda.research.publication import publish_pending
 
     started = time.monotonic()
-    con = ctx.catalog.con
-    partitions = [s.catalog_file for s in run.specs if s.catalog_file.exists()]
+    paths = [s.catalog_file for s in run.specs if s.catalog_file.exists()]
+    done = [s for s in run.specs if s.catalog_file.exists()]
+    copied: Counter[str] = Counter()
+    if run.kind == "messages":
+        with partitions.attached(ctx.catalog, paths) as aliases, ctx.catalog.transaction():
+            for spec, alias in zip(done, aliases, strict=True):
+                copied.update(partitions.replace_user_rows(ctx.catalog, alias, spec.users))
+                copied.update(partitions.copy_new_rows(ctx.catalog, alias))
+        ctx.catalog.record_event("shards_merged", "run", run.run_id, {"shards": len(run.specs), "rows": dict(copied)})
+        return {"rows_copied": dict(copied), "seconds": round(time.monotonic() - started, 2)}
+
     known: dict[str, np.ndarray] = {}
     feedback: list[tuple[str, str, str | None]] = []
-    for k, path in enumerate(partitions):
-        con.execute(f"ATTACH '{path}' AS shard_{k} (READ_ONLY)")
-        try:
-            for text, vector in con.execute(f"""SELECT search_text, embedding FROM shard_{k}.documents
-                                                WHERE embedding IS NOT NULL AND list_contains(?, owner_user)""",
-                                            [run.users]).fetchall():
-                known[text] = np.asarray(vector, dtype=np.float32)
-            feedback += con.execute(f"""SELECT s.id, s.user_feedback_status, s.rejection_detected_in
-                                        FROM shard_{k}.turn_index s JOIN turn_index t ON t.id = s.id
-                                        WHERE s.user_feedback_status IS DISTINCT FROM t.user_feedback_status""").fetchall()
-        finally:
-            con.execute(f"DETACH shard_{k}")
+    with partitions.attached(ctx.catalog, paths) as aliases:
+        for alias in aliases:
+            known.update(partitions.known_vectors(ctx.catalog, alias, run.users))
+            feedback += partitions.feedback_changes(ctx.catalog, alias)
     embedder, ctx.memory.embedder = ctx.memory.embedder, KnownVectors(ctx.memory.embedder, known)
     try:
         merged = recover_turns(ctx, run.users, event="turn_merged")
         for turn_id, status, detected_in in feedback:  # feedback on a turn of an earlier run
             ctx.catalog.set_feedback(turn_id, status, detected_in)
-        copied: Counter[str] = Counter()
-        for k, path in enumerate(partitions):
-            con.execute(f"ATTACH '{path}' AS shard_{k} (READ_ONLY)")
-        try:
-            with ctx.catalog.transaction():
-                for k in range(len(partitions)):
-                    for table in COPIED_TABLES:
-                        before = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # type: ignore[index]
-                        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM shard_{k}.{table} "
-                                    f"WHERE id NOT IN (SELECT id FROM {table})")
-                        copied[table] += con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] - before  # type: ignore[index]
-        finally:
-            for k in range(len(partitions)):
-                con.execute(f"DETACH shard_{k}")
+        with partitions.attached(ctx.catalog, paths) as aliases, ctx.catalog.transaction():
+            for alias in aliases:
+                copied.update(partitions.copy_new_rows(ctx.catalog, alias))
         published = publish_pending(ctx)
         reused = ctx.memory.embedder.reused  # type: ignore[attr-defined]
     finally:
@@ -253,19 +285,31 @@ def finish(run: ShardRun, results: list[dict[str, Any] | BaseException], embedde
     return summarise(run, results, reduced, turns_in_catalog)
 
 
+SHARD_FIELDS = ("shard", "host", "pid", "turns", "messages", "users", "seconds")
+INGEST_TOTALS = ("read", "new", "already_known", "recovered", "sessions_touched", "facts_recorded")
+
+
 def summarise(run: ShardRun, results: list[dict[str, Any] | BaseException], reduced: dict[str, Any],
               turns_in_catalog: int) -> dict[str, Any]:
-    """The sharded run's summary, shaped like a single batch's (BatchReport.summary) plus `shards` (pure)."""
+    """The sharded run's summary, shaped like one process's (BatchReport.summary, or an ingest report)
+    plus `shards`, `reduce` and `run_id` (pure)."""
     outcomes: Counter[str] = Counter()
     totals: Counter[str] = Counter()
+    enrichment: Counter[str] = Counter()
     errors: list[str] = []
     shards = []
     answers: list[dict[str, Any]] = []
     largest = 0
     for spec, result in zip(run.specs, results, strict=True):
         if isinstance(result, BaseException):
-            errors.append(f"shard {spec.index} ({len(spec.turns)} turns) failed: {result}")
-            shards.append({"shard": spec.index, "turns": len(spec.turns), "failed": str(result)})
+            errors.append(f"shard {spec.index} ({len(spec.turns) or len(spec.messages)} items) failed: {result}")
+            shards.append({"shard": spec.index, "turns": len(spec.turns), "messages": len(spec.messages),
+                           "failed": str(result)})
+            continue
+        shards.append({k: result[k] for k in SHARD_FIELDS})
+        if "ingest" in result:
+            totals.update({k: result["ingest"].get(k, 0) for k in INGEST_TOTALS})
+            enrichment.update(result["ingest"].get("enrichment") or {})
             continue
         outcomes.update(result["outcomes"])
         for key in ("skipped", "recovered", "llm_batches", "llm_requests", "completion_tokens"):
@@ -273,15 +317,17 @@ def summarise(run: ShardRun, results: list[dict[str, Any] | BaseException], redu
         largest = max(largest, result["largest_batch"])
         errors += result["errors"]
         answers += result["answers"]["items"]
-        shards.append({k: result[k] for k in ("shard", "host", "pid", "turns", "users", "seconds")})
+    common = {"errors": errors, "shards": shards, "reduce": reduced, "run_id": run.run_id,
+              "seconds": round(time.monotonic() - run.started, 2)}
+    if run.kind == "messages":
+        return {**{k: totals[k] for k in INGEST_TOTALS}, "enrichment": dict(enrichment) or None, **common}
     n = len(answers)
     return {"outcomes": dict(outcomes), **{k: totals[k] for k in ("skipped", "recovered", "llm_batches", "llm_requests",
                                                                    "completion_tokens")},
-            "largest_batch": largest, "errors": errors, "published_notes": reduced["published_notes"],
+            "largest_batch": largest, "published_notes": reduced["published_notes"],
             "answers": {"with_expected": n, "correct": sum(a["correct"] for a in answers),
                         "mean_f1": round(sum(a["f1"] for a in answers) / n, 3) if n else None, "items": answers},
-            "shards": shards, "reduce": reduced, "turns_in_catalog": turns_in_catalog, "run_id": run.run_id,
-            "seconds": round(time.monotonic() - run.started, 2)}
+            "turns_in_catalog": turns_in_catalog, **common}
 
 
 class ShardExecutor(Protocol):
@@ -291,11 +337,13 @@ class ShardExecutor(Protocol):
 
 
 def run_sharded(turns: list[TurnInput], settings: Settings, shards: int, executor: ShardExecutor,
-                embedder: Embedder | None = None) -> dict[str, Any]:
-    """Plan, map on `executor`, reduce. Raises nothing for a failed shard: its error is in the summary."""
-    run = start(turns, settings, shards)
-    log.info("sharded run %s: %d turns of %d users in %d shards on %s", run.run_id, len(turns), len(run.users),
-             len(run.specs), executor.name)
+                embedder: Embedder | None = None, messages: list[MessageInput] | None = None, enrich: bool = False,
+                enrich_limit: int | None = None) -> dict[str, Any]:
+    """Plan, map on `executor`, reduce: `turns` (a run) or `messages` (an ingest). A failed shard raises
+    nothing: its error is in the summary, after the reduce kept what the other shards finished."""
+    run = start(turns, settings, shards, messages, enrich, enrich_limit)
+    log.info("sharded %s %s: %d users in %d shards on %s", "ingest" if messages else "run", run.run_id,
+             len(run.users), len(run.specs), executor.name)
     results: list[dict[str, Any] | BaseException] = []
     try:
         results = executor.map(run.specs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -208,3 +209,64 @@ def test_killed_ray_worker_is_retried_and_every_turn_counts_once(tmp_path, embed
                             "--quiet"], capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0, again.stderr[-2000:]
     assert json.loads(again.stdout)["skipped"] == len(turns)
+
+
+def _conversations() -> list[Any]:
+    from datetime import timedelta
+
+    from panda.memory.messages import MessageInput
+
+    start = datetime(2026, 1, 5, 9, tzinfo=UTC)
+    said = {
+        "alice": ["I live in Boston and I work as a nurse.", "My hamster is called Biscuit.", "We moved to Denver, I live in Denver now."],
+        "dave": ["I love baking pineapple upside-down cakes.", "My budget for a stand mixer is under $300."],
+        "erin": ["I just started learning the guitar.", "I prefer vegetarian recipes with lentils.", "My sister is called Ana."],
+    }
+    out = []
+    for u, (user, lines) in enumerate(sorted(said.items())):
+        for i, line in enumerate(lines):
+            when = start + timedelta(days=40 * i, hours=u)
+            out += [MessageInput(user, "t1", when, "user", line, user),
+                    MessageInput(user, "t1", when + timedelta(minutes=1), "assistant", "Noted.", "panda")]
+    return out
+
+
+def test_sharded_ingest_on_ray_equals_single_process_ingest(tmp_path, embedder, ray_runtime):
+    from panda.memory.ingest import ingest_messages
+
+    messages = _conversations()
+    single = Settings(home=tmp_path / "single", backend="scripted")
+    ctx = open_home(single, embedder=embedder)
+    try:
+        report = ingest_messages(ctx, messages)
+    finally:
+        ctx.catalog.close()
+    sharded = Settings(home=tmp_path / "sharded", backend="scripted")
+    summary = run_sharded([], sharded, 3, RayExecutor(), embedder=embedder, messages=messages)
+    assert not summary["errors"] and summary["new"] == report.new == len(messages)
+    assert summary["facts_recorded"] == report.facts_recorded > 0
+    assert len(summary["shards"]) == 3 and summary["reduce"]["rows_copied"]["messages"] == len(messages)
+
+    def observed(settings: Settings) -> dict[str, Any]:
+        con = duckdb.connect(str(settings.catalog_path), read_only=True)
+        try:
+            rows = {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() if t != "documents" else
+                    con.execute("SELECT id, kind, owner_user, md5(search_text), embedding FROM documents ORDER BY id").fetchall()
+                    for t in ("messages", "sessions", "threads", "documents")}
+            rows["users"] = con.execute("SELECT id, total_threads, total_sessions, total_messages FROM users ORDER BY id").fetchall()
+        finally:
+            con.close()
+        wall_clock = re.compile(r"(recorded_at=|modified: ')[0-9T:.+-]+Z?")  # when it was written: differs between runs
+        rows["files"] = {str(p.relative_to(settings.home)): wall_clock.sub(r"\1", p.read_text())
+                         for p in sorted(settings.home.glob("users/**/*.md"))}
+        reader = open_home(settings, embedder=embedder, read_only=True)
+        try:
+            rows["search"] = [(r.id, round(r.score, 6)) for r in reader.memory.search("where does alice live", user_id="alice",
+                                                                                      now=NOW, record=False)]
+        finally:
+            reader.catalog.close()
+        return rows
+
+    a, b = observed(single), observed(sharded)
+    for key in a:
+        assert a[key] == b[key], f"sharded ingest differs in {key}"
