@@ -244,7 +244,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.judge and args.retrieval_only:
         print("panda eval: --judge labels answers; it cannot be used with --retrieval-only", file=sys.stderr)
         return 2
-    backend = None if args.retrieval_only else make_backend(settings)
+    executor = None
+    if args.executor or args.shards:
+        from panda.pipeline.executors import make_executor
+
+        executor = make_executor(args.executor or "ray", args.ray_address)
+    # Sharded, each shard makes its own answering backend; this process needs one only to judge.
+    backend = None if args.retrieval_only or (executor is not None and not args.judge) else make_backend(settings)
     judge = None
     if args.judge:  # the answering backend itself unless another backend or model is asked for
         judge_settings = _settings(args, **{k: v for k, v in (("backend", args.judge_backend),
@@ -255,7 +261,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         run = run_eval(args.dataset, path, ks=ks, retrieval_only=args.retrieval_only, settings=settings,
                        backend=backend, only=args.only, limit=args.limit, results_catalog=results.catalog,
-                       judge=judge)
+                       judge=judge, executor=executor, shards=args.shards or 2)
     except ValueError as exc:
         print(f"panda eval: {exc}", file=sys.stderr)
         return 2
@@ -515,6 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="LoCoMo's J: an LLM labels each answer CORRECT/WRONG against the gold (stored per item)")
     evaluate.add_argument("--judge-backend", choices=["vllm", "openai", "scripted"], help="default: --backend")
     evaluate.add_argument("--judge-model", help="default: the answering model (a profile, HF folder or name)")
+    shard_args(evaluate)
     evaluate.set_defaults(func=cmd_eval)
 
     from panda.jobs.registry import JOBS

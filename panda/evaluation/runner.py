@@ -163,8 +163,12 @@ def summarise(items: list[dict[str, Any]], ks: list[int], phase_latency: dict[st
 def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, settings: Settings,
              backend: Backend | None, embedder: Embedder | None = None, only: list[str] | None = None,
              limit: int | None = None, results_catalog: Any = None, work_dir: Path | None = None,
-             judge: Backend | None = None) -> dict[str, Any]:
-    """Run one evaluation; returns {"run_id", "metrics", "items"} and stores it when a catalog is given."""
+             judge: Backend | None = None, executor: Any = None, shards: int = 2) -> dict[str, Any]:
+    """Run one evaluation; returns {"run_id", "metrics", "items"} and stores it when a catalog is given.
+
+    With an `executor` (pipeline/executors.py), the ingest and the answering turns are sharded by
+    conversation (each is a user) on it, every shard with its own backend from `settings`; the
+    questions' retrieval and the judge run here."""
     if dataset not in LOADERS:
         raise ValueError(f"unknown dataset {dataset!r}; choose one of {sorted(LOADERS)}")
     started_at, t0 = datetime.now(UTC), time.perf_counter()
@@ -174,9 +178,16 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     if settings.policy_path.exists():  # evaluate under the caller's tuned policy
         (home / POLICY_RELATIVE_PATH).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(settings.policy_path, home / POLICY_RELATIVE_PATH)
-    ctx = open_home(settings.model_copy(update={"home": home}), embedder=embedder,
-                    backend=backend)
-    ingest_messages(ctx, bench.messages)
+    eval_settings = settings.model_copy(update={"home": home})
+    if executor is not None:
+        from panda.pipeline.sharding import run_sharded
+
+        sharded = run_sharded([], eval_settings, shards, executor, embedder=embedder, messages=bench.messages)
+        if sharded["errors"]:
+            raise RuntimeError(f"sharded ingest of {path} failed: {sharded['errors']}")
+    ctx = open_home(eval_settings, embedder=embedder, backend=backend)
+    if executor is None:
+        ingest_messages(ctx, bench.messages)
     items: dict[str, dict[str, Any]] = {}
     for q in bench.questions:
         started = time.perf_counter()
@@ -188,7 +199,18 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
                             "abstention_expected": q.abstention, "abstained": None, "recall": recall,
                             "context_tokens": None, "latency_ms": round((time.perf_counter() - started) * 1000, 3)}
     phase_latency: dict[str, float] = {}
-    if not retrieval_only:
+    if not retrieval_only and executor is not None:
+        from panda.pipeline.sharding import run_sharded
+
+        ctx.catalog.close()
+        sharded = run_sharded(probe_turns(bench.questions), eval_settings, shards, executor, embedder=embedder)
+        if sharded["errors"]:
+            raise RuntimeError(f"sharded answering of {path} failed: {sharded['errors']}")
+        ctx = open_home(eval_settings, embedder=embedder, backend=backend)
+        collect_answers(ctx, bench.questions, items)
+        phase_latency = {row["phase"]: round(float(row["avg_latency_ms"] or 0.0), 1)
+                         for row in ctx.catalog.llm_usage_by_phase()}
+    elif not retrieval_only:
         if backend is None:
             raise ValueError("answer evaluation needs a backend (or pass retrieval_only)")
         answer_questions(ctx, backend, bench.questions, items)
@@ -219,12 +241,20 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
 def answer_questions(ctx: PipelineContext, backend: Backend, questions: list[Question],
                      items: dict[str, dict[str, Any]]) -> None:
     """Ask every question as a probe turn; all conversations' turns are batched together."""
-    turns = [TurnInput(user_id=q.user_id, timestamp=q.asked_at, query=q.question + q.prompt_suffix, session_id="eval",
-                       turn_id=q.item_id,
-                       expected=q.gold, probe=True) for q in questions]
-    run_batch(turns, ctx, backend)
+    run_batch(probe_turns(questions), ctx, backend)
+    collect_answers(ctx, questions, items)
+
+
+def probe_turns(questions: list[Question]) -> list[TurnInput]:
+    """Each question as a probe turn at its time: answered and written down, adding nothing to memory."""
+    return [TurnInput(user_id=q.user_id, timestamp=q.asked_at, query=q.question + q.prompt_suffix, session_id="eval",
+                      turn_id=q.item_id, expected=q.gold, probe=True) for q in questions]
+
+
+def collect_answers(ctx: PipelineContext, questions: list[Question], items: dict[str, dict[str, Any]]) -> None:
+    """Each question's answer, read back from its turn's context.md §5, scored."""
     by_key = {row["input_key"]: row for row in ctx.catalog.turns()}
-    for q, turn in zip(questions, turns, strict=True):
+    for q, turn in zip(questions, probe_turns(questions), strict=True):
         row = by_key.get(turn.input_key)
         item = items[q.item_id]
         if row is None:  # the turn errored; it stays unanswered

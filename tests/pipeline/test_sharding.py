@@ -270,3 +270,21 @@ def test_sharded_ingest_on_ray_equals_single_process_ingest(tmp_path, embedder, 
     a, b = observed(single), observed(sharded)
     for key in a:
         assert a[key] == b[key], f"sharded ingest differs in {key}"
+
+
+def test_sharded_eval_gives_the_single_process_scores(tmp_path, embedder, ray_runtime):
+    from panda.evaluation.runner import run_eval
+    from panda.llm.scripted import ScriptedBackend
+    from panda.llm.scripted_replies import schema_responder
+
+    lme = SHARED_DATA / "longmemeval" / "longmemeval_oracle_subset60.json"
+    settings = Settings(home=tmp_path / "results", backend="scripted")
+    common = {"ks": [1, 5], "retrieval_only": False, "settings": settings, "embedder": embedder, "limit": 6,
+              "work_dir": tmp_path}
+    single = run_eval("longmemeval", lme, backend=ScriptedBackend(responder=schema_responder), **common)
+    sharded = run_eval("longmemeval", lme, backend=None, executor=RayExecutor(), shards=3, **common)
+    keep = ("item_id", "conversation", "prediction", "f1", "em", "abstained", "recall", "context_tokens")
+    assert [{k: i[k] for k in keep} for i in sharded["items"]] == [{k: i[k] for k in keep} for i in single["items"]]
+    assert all(i["prediction"] for i in sharded["items"])
+    for metric in ("recall@1", "recall@5", "f1", "exact_match", "abstention_accuracy"):
+        assert sharded["metrics"][metric] == single["metrics"][metric]
