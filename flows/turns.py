@@ -7,35 +7,25 @@ engine that died mid-batch): finished turns are saved, so a retry resumes where 
 malformed lines is still moved: its good lines ran and the bad ones are in the artifact);
 re-running a file is idempotent, so a crash mid-file is safe.
 
-`process_turn_file_sharded` is the same job sharded by user (panda/pipeline/sharding.py): the flow's own
-process plans the shards and holds the home's writer lock, each shard is a task on prefect-ray's
-RayTaskRunner (a local Ray runtime on 127.0.0.1, or `ray_address`), and the flow's process reduces. A
-shard that fails is retried alone (its task's retries; Ray itself re-runs a task whose worker died).
+`process_turn_file_sharded` (flows/sharded.py, imported here for the deployment's entrypoint) is the
+same job sharded by user on prefect-ray's RayTaskRunner.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from prefect import Task, flow, get_run_logger, task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
-from panda.errors import TerminalError, TransientError
-from panda.pipeline import sharding
+from flows.sharded import process_turn_file_sharded, sharded_on_ray  # noqa: F401 - the former: a deployment entrypoint
+from flows.turn_summary import publish_summary, read_turn_file
+from panda.errors import TransientError
 from panda.pipeline.scheduler import run_batch
-from panda.pipeline.turn_input import read_turns
 from panda.runtime import make_backend, open_home, settings_for
-
-
-@task
-def read_turn_file(path: str) -> tuple[list[Any], list[str]]:
-    turns, errors = read_turns(Path(path))
-    return turns, [str(e) for e in errors]
 
 
 def only_transient(task: Task[..., Any], task_run: TaskRun, state: State) -> bool:
@@ -61,42 +51,6 @@ def run_turns(turns: list[Any], home: str | None, backend: str, model: str | Non
         llm.close()
 
 
-def not_bad_input(task: Task[..., Any], task_run: TaskRun, state: State) -> bool:
-    """Retry a shard after anything but bad input or config (which would fail the same way again)."""
-    try:
-        state.result()
-    except TerminalError:
-        return False
-    except Exception:  # noqa: BLE001 - an engine, a worker, a disk: worth another try of this shard alone
-        return True
-    return False
-
-
-@task(retries=2, retry_delay_seconds=5, retry_condition_fn=not_bad_input, task_run_name="shard-{spec.index}")
-def run_shard(spec: sharding.ShardSpec) -> dict[str, Any]:
-    return sharding.run_shard(spec)
-
-
-def _publish(path: str, summary: dict[str, Any], errors: list[str]) -> None:
-    rows = [{"outcome": k, "turns": v} for k, v in sorted(summary["outcomes"].items())]
-    rows += [{"outcome": "skipped (already done)", "turns": summary["skipped"]},
-             {"outcome": "malformed lines", "turns": len(errors)}]
-    create_table_artifact(key="panda-turns-outcomes", table=rows, description=f"Turn outcomes for {path}")
-    lines = [f"# Turn batch: `{path}`", "", f"- LLM requests: {summary['llm_requests']} in "
-             f"{summary['llm_batches']} batches (largest {summary['largest_batch']})",
-             f"- completion tokens: {summary['completion_tokens']}", f"- recovered turns: {summary['recovered']}"]
-    answers = summary["answers"]
-    if answers["with_expected"]:
-        lines += [f"- answers: {answers['correct']} of {answers['with_expected']} correct "
-                  f"(every word of the expected answer in the reply), mean token F1 {answers['mean_f1']}"]
-    for shard in summary.get("shards", []):
-        where = (f"failed: {shard['failed']}" if "failed" in shard
-                 else f"on {shard['host']} (pid {shard['pid']}), {shard['seconds']} s")
-        lines.append(f"- shard {shard['shard']}: {shard['turns']} turns {where}")
-    lines += ["", "## Problems"] + [f"- {e}" for e in [*errors, *summary["errors"]]] if errors or summary["errors"] else []
-    create_markdown_artifact(key="panda-turns-summary", markdown="\n".join(lines))
-
-
 @flow(name="panda-turns", log_prints=True)
 def process_turn_file(path: str, home: str | None = None, backend: str = "vllm",
                       model: str | None = None) -> dict[str, Any]:
@@ -107,54 +61,9 @@ def process_turn_file(path: str, home: str | None = None, backend: str = "vllm",
         logger.warning("skipped %s", error)
     summary = run_turns(turns, home, backend, model)
     summary["malformed_lines"] = len(errors)
-    _publish(path, summary, errors)
+    publish_summary(path, summary, errors)
     logger.info("turns by outcome: %s", summary["outcomes"])
     return summary
-
-
-def ray_task_runner(ray_address: str | None = None) -> Any:
-    """prefect-ray's RayTaskRunner: the cluster at `ray_address` (else $PANDA_RAY_ADDRESS), or a local
-    runtime bound to 127.0.0.1 started for the flow run."""
-    from prefect_ray import RayTaskRunner
-
-    address = ray_address or os.environ.get("PANDA_RAY_ADDRESS") or None
-    init = {"log_to_driver": False} if address else {"include_dashboard": False, "_node_ip_address": "127.0.0.1",
-                                                     "log_to_driver": False}
-    return RayTaskRunner(address=address, init_kwargs=init)
-
-
-@flow(name="panda-turns-sharded", log_prints=True, task_runner=ray_task_runner())
-def process_turn_file_sharded(path: str, home: str | None = None, backend: str = "vllm", model: str | None = None,
-                              shards: int = 2) -> dict[str, Any]:
-    """Run every turn of one JSONL file, sharded by user, each shard a task on Ray."""
-    logger = get_run_logger()
-    turns, errors = read_turn_file(path)
-    for error in errors:
-        logger.warning("skipped %s", error)
-    run = sharding.start(turns, settings_for(home, backend, model), shards)
-    logger.info("sharded run %s: %d turns of %d users in %d shards", run.run_id, len(turns), len(run.users), len(run.specs))
-    results: list[dict[str, Any] | BaseException] = [RuntimeError("not run")] * len(run.specs)
-    try:
-        futures = [run_shard.submit(spec) for spec in run.specs]
-        for i, future in enumerate(futures):
-            try:
-                results[i] = future.result()
-            except Exception as exc:  # noqa: BLE001 - reduce what the other shards finished
-                logger.error("shard %d failed after its retries: %s", run.specs[i].index, exc)
-                results[i] = exc
-    finally:
-        summary = sharding.finish(run, results)
-    summary["malformed_lines"] = len(errors)
-    _publish(path, summary, errors)
-    logger.info("turns by outcome: %s; shards: %s", summary["outcomes"], summary["shards"])
-    return summary
-
-
-def sharded_on_ray(path: str, home: str | None = None, backend: str = "vllm", model: str | None = None,
-                   shards: int = 2, ray_address: str | None = None) -> dict[str, Any]:
-    """The sharded flow on the Ray cluster at `ray_address` (None: $PANDA_RAY_ADDRESS, else a local runtime)."""
-    flow_on_ray = process_turn_file_sharded.with_options(task_runner=ray_task_runner(ray_address))
-    return flow_on_ray(path, home=home, backend=backend, model=model, shards=shards)
 
 
 @flow(name="panda-turns-inbox", log_prints=True)

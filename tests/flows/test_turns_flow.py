@@ -102,15 +102,19 @@ def test_evaluate_flow_publishes_a_scorecard(harness, tmp_path: Path, embedder):
 
 
 def test_sharded_flow_fans_out_shards_as_ray_tasks(harness, tmp_path: Path, embedder):
-    """flows.turns on prefect-ray's RayTaskRunner (a real local Ray runtime): one task per shard, one reduce."""
+    """The deployment's entrypoint, loaded by path as a Prefect worker loads it (flows/turns.py becomes
+    module `turns`), on prefect-ray's RayTaskRunner with a real local Ray runtime: one task per shard,
+    one reduce; the Ray workers must be able to import what they are sent."""
     pytest.importorskip("prefect_ray")
-    from flows.turns import main
+    import duckdb
+    from prefect.flows import load_flow_from_entrypoint
 
+    flow = load_flow_from_entrypoint(str(Path(__file__).resolve().parents[2] / "flows" / "turns.py")
+                                     + ":process_turn_file_sharded")
     home = tmp_path / "home"
     path = write_jsonl(tmp_path / "t.jsonl", LINES)
-    assert main([str(path), "--home", str(home), "--backend", "scripted", "--executor", "ray", "--shards", "2"]) == 0
-    import duckdb
-
+    summary = flow(str(path), home=str(home), backend="scripted", shards=2)
+    assert summary["outcomes"] == {"APPROVE": 4} and len(summary["shards"]) == 2 and not summary["errors"]
     con = duckdb.connect(str(home / "catalog" / "panda.duckdb"), read_only=True)
     try:
         users = {r[0] for r in con.execute("SELECT DISTINCT user_id FROM turn_index").fetchall()}
@@ -119,3 +123,12 @@ def test_sharded_flow_fans_out_shards_as_ray_tasks(harness, tmp_path: Path, embe
         con.close()
     assert users == {"alice", "bob"} and len(merged) == 1
     assert not list((home / "catalog" / "shards").glob("*/*"))  # partitions removed after the reduce
+
+
+def test_sharded_flow_command_line(harness, tmp_path: Path, embedder):
+    from flows.turns import main
+
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "t.jsonl", LINES[:2])
+    assert main([str(path), "--home", str(home), "--backend", "scripted", "--executor", "ray", "--shards", "2"]) == 0
+    assert (home / "users" / "bob" / "turns" / "turn_000001" / "metadata.json").exists()
