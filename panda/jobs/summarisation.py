@@ -55,15 +55,19 @@ def session_text(transcript: SessionTranscript, max_words: int = INPUT_WORDS) ->
     return "\n".join(reversed(out))
 
 
-def needs_summary(transcript: SessionTranscript, now: Any, gap_minutes: int) -> bool:
-    """An active session that has ended and whose summary is missing or older than its last message."""
+def has_ended(transcript: SessionTranscript, now: Any, gap_minutes: int) -> bool:
+    """An active session whose last message is older than the session gap (seed 004: active -> ended)."""
     last = transcript.last_time
-    if transcript.stage != "active" or not transcript.messages or last is None:
+    return transcript.stage == "active" and bool(transcript.messages) and last is not None \
+        and now - last > timedelta(minutes=gap_minutes)
+
+
+def needs_summary(transcript: SessionTranscript, now: Any, gap_minutes: int) -> bool:
+    """A session that has ended, is worth a summary, and whose summary is missing or older than its last message."""
+    if not has_ended(transcript, now, gap_minutes) or not worth_summarising(transcript):
         return False
-    if now - last <= timedelta(minutes=gap_minutes):
-        return False
-    if not worth_summarising(transcript):
-        return False
+    last = transcript.last_time
+    assert last is not None
     return transcript.summary is None or transcript.summary_generated_at is None \
         or transcript.summary_generated_at < last
 
@@ -196,7 +200,8 @@ def run(job: JobRun) -> JobReport:
         report.change("thread_summaries", f"{catalog_thread_id(user_id, thread)}: summarise its sessions")
     if job.dry_run:
         return report.finish(ctx)
-    mark_ended(job, due)
+    # Every session that ended is marked so, summary or not (small talk ends too; it just gets no summary).
+    mark_ended(job, [t for t in transcripts if t.ended_at is None and has_ended(t, job.now, gap)])
     done = summarise_sessions(job, due)
     for transcript in done:
         ctx.catalog.record_event("summary_generated", "session", catalog_session_id(transcript),

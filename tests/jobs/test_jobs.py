@@ -231,3 +231,25 @@ def test_preference_decay_and_reconfirmation(ctx):
     assert confidence() == 0.5
     assert job(ctx, "preference-decay", t0 + 130 * DAY + HOUR).changed == 0
     assert ctx.catalog.get_document(ctx.vault.memory_file("alice", "preference").entries[0].id)["quality"] == 0.5
+
+
+def test_small_talk_session_ends_without_a_summary(ctx):
+    """Seed 004: should_summarize gates the summary, not the lifecycle: a session of greetings still ends."""
+    start = datetime(2025, 3, 1, 9, tzinfo=UTC)
+    say(ctx, "bea", "chat", start, "hi there!", "Hello!")
+    path = next(ctx.vault.home.glob("users/bea/threads/chat/session_*.md"))
+    transcript = SessionTranscript.parse(path.read_text(encoding="utf-8"))
+    for message in transcript.messages:  # as enrichment leaves them: nothing worth summarising
+        message.metadata = {**message.metadata, "should_summarize": False}
+        message.status = "completed"
+    path.write_text(transcript.render(), encoding="utf-8")
+
+    job(ctx, "summarisation", start + timedelta(hours=3))
+    after = SessionTranscript.parse(path.read_text(encoding="utf-8"))
+    assert after.ended_at == transcript.messages[-1].timestamp and after.summary is None
+    assert [s["status"] for s in Conversations(ctx.catalog).sessions_of_thread("bea:chat")] == ["ended"]
+    events = ctx.catalog.con.execute("SELECT event_type FROM system_events WHERE user_id = 'bea'").fetchall()
+    assert ("session_ended",) in events and ("summary_generated",) not in events
+    job(ctx, "summarisation", start + timedelta(hours=4))  # once: a second run marks nothing again
+    assert ctx.catalog.con.execute("SELECT count(*) FROM system_events WHERE event_type = 'session_ended' "
+                                   "AND user_id = 'bea'").fetchone()[0] == 1
