@@ -6,7 +6,8 @@
    `vllm.LLM.chat` on the same engine.
 Both figures are completion tokens / wall seconds; the ratio is how much of raw vLLM the pipeline
 keeps (target >= 80 %). The prefix cache is emptied before each replay: it would otherwise still hold
-the pipeline's prompts and spare the replay their prefill. Also prints raw throughput for all requests in one batch, for reference.
+the pipeline's prompts and spare the replay their prefill. Also prints raw throughput for all
+requests in one batch, for reference.
 Usage: python benchmarks/pipeline_throughput.py [USERS]   (default 24)
 """
 

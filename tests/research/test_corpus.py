@@ -143,3 +143,23 @@ def test_relevance_floor_keeps_the_cake_page_and_drops_unrelated_ones(ctx, tmp_p
     assert len(ctx.memory.search(question, kinds=["webpage"], now=now, record=False)) == 4  # no floor: all candidates
     ctx.memory.policy = policy
     assert research_search(ctx, "How big should a Syrian hamster's cage be?", "alice", now, record=False).results == []
+
+
+def test_structural_boilerplate_removal_and_no_inline_script():
+    from panda.research.extract import code_like, link_density, structural_clean
+
+    page = "Intro text about the cake and the oven.\n\n- [Home](/)\n- [Recipes](/r)\n\n© 2020 Acme"
+    assert structural_clean(page) == "Intro text about the cake and the oven."
+    assert structural_clean("## [Gousto has changed my life](https://x/r/1)\n\nGreat food.") == \
+        "## Gousto has changed my life\n\nGreat food."  # a linked heading is the page's outline, kept
+    assert structural_clean("See [the study](https://x) for how we measured the fat in each sample.") == \
+        "See the study for how we measured the fat in each sample."  # prose with a link stays, unwrapped
+    assert link_density("[Home](/) news") == (0.5, 1)
+    assert code_like("(function() { document.addEventListener('load', f); })();")
+    assert not code_like("Bake for 30 minutes; cool (about 10 minutes) before serving = done.")
+    fenced = "Run this:\n\n```\nconst x = () => { window.alert(1); };\n```"
+    assert "window.alert" in structural_clean(fenced)  # code an article shows is content
+    betty = extract_page((PAGES / "bettycrocker.com.pineapple.html").read_bytes(),
+                         "https://www.bettycrocker.com/recipes/pineapple-upside-down-cake/")
+    assert "addEventListener" not in betty.markdown and "JSON.parse" not in betty.text
+    assert "Heat oven to 350°F" in betty.text
