@@ -6,7 +6,10 @@ accumulate in §4 and in toolresults.md. research.search scrubs PII from its que
 web corpus, reuses fresh webpage-cache entries of earlier turns and sends every other page to Page
 Intelligence (MIND, one batch), writing this turn's webpage_cache/. memory.save only stages
 the document; the save phase writes it with the rest of the turn, so a crashed turn leaves nothing
-half-saved. Staged ids are derived from the input, so a resumed turn saves the same ids again.
+half-saved. Staged ids are derived from the input, so a resumed turn saves the same ids again. A
+message that only asks (a question revealing no fact or preference) has nothing to remember: its
+memory.save is refused with that reason in §4 (the 0.5B planner saved "budget you gave me for a laptop"
+from "Remind me what budget I gave you").
 """
 
 from __future__ import annotations
@@ -40,6 +43,12 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
         entry["summary"] = f"{len(results)} result(s)"
     elif request.tool == "memory.save":
         from panda.memory.facts import near_duplicate
+        from panda.memory.text import is_question
+        from panda.pipeline.synthesize import reveals_something
+
+        if is_question(state.query) and not reveals_something(state):
+            entry["summary"] = "not saved: the message asks and tells nothing new to remember"
+            return entry
 
         same = next((d.id for d in state.staged_docs if near_duplicate(d.body, request.argument)), None) \
             or ctx.memory.duplicate_of(request.argument, state.user_id, state.input.timestamp)

@@ -21,12 +21,17 @@ from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
 
 
-def tool_results_text(state: TurnState, max_words: int = 250) -> str:
-    if not state.tool_log:
-        return "(none)"
-    lines = [f"{e['tool']}({e['argument']}): {e['summary']}; " +
-             "; ".join(" ".join(r["snippet"].split()[:20]) for r in e.get("results", [])[:3])
-             for e in state.tool_log if e["attempt"] == state.doc.attempt]
+def tool_results_text(state: TurnState, max_words: int = 250, evidence_only: bool = False) -> str:
+    """This attempt's tool log as prompt text. The planner sees every call with its status ("saved …",
+    "not found"); with `evidence_only` (synthesis, validation) only what the tools found is shown: a status
+    line is bookkeeping, and a small model copied it as the answer ("Saved mem_…", "Not found")."""
+    entries = [e for e in state.tool_log if e["attempt"] == state.doc.attempt]
+    if evidence_only:
+        lines = [f"{e['tool']}({e['argument']}): " + "; ".join(" ".join(r["snippet"].split()[:20]) for r in e["results"][:3])
+                 for e in entries if e.get("results")]
+    else:
+        lines = [f"{e['tool']}({e['argument']}): {e['summary']}; " +
+                 "; ".join(" ".join(r["snippet"].split()[:20]) for r in e.get("results", [])[:3]) for e in entries]
     return truncate_to_words("\n".join(lines), max_words) if lines else "(none)"
 
 

@@ -28,13 +28,16 @@ def known_facts(state: TurnState, limit: int = 5) -> str:
     return f"Known: {'; '.join(facts)}. " if facts else ""
 
 
+def reveals_something(state: TurnState) -> bool:
+    """The message tells something about the user (a fact or preference), asking or not."""
+    a = state.analysis
+    return bool(extract_statements(state.query) or (a and (a.revealed_facts or a.revealed_preferences)))
+
+
 def is_statement(state: TurnState) -> bool:
     """A message that tells something about the user and asks nothing: 'I live in Boston and love hiking.'
     ('Suggest a day hike near where I live.' asks; 'What is my budget?' asks)."""
-    if is_question(state.query):
-        return False
-    a = state.analysis
-    return bool(extract_statements(state.query) or (a and (a.revealed_facts or a.revealed_preferences)))
+    return not is_question(state.query) and reveals_something(state)
 
 
 def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
@@ -46,7 +49,7 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
                                variables={"query": state.query,
                                           "context": truncate_to_words(known_facts(state) + state.gather_summary, 200),
                                           "statement": is_statement(state),
-                                          "tool_results": tool_results_text(state, 150),
+                                          "tool_results": tool_results_text(state, 150, evidence_only=True),
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`)_"

@@ -9,7 +9,8 @@ One case is decided by rule, without a model call: an honest "I don't know" to a
 neither gather nor the tools found anything (a statement is to be acknowledged, never "I don't
 know"). Memory holds nothing to answer from, so there is nothing to revise and no search left to
 retry; small models FAILed or RETRYed it (issue 11's gate benchmark), sending the turn round the
-loop again for nothing.
+loop again for nothing. And a reply that only repeats a tool's status line ("Saved mem_…", "not found")
+is sent back for a rewrite (REVISE) by rule: it answers nothing, whatever a small validator thinks.
 """
 
 from __future__ import annotations
@@ -37,6 +38,15 @@ def nothing_found(state: TurnState) -> bool:
     return not state.gathered and not any(e.get("results") for e in state.tool_log if e.get("attempt") == state.doc.attempt)
 
 
+def echoes_tool_status(state: TurnState) -> bool:
+    """The reply is a tool's status line, not an answer (pure). Example: tool summary 'saved mem_1 (scope new)'
+    and reply 'Saved mem_1 (scope new).' -> True; reply 'Your budget is under $1000.' -> False."""
+    reply = " ".join(state.response.lower().split()).strip(" .!")
+    return bool(reply) and any(reply == " ".join(str(e.get("summary", "")).lower().split()).strip(" .!")
+                               or (len(reply) > 12 and reply in str(e.get("summary", "")).lower())
+                               for e in state.tool_log if e.get("summary"))
+
+
 def goals_text(state: TurnState) -> str:
     return "; ".join(f"{g.id} {g.description}" for g in state.plan.goals) if state.plan and state.plan.goals else "(none)"
 
@@ -57,12 +67,16 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
         verdict = Validation(decision="APPROVE", quality=0.6, issues="an honest 'I don't know': neither memory nor "
                              "the tools hold anything on this (decided by rule, no model call)",
                              goal_scores=[0.6] * min(len(goal_ids), 3))
+    elif echoes_tool_status(state):
+        verdict = Validation(decision="REVISE", quality=0.1, issues="the reply repeats a tool's status line instead of "
+                             "answering the question from the gathered context (decided by rule, no model call)",
+                             goal_scores=[0.1] * min(len(goal_ids), 3))
     else:
         verdict = yield from ask(state, ctx, phase="validate", role=MIND, prompt="validate", schema=Validation,
                                  variables={"query": state.query,
                                             "context": truncate_to_words(state.gather_summary, 150),
                                             "goals": truncate_to_words(goals_text(state), 60),
-                                            "tool_results": tool_results_text(state, 120),
+                                            "tool_results": tool_results_text(state, 120, evidence_only=True),
                                             "answer": truncate_to_words(state.response, 200)})
         verdict = overall_quality(verdict, len(goal_ids))
     state.validation = verdict

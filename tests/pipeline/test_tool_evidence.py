@@ -1,0 +1,45 @@
+"""Synthesis and validation see what the tools found, not their status lines; a reply that only repeats a
+status line is sent back by rule (issue 11: the 0.5B model answered "Saved mem_…" and "Not found")."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from panda.pipeline.plan import tool_results_text
+from panda.pipeline.state import TurnState
+from panda.pipeline.turn_input import TurnInput
+from panda.pipeline.validate import echoes_tool_status
+
+
+def _state(response: str = "") -> TurnState:
+    state = TurnState(input=TurnInput(user_id="bob", timestamp=datetime(2026, 3, 10, tzinfo=UTC),
+                                      query="Remind me what budget I gave you for a laptop."),
+                      turn_number=3, turn_path=Path("/tmp/unused"))
+    state.tool_log = [
+        {"tool": "memory.save", "argument": "laptop budget", "attempt": 1,
+         "summary": "saved mem_e0aa2aec83e4_1 (scope new, expires 2026-03-11 08:00:00+00:00)"},
+        {"tool": "memory.retrieve", "argument": "mem_x", "attempt": 1, "summary": "not found"},
+        {"tool": "memory.search", "argument": "laptop budget", "attempt": 1, "summary": "1 result(s)",
+         "results": [{"snippet": "budget: under $1000"}]},
+    ]
+    state.response = response
+    return state
+
+
+def test_evidence_only_leaves_out_status_lines():
+    state = _state()
+    planner = tool_results_text(state)
+    assert "saved mem_e0aa2aec83e4_1" in planner and "not found" in planner  # the planner sees what it did
+    evidence = tool_results_text(state, evidence_only=True)
+    assert evidence == "memory.search(laptop budget): budget: under $1000"
+    state.tool_log = state.tool_log[:2]
+    assert tool_results_text(state, evidence_only=True) == "(none)"
+
+
+def test_a_reply_that_repeats_a_status_line_is_caught():
+    assert echoes_tool_status(_state("Saved mem_e0aa2aec83e4_1 (scope new, expires 2026-03-11 08:00:00+00:00)."))
+    assert echoes_tool_status(_state("Not found"))
+    assert not echoes_tool_status(_state("Your laptop budget is under $1000."))
+    assert not echoes_tool_status(_state("I found nothing about that, sorry."))
+    assert not echoes_tool_status(_state(""))
