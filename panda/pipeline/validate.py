@@ -10,7 +10,9 @@ neither gather nor the tools found anything (a statement is to be acknowledged, 
 know"). Memory holds nothing to answer from, so there is nothing to revise and no search left to
 retry; small models FAILed or RETRYed it (issue 11's gate benchmark), sending the turn round the
 loop again for nothing. And a reply that only repeats a tool's status line ("Saved mem_…", "not found")
-is sent back for a rewrite (REVISE) by rule: it answers nothing, whatever a small validator thinks.
+is sent back for a rewrite (REVISE) by rule: it answers nothing, whatever a small validator thinks;
+so is an "I don't know" to a question when gather found the user's current facts or preferences (the
+hint names them: the 0.5B model answered "you haven't told me about your hobby" beside "likes: hiking").
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from panda.memory.text import is_question
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.synthesize import known_facts
 
 
 def render(v: Validation, goal_ids: list[str]) -> str:
@@ -67,6 +70,10 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
         verdict = Validation(decision="APPROVE", quality=0.6, issues="an honest 'I don't know': neither memory nor "
                              "the tools hold anything on this (decided by rule, no model call)",
                              goal_scores=[0.6] * min(len(goal_ids), 3))
+    elif is_question(state.query) and abstained(state.response) and known_facts(state):
+        verdict = Validation(decision="REVISE", quality=0.2, issues="the reply says it does not know, but memory holds "
+                             f"what the user said: {known_facts(state).removeprefix('Known: ').strip()} Answer from "
+                             "these (decided by rule, no model call)", goal_scores=[0.2] * min(len(goal_ids), 3))
     elif echoes_tool_status(state):
         verdict = Validation(decision="REVISE", quality=0.1, issues="the reply repeats a tool's status line instead of "
                              "answering the question from the gathered context (decided by rule, no model call)",

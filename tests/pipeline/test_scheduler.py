@@ -294,3 +294,24 @@ def test_synthesis_sees_known_facts_verbatim_and_acknowledges_statements(ctx, tm
     synth = [r.messages[-1]["content"] for batch in backend.history for r in batch if r.phase == "synthesize"]
     assert "acknowledge it" in synth[0] and "acknowledge it" not in synth[-1]
     assert "budget: under $1000" in synth[-1]  # the fact itself, not only a model's summary of it
+
+
+def test_i_dont_know_beside_known_facts_is_revised_with_them(ctx, tmp_path):
+    """An "I don't know" to a question when gather found the user's facts goes back for a rewrite, by rule,
+    with the facts named in the hint; the rewrite that uses them is approved."""
+    def forgetful(request):
+        if request.phase == "synthesize":
+            if "Fix this in your answer" in request.messages[-1]["content"]:
+                return {"answer": "You told me you love hiking on weekends."}
+            return {"answer": "I don't know - you haven't told me about your hobby."}
+        return schema_responder(request)
+
+    backend = ScriptedBackend(responder=forgetful)
+    lines = ['{"user_id": "carol", "timestamp": "2026-03-04T20:00:00Z", "query": "I live in Boston and I love hiking on weekends."}',
+             '{"user_id": "carol", "timestamp": "2026-03-12T07:45:00Z", "query": "What hobby did I tell you about?"}']
+    run_file(ctx, backend, write_jsonl(tmp_path / "h.jsonl", lines))
+    text = (ctx.vault.turn_dir("carol", 2) / "context.md").read_text()
+    assert "**Decision:** REVISE" in text and "does not know, but memory holds what the user said" in text
+    assert "hiking on weekends" in text.split("does not know", 1)[1].split("\n", 1)[0]  # the hint names the fact
+    doc = ContextDocument.parse(text)
+    assert "hiking" in doc.latest("5") and "REVISE" not in doc.latest("6")
