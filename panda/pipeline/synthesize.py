@@ -20,6 +20,8 @@ from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
 
+ACKNOWLEDGEMENT = "noted"  # how the prompt's example acknowledges a statement ("Noted - you work night shifts …")
+
 
 def known_facts(state: TurnState, limit: int = 5) -> str:
     """Example: gathered facts 'budget: under $1000' and 'likes: hiking' -> 'Known: budget: under $1000; likes:

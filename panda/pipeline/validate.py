@@ -12,7 +12,9 @@ retry; small models FAILed or RETRYed it (issue 11's gate benchmark), sending th
 loop again for nothing. And a reply that only repeats a tool's status line ("Saved mem_…", "not found")
 is sent back for a rewrite (REVISE) by rule: it answers nothing, whatever a small validator thinks;
 so is an "I don't know" to a question when gather found the user's current facts or preferences (the
-hint names them: the 0.5B model answered "you haven't told me about your hobby" beside "likes: hiking").
+hint names them: the 0.5B model answered "you haven't told me about your hobby" beside "likes: hiking"),
+and a question answered with the acknowledgement synthesis is taught for statements ("Noted - you told
+me about your hobby.").
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from panda.memory.text import is_question
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
-from panda.pipeline.synthesize import known_facts
+from panda.pipeline.synthesize import ACKNOWLEDGEMENT, known_facts
 
 
 def render(v: Validation, goal_ids: list[str]) -> str:
@@ -39,6 +41,13 @@ def render(v: Validation, goal_ids: list[str]) -> str:
 def nothing_found(state: TurnState) -> bool:
     """No gathered context and no tool result in this attempt."""
     return not state.gathered and not any(e.get("results") for e in state.tool_log if e.get("attempt") == state.doc.attempt)
+
+
+def acknowledges_a_question(state: TurnState) -> bool:
+    """A question answered with the form synthesis is taught for statements ("Noted - ...") (pure).
+
+    Example: 'What hobby did I tell you about?' -> 'Noted - you told me about your hobby.' -> True."""
+    return is_question(state.query) and state.response.strip().lower().startswith(ACKNOWLEDGEMENT)
 
 
 def echoes_tool_status(state: TurnState) -> bool:
@@ -70,6 +79,11 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
         verdict = Validation(decision="APPROVE", quality=0.6, issues="an honest 'I don't know': neither memory nor "
                              "the tools hold anything on this (decided by rule, no model call)",
                              goal_scores=[0.6] * min(len(goal_ids), 3))
+    elif acknowledges_a_question(state):
+        facts = known_facts(state).removeprefix("Known: ").strip()
+        verdict = Validation(decision="REVISE", quality=0.2, issues="the message asks a question; acknowledging it "
+                             "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else "")
+                             + " (decided by rule, no model call)", goal_scores=[0.2] * min(len(goal_ids), 3))
     elif is_question(state.query) and abstained(state.response) and known_facts(state):
         verdict = Validation(decision="REVISE", quality=0.2, issues="the reply says it does not know, but memory holds "
                              f"what the user said: {known_facts(state).removeprefix('Known: ').strip()} Answer from "

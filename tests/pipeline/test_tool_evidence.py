@@ -43,3 +43,16 @@ def test_a_reply_that_repeats_a_status_line_is_caught():
     assert not echoes_tool_status(_state("Your laptop budget is under $1000."))
     assert not echoes_tool_status(_state("I found nothing about that, sorry."))
     assert not echoes_tool_status(_state(""))
+
+
+def test_a_question_answered_with_an_acknowledgement_is_caught():
+    from panda.pipeline.validate import acknowledges_a_question
+
+    state = _state("Noted - you told me about your hobby.")
+    state.input = TurnInput(user_id="carol", timestamp=state.input.timestamp, query="What hobby did I tell you about?")
+    assert acknowledges_a_question(state)
+    state.response = "You told me you love hiking."
+    assert not acknowledges_a_question(state)
+    state.input = TurnInput(user_id="carol", timestamp=state.input.timestamp, query="I love hiking on weekends.")
+    state.response = "Noted - you love hiking on weekends."
+    assert not acknowledges_a_question(state)  # a statement is acknowledged, as the prompt asks
