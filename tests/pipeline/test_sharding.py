@@ -156,6 +156,14 @@ def test_sharded_run_on_ray_equals_single_process_run(tmp_path, embedder, ray_ru
     assert sum(1 for t in a["turns"] if t[5] == "rejected") >= 1  # feedback reached an earlier turn
     for key in a:
         assert a[key] == b[key], f"sharded run differs from the single-process run in {key}"
+    from panda.doctor import check_home
+
+    ctx = open_home(sharded, embedder=embedder)
+    try:
+        doctor = check_home(ctx)  # `panda check` on the sharded home: links, frontmatter, catalog == reindex
+    finally:
+        ctx.catalog.close()
+    assert doctor.ok, doctor.markdown()
     text = (sharded.home / note).read_text()
     fed = [json.loads(p.read_text()) for p in sorted(sharded.home.glob("users/*/turns/*/knowledge.json"))]
     fed = [k for k in fed if k["public"]["topic"] == "pineapple.upside"]
