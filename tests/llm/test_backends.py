@@ -73,5 +73,15 @@ def test_every_prompt_example_is_valid_against_its_schema():
                "synthesize": Response, "validate": Validation, "compress": Compression,
                "summarize": Summary, "page_intelligence": PageFindings}
     for name, schema in schemas.items():
-        for _, reply in load_prompt(name).examples:
+        for _, reply, _when in load_prompt(name).examples:
             schema.model_validate_json(reply)
+
+
+def test_an_example_with_when_is_shown_only_when_its_variable_is_true():
+    template = load_prompt("synthesize")
+    common = {"query": "What hobby did I tell you about?", "context": "-", "tool_results": "(none)", "revise_hint": ""}
+    question = template.render(statement=False, **common)
+    statement = template.render(statement=True, **common)
+    assert len(statement) == len(question) + 2
+    assert not any("Noted -" in m["content"] for m in question)  # a question is never shown the acknowledgement
+    assert any("Noted -" in m["content"] for m in statement)
