@@ -108,13 +108,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 1 if (errors or summary["errors"]) else 0
 
 
+def _executor(args: argparse.Namespace) -> tuple[Any, int]:
+    """The executor and shard count of `--executor`/`--shards`/`--ray-address` (ray and 2 by default)."""
+    from panda.pipeline.executors import make_executor
+
+    return make_executor(args.executor or "ray", args.ray_address), args.shards or 2
+
+
 def _run_sharded(args: argparse.Namespace, turns: list[Any], settings: Settings, **ingest: Any) -> dict[str, Any]:
     """`--executor ray --shards N`: the batch (turns, or an ingest's messages) sharded by user (pipeline/sharding.py)."""
-    from panda.pipeline.executors import make_executor
     from panda.pipeline.sharding import run_sharded
 
-    executor = make_executor(args.executor or "ray", args.ray_address)
-    shards = args.shards or 2
+    executor, shards = _executor(args)
     with contextlib.redirect_stdout(sys.stderr):  # Ray prints worker deaths on stdout; --json owns stdout
         summary = run_sharded(turns, settings, shards, executor, **ingest)
     if not getattr(args, "quiet", False):
@@ -244,11 +249,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.judge and args.retrieval_only:
         print("panda eval: --judge labels answers; it cannot be used with --retrieval-only", file=sys.stderr)
         return 2
-    executor = None
-    if args.executor or args.shards:
-        from panda.pipeline.executors import make_executor
-
-        executor = make_executor(args.executor or "ray", args.ray_address)
+    executor, shards = _executor(args) if args.executor or args.shards else (None, 2)
     # Sharded, each shard makes its own answering backend; this process needs one only to judge.
     backend = None if args.retrieval_only or (executor is not None and not args.judge) else make_backend(settings)
     judge = None
@@ -261,7 +262,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         run = run_eval(args.dataset, path, ks=ks, retrieval_only=args.retrieval_only, settings=settings,
                        backend=backend, only=args.only, limit=args.limit, results_catalog=results.catalog,
-                       judge=judge, executor=executor, shards=args.shards or 2)
+                       judge=judge, executor=executor, shards=shards)
     except ValueError as exc:
         print(f"panda eval: {exc}", file=sys.stderr)
         return 2

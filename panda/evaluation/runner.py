@@ -208,12 +208,11 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
             raise RuntimeError(f"sharded answering of {path} failed: {sharded['errors']}")
         ctx = open_home(eval_settings, embedder=embedder, backend=backend)
         collect_answers(ctx, bench.questions, items)
-        phase_latency = {row["phase"]: round(float(row["avg_latency_ms"] or 0.0), 1)
-                         for row in ctx.catalog.llm_usage_by_phase()}
     elif not retrieval_only:
         if backend is None:
             raise ValueError("answer evaluation needs a backend (or pass retrieval_only)")
         answer_questions(ctx, backend, bench.questions, items)
+    if not retrieval_only:
         phase_latency = {row["phase"]: round(float(row["avg_latency_ms"] or 0.0), 1)
                          for row in ctx.catalog.llm_usage_by_phase()}
     ctx.catalog.close()

@@ -83,8 +83,11 @@ class SearchIndex:
         elif dirty:
             self._load(sorted(dirty))
         self.generation = generation
-        self.where = {i: key for key, part in self.parts.items() for i in part.row_of}
+        self._map_ids()
 
+
+    def _map_ids(self) -> None:
+        self.where = {i: key for key, part in self.parts.items() for i in part.row_of}
 
     def freeze_counters(self, keys: set[str]) -> None:
         """Keep these partitions' counters as they are now (current first) until `thaw_counters`."""
@@ -96,7 +99,7 @@ class SearchIndex:
         keys, self.frozen = sorted(self.frozen & set(self.parts)), set()
         if keys:
             self._load(keys)
-            self.where = {i: key for key, part in self.parts.items() for i in part.row_of}
+            self._map_ids()
 
     def _apply_counters(self) -> None:
         """Counter increments the catalog made since the last search (references, usage, validation)."""

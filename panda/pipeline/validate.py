@@ -19,6 +19,8 @@ me about your hobby.").
 
 from __future__ import annotations
 
+from typing import Literal
+
 from panda.documents.budgets import truncate_to_words
 from panda.evaluation.metrics import abstained
 from panda.llm.roles import MIND
@@ -73,25 +75,27 @@ def overall_quality(verdict: Validation, goal_count: int) -> Validation:
     return verdict
 
 
+def by_rule(decision: Literal["APPROVE", "REVISE"], quality: float, issues: str, goal_count: int) -> Validation:
+    """A verdict decided by rule, without a model call: every goal (up to three) scored as the whole."""
+    return Validation(decision=decision, quality=quality, issues=f"{issues} (decided by rule, no model call)",
+                      goal_scores=[quality] * min(goal_count, 3))
+
+
 def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
     goal_ids = [g.id for g in state.plan.goals] if state.plan else []
+    facts = known_facts(state).removeprefix("Known: ").strip()
     if is_question(state.query) and abstained(state.response) and nothing_found(state):
-        verdict = Validation(decision="APPROVE", quality=0.6, issues="an honest 'I don't know': neither memory nor "
-                             "the tools hold anything on this (decided by rule, no model call)",
-                             goal_scores=[0.6] * min(len(goal_ids), 3))
+        verdict = by_rule("APPROVE", 0.6, "an honest 'I don't know': neither memory nor the tools hold anything on "
+                          "this", len(goal_ids))
     elif acknowledges_a_question(state):
-        facts = known_facts(state).removeprefix("Known: ").strip()
-        verdict = Validation(decision="REVISE", quality=0.2, issues="the message asks a question; acknowledging it "
-                             "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else "")
-                             + " (decided by rule, no model call)", goal_scores=[0.2] * min(len(goal_ids), 3))
-    elif is_question(state.query) and abstained(state.response) and known_facts(state):
-        verdict = Validation(decision="REVISE", quality=0.2, issues="the reply says it does not know, but memory holds "
-                             f"what the user said: {known_facts(state).removeprefix('Known: ').strip()} Answer from "
-                             "these (decided by rule, no model call)", goal_scores=[0.2] * min(len(goal_ids), 3))
+        verdict = by_rule("REVISE", 0.2, "the message asks a question; acknowledging it answers nothing. Answer it"
+                          + (f" from what the user said: {facts}" if facts else ""), len(goal_ids))
+    elif is_question(state.query) and abstained(state.response) and facts:
+        verdict = by_rule("REVISE", 0.2, f"the reply says it does not know, but memory holds what the user said: "
+                          f"{facts} Answer from these", len(goal_ids))
     elif echoes_tool_status(state):
-        verdict = Validation(decision="REVISE", quality=0.1, issues="the reply repeats a tool's status line instead of "
-                             "answering the question from the gathered context (decided by rule, no model call)",
-                             goal_scores=[0.1] * min(len(goal_ids), 3))
+        verdict = by_rule("REVISE", 0.1, "the reply repeats a tool's status line instead of answering the question "
+                          "from the gathered context", len(goal_ids))
     else:
         verdict = yield from ask(state, ctx, phase="validate", role=MIND, prompt="validate", schema=Validation,
                                  variables={"query": state.query,
