@@ -14,7 +14,9 @@ is sent back for a rewrite (REVISE) by rule: it answers nothing, whatever a smal
 so is an "I don't know" to a question when gather found the user's current facts or preferences (the
 hint names them: the 0.5B model answered "you haven't told me about your hobby" beside "likes: hiking"),
 and a question answered with the acknowledgement synthesis is taught for statements ("Noted - you told
-me about your hobby.").
+me about your hobby."). Last, a recall question whose answer leaves out the remembered fact it names
+(the 0.5B model answered "Remind me what budget I gave you" with a laptop from a research page, beside
+"budget: under $1000") is sent back with the fact in the hint.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from panda.documents.budgets import truncate_to_words
 from panda.evaluation.metrics import abstained
 from panda.llm.roles import MIND
 from panda.llm.schemas import Validation
-from panda.memory.text import is_question
+from panda.memory.text import is_question, tokenize
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
@@ -61,6 +63,26 @@ def echoes_tool_status(state: TurnState) -> bool:
                                for e in state.tool_log if e.get("summary"))
 
 
+def ignored_fact(state: TurnState) -> str | None:
+    """The remembered fact a recall question names that the answer leaves out, if any (pure).
+
+    A current fact is named when its key or value shares a word with the question; the answer leaves it
+    out when it has none of the value's words beyond the question's own. Example: 'Remind me what budget
+    I gave you for a laptop.' with 'budget: under $1000' and the answer 'A Lenovo LOQ 15.' -> 'budget:
+    under $1000'; 'Your budget is under $1000.' -> None; a question that is not recall -> None."""
+    if not (state.analysis and state.analysis.query_type == "recall" and is_question(state.query)):
+        return None
+    asked, answer = set(tokenize(state.query)), set(tokenize(state.response))
+    for r in state.gathered:
+        if r.kind != "fact" or r.superseded or ":" not in r.title:
+            continue
+        key, value = r.title.split(":", 1)
+        new_words = set(tokenize(value)) - asked
+        if asked & set(tokenize(key) + tokenize(value)) and new_words and not new_words & answer:
+            return r.title
+    return None
+
+
 def goals_text(state: TurnState) -> str:
     return "; ".join(f"{g.id} {g.description}" for g in state.plan.goals) if state.plan and state.plan.goals else "(none)"
 
@@ -93,6 +115,9 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
     elif is_question(state.query) and abstained(state.response) and facts:
         verdict = by_rule("REVISE", 0.2, f"the reply says it does not know, but memory holds what the user said: "
                           f"{facts} Answer from these", len(goal_ids))
+    elif (fact := ignored_fact(state)) is not None:
+        verdict = by_rule("REVISE", 0.2, f"the question asks what the user said, and memory holds it: {fact}. "
+                          "Answer with it", len(goal_ids))
     elif echoes_tool_status(state):
         verdict = by_rule("REVISE", 0.1, "the reply repeats a tool's status line instead of answering the question "
                           "from the gathered context", len(goal_ids))

@@ -56,3 +56,33 @@ def test_a_question_answered_with_an_acknowledgement_is_caught():
     state.input = TurnInput(user_id="carol", timestamp=state.input.timestamp, query="I love hiking on weekends.")
     state.response = "Noted - you love hiking on weekends."
     assert not acknowledges_a_question(state)  # a statement is acknowledged, as the prompt asks
+
+
+def test_a_recall_answer_that_leaves_out_the_named_fact_is_caught():
+    from panda.llm.schemas import QueryAnalysis
+    from panda.memory.search import SearchResult
+    from panda.pipeline.validate import ignored_fact
+
+    def fact(title: str, superseded: bool = False) -> SearchResult:
+        return SearchResult(id=title, kind="fact", title=title, primary_topic="user.fact", doc_path="facts.md",
+                            score=0.7, snippet=title, quality=0.8, scope="user", created_at=datetime(2026, 3, 3, tzinfo=UTC),
+                            superseded=superseded)
+
+    state = _state("It's a Lenovo LOQ 15 at Best Buy.")  # the 0.5B model's answer, from a research page
+    state.analysis = QueryAnalysis(resolved_query=state.query, query_type="recall", purpose="remember", topic="user.fact",
+                                   keywords=["budget"], intent="personal", data_needs=["facts"], needs_retrieval="cross_thread")
+    state.gathered = [fact("residence: Boston"), fact("budget: under $1500", superseded=True), fact("budget: under $1000")]
+    assert ignored_fact(state) == "budget: under $1000"  # the current value, not the superseded one
+    state.response = "You said your budget is under $1000."
+    assert ignored_fact(state) is None
+    state.response = "Under $1500."
+    assert ignored_fact(state) == "budget: under $1000"
+    state.analysis = state.analysis.model_copy(update={"query_type": "question"})
+    assert ignored_fact(state) is None  # only a recall question must carry the fact it names
+    hamster = _state("Your hamster needs a cage of 450 square inches.")
+    hamster.input = TurnInput(user_id="alice", timestamp=hamster.input.timestamp, query="What is my hamster's name again?")
+    hamster.analysis = state.analysis.model_copy(update={"query_type": "recall"})
+    hamster.gathered = [fact("pet: Syrian hamster named Biscuit")]
+    assert ignored_fact(hamster) == "pet: Syrian hamster named Biscuit"  # named through its value ('hamster')
+    hamster.response = "Her name is Biscuit."
+    assert ignored_fact(hamster) is None
