@@ -1,37 +1,71 @@
-"""memory.search latency at 10k and 100k documents (add 1000000 on the command line for 1M).
+"""memory.search latency at 10k and 100k documents (add 1000000 on the command line for 1M), in two layouts.
 
-Builds a fresh catalog per size with synthetic documents (vocabulary words, random embeddings, 100
-users), then times memory.search — the real code path: query embedding, BM25 leg, vector leg,
-candidate rows, ranking — for 60 distinct queries, each as one of the users (so every query pays its
-own embedding). The first search builds the in-memory index; its time is reported as index_build_s.
+- `spread`: the documents belong to 100 users, so one search reads about 1 % of them.
+- `one scope`: 99 % are global (one web corpus) and 1 % belong to the 100 users, so one search reads
+  99 % of them — the case an approximate vector index (memory/ann.py) exists for.
+
+Documents are composed from real sentences (LoCoMo, LongMemEval and MemoryBank turns in ../shared/data,
+embedded once with the real model and cached): each is two random sentences, its vector the normalised
+weighted sum of theirs (Catalog.load_synthetic_documents). Words follow real text and vectors cluster
+as real embeddings do; random uniform vectors would be the worst case for any ANN and unlike any
+embedding model's output. Queries are 60 distinct LoCoMo questions, each asked as one of the users, so
+every query pays its own embedding; the timed path is memory.search itself (query embedding, BM25 leg,
+vector leg, candidate rows, ranking, current facts first). The first search builds the in-memory index
+(index_build_s). `ann_recall@10`: the vector leg's top 10 against an exact scan of the same rows, over
+the last 200 questions (LoCoMo conv-47/48; the ANN's settings were chosen with questions of conv-26/30).
 `--sql` times the catalog's SQL candidate legs instead of the index. Prints JSON.
 Usage: python benchmarks/search_latency.py [--sql] [SIZE ...]
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from panda.catalog.store import Catalog
+import numpy as np
+
+from panda.catalog.store import Catalog, SearchFilters
 from panda.config import Policy
 from panda.documents.vault import Vault
 from panda.memory.embeddings import SentenceEmbedder
+from panda.memory.index import SearchIndex
 from panda.memory.search import MemoryStore
-from panda.memory.text import tokenize
 
-WORDS = """hamster laptop budget hiking boston denver cage food gaming travel coffee garden piano guitar
-painting marathon recipe vegan python database kitchen wedding sister brother daughter school teacher doctor
-dentist insurance mortgage salary vacation beach mountain camping fishing soccer basketball novel poetry movie
-concert museum camera phone tablet monitor keyboard charger battery bicycle train flight hotel passport visa
-allergy vitamin yoga pilates swimming tennis chess puzzle podcast newsletter startup investor meeting deadline
-project report budget invoice receipt holiday birthday anniversary puppy kitten parrot turtle aquarium""".split()
-QUERIES = ["what food does my hamster like", "laptop budget for gaming", "hiking near denver",
-           "my sister's wedding plans", "python database project deadline", "vacation beach hotel"]
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+CACHE = Path.home() / ".cache" / "panda" / "benchmarks"
+LAYOUTS = {"spread": 0.0, "one scope": 0.99}
+
+
+def real_sentences() -> tuple[list[str], list[str]]:
+    """Conversation turns (first 400 characters) and LoCoMo questions from ../shared/data."""
+    texts: list[str] = []
+    questions: list[str] = []
+    for conv in json.loads((DATA / "locomo" / "locomo_conv0-7.json").read_text()):
+        for key, value in conv["conversation"].items():
+            if key.startswith("session_") and isinstance(value, list):
+                texts += [t["text"] for t in value if t.get("text")]
+        questions += [q["question"] for q in conv["qa"]]
+    for item in json.loads((DATA / "longmemeval" / "longmemeval_oracle_subset60.json").read_text()):
+        texts += [t["content"] for s in item["haystack_sessions"] for t in s if t.get("content")]
+    for person in json.loads((DATA / "memorybank" / "memory_bank_en.json").read_text()).values():
+        for day in person["history"].values():
+            texts += [t[k] for t in day for k in ("query", "response") if t.get(k)]
+    return list(dict.fromkeys(t[:400] for t in texts)), list(dict.fromkeys(questions))
+
+
+def embedded(texts: list[str], embedder: SentenceEmbedder) -> np.ndarray:
+    key = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    path = CACHE / f"sentences-{key}.npy"
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        np.save(path, np.asarray(embedder.embed(texts), dtype=np.float32))
+    return np.load(path)
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -39,13 +73,32 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def measure(size: int, embedder: SentenceEmbedder, sql: bool = False) -> dict[str, object]:
-    vocabulary = sorted({w for w in WORDS if tokenize(w) == [w]})
+def ann_recall(index: SearchIndex, embedder: SentenceEmbedder, questions: list[str]) -> float | None:
+    """The vector leg's top 10 through the index as built, against the same leg with every partition scanned."""
+    if not any(p.ann for p in index.parts.values()):
+        return None
+    hits = 0
+    for i, question in enumerate(questions):
+        vector = np.asarray(embedder.embed([question])[0], dtype=np.float32)
+        filters = SearchFilters(user_id=f"user{i % 100}")
+        approx = {d for d, _ in index.vectors(vector, filters, 10)[:10]}
+        saved = {k: p.ann for k, p in index.parts.items()}
+        for p in index.parts.values():
+            p.ann = None
+        exact = {d for d, _ in index.vectors(vector, filters, 10)[:10]}
+        for k, ann in saved.items():
+            index.parts[k].ann = ann
+        hits += len(approx & exact)
+    return round(hits / (10 * len(questions)), 4)
+
+
+def measure(size: int, layout: str, sentences: list[str], vectors: np.ndarray, questions: list[str],
+            embedder: SentenceEmbedder, sql: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         catalog = Catalog(home / "catalog" / "panda.duckdb")
         started = time.perf_counter()
-        catalog.load_synthetic_documents(size, vocabulary)
+        catalog.load_synthetic_documents(size, sentences, vectors, global_share=LAYOUTS[layout])
         build_s = time.perf_counter() - started
         policy = Policy.model_validate({"retrieval": {"in_memory_index": not sql}})
         store = MemoryStore(Vault(home), catalog, embedder, policy)
@@ -53,23 +106,28 @@ def measure(size: int, embedder: SentenceEmbedder, sql: bool = False) -> dict[st
         store.search("warm up", user_id="user1", record=False)
         index_s = time.perf_counter() - t0
         timings = []
-        for i in range(60):
-            query = f"{QUERIES[i % len(QUERIES)]} {vocabulary[(7 * i) % len(vocabulary)]}"  # 60 distinct texts
+        for i, question in enumerate(questions[:60]):
             t0 = time.perf_counter()
-            store.search(query, user_id=f"user{i % 100}", record=False)
+            store.search(question, user_id=f"user{i % 100}", record=False)
             timings.append((time.perf_counter() - t0) * 1000)
+        recall = None if store.search_index is None else ann_recall(store.search_index, embedder, questions[-200:])
         catalog.close()
-    return {"documents": size, "candidates": "sql" if sql else "in-memory index", "build_s": round(build_s, 1),
+    visible = size * LAYOUTS[layout] + size * (1 - LAYOUTS[layout]) / 100
+    return {"documents": size, "layout": layout, "visible_per_search": int(visible),
+            "candidates": "sql" if sql else "in-memory index", "build_s": round(build_s, 1),
             "index_build_s": round(index_s, 1), "p50_ms": round(statistics.median(timings), 1),
-            "p95_ms": round(percentile(timings, 95), 1), "queries": len(timings)}
+            "p95_ms": round(percentile(timings, 95), 1), "queries": len(timings), "ann_recall@10": recall}
 
 
 def main() -> None:
     sql = "--sql" in sys.argv
     sizes = [int(a) for a in sys.argv[1:] if a != "--sql"] or [10_000, 100_000]
     embedder = SentenceEmbedder()
-    results = [measure(size, embedder, sql) for size in sizes]
-    print(json.dumps({"benchmark": "memory.search", "results": results}, indent=2))
+    sentences, questions = real_sentences()
+    vectors = embedded(sentences, embedder)
+    results = [measure(size, layout, sentences, vectors, questions, embedder, sql)
+               for size in sizes for layout in LAYOUTS]
+    print(json.dumps({"benchmark": "memory.search", "sentences": len(sentences), "results": results}, indent=2))
 
 
 if __name__ == "__main__":

@@ -63,6 +63,13 @@ class RetrievalPolicy(_Strict):
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     in_memory_index: bool = True  # candidate legs from memory/index.py (False: the catalog's SQL)
+    # A partition (a scope: one user's documents, or the global ones) this large answers the vector leg
+    # from an approximate index (memory/ann.py): probe this share of its lists, scan this many principal
+    # components, re-score this many rows exactly.
+    ann_min_rows: int = 50_000
+    ann_probe_share: float = 0.15
+    ann_dims: int = 64
+    ann_rerank: int = 1500
     priority_band: float = 0.10  # seed 003 priority tiers reorder results within 10 % of each other (scoring.py)
     current_facts_first: bool = True  # attribute questions lead with the current fact (memory/current_facts.py)
 

@@ -269,29 +269,53 @@ class Catalog:
         if postings:
             self.con.executemany("INSERT INTO postings VALUES (?, ?, ?)", postings)
 
-    def load_synthetic_documents(self, count: int, vocabulary: list[str], users: int = 100, seed: float = 0.42,
-                                 words_per_doc: int = 40) -> None:
-        """Fill the catalog with `count` generated documents, for benchmarks only.
+    def load_synthetic_documents(self, count: int, sentences: list[str], vectors: np.ndarray, users: int = 100,
+                                 global_share: float = 0.0, seed: int = 42) -> None:
+        """Fill the catalog with `count` documents composed from real sentences, for benchmarks only.
 
-        Text is drawn from `vocabulary` (words that tokenize to themselves), embeddings are random
-        unit-scale vectors, owners cycle through `users` users; postings are derived in SQL.
+        Document i is two sentences, a and b, drawn at random: text "a b", embedding the unit vector of
+        v_a + w * v_b (w in [0.3, 1]; `vectors` are the sentences' embeddings), postings the sum of the
+        two sentences' term frequencies. So words follow real text and vectors cluster as real
+        embeddings do. The first `global_share` of the documents are global (one scope, no owner); the
+        rest belong to `users` users in turn.
         """
-        self.con.execute("SELECT setseed(?)", [seed])
-        self.con.execute(f"""
-            INSERT INTO documents (id, kind, title, primary_topic, keywords, intent, content_types, scope, quality,
-                importance, owner_user, usage_count, reference_count, validation_count, validation_success,
-                created_at, links, source_urls, doc_path, search_text, doc_length, embedding)
-            SELECT 'syn_' || i, 'memory', 'synthetic ' || i, 'topic.t' || (i % 50), [], 'informational', ['memory'],
-                'user', random(), 0.15, 'user' || (i % ?), (random() * 5)::INT, (random() * 20)::INT, 0, 0,
-                now() - to_days((random() * 400)::INT), [], [], 'synthetic/' || i || '.md', txt, ?,
-                [random()::FLOAT - 0.5 FOR x IN range({EMBEDDING_DIM})]::FLOAT[{EMBEDDING_DIM}]
-            FROM (SELECT i, array_to_string([list_element(?::VARCHAR[], 1 + (random() * (? - 1))::INT)
-                                              FOR w IN range(?)], ' ') AS txt FROM range(?) t(i))""",
-            [users, words_per_doc, vocabulary, len(vocabulary), words_per_doc, count])
-        self.con.execute("""
-            INSERT INTO postings SELECT term, id, count(*)::INT FROM
-                (SELECT id, unnest(string_split(search_text, ' ')) AS term FROM documents WHERE starts_with(id, 'syn_'))
-            GROUP BY term, id""")
+        import pyarrow as pa
+
+        rng = np.random.default_rng(seed)
+        a, b = rng.integers(0, len(sentences), count), rng.integers(0, len(sentences), count)
+        weight = rng.uniform(0.3, 1.0, count).astype(np.float32)
+        self.con.execute("CREATE TEMP TABLE syn_sentences (s INTEGER, text VARCHAR, terms VARCHAR[], tfs INTEGER[], len INTEGER)")
+        rows = [[i, text, list(tf), list(tf.values()), sum(tf.values())]
+                for i, (text, tf) in enumerate((t, term_frequencies(t)) for t in sentences)]
+        self.con.executemany("INSERT INTO syn_sentences VALUES (?, ?, ?, ?, ?)", rows)
+        self.con.execute("SELECT setseed(?)", [(seed % 1000) / 1000])
+        globals_ = int(count * global_share)
+        for start in range(0, count, 100_000):
+            stop = min(count, start + 100_000)
+            v = vectors[a[start:stop]] + weight[start:stop, None] * vectors[b[start:stop]]
+            v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+            chunk = pa.table({"i": np.arange(start, stop), "a": a[start:stop], "b": b[start:stop],
+                              "embedding": pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), v.shape[1])})
+            self.con.register("syn_chunk", chunk)
+            self.con.execute(f"""
+                INSERT INTO documents (id, kind, title, primary_topic, keywords, intent, content_types, scope, quality,
+                    importance, owner_user, usage_count, reference_count, validation_count, validation_success,
+                    created_at, links, source_urls, doc_path, search_text, doc_length, embedding)
+                SELECT 'syn_' || c.i, 'memory', 'synthetic ' || c.i, 'topic.t' || (c.i % 50), [], 'informational', ['memory'],
+                    CASE WHEN c.i < {globals_} THEN 'global' ELSE 'user' END, random(), 0.15,
+                    CASE WHEN c.i < {globals_} THEN NULL ELSE 'user' || (c.i % ?) END,
+                    (random() * 5)::INT, (random() * 20)::INT, 0, 0,
+                    now() - to_days((random() * 400)::INT), [], [], 'synthetic/' || c.i || '.md',
+                    sa.text || ' ' || sb.text, sa.len + sb.len, c.embedding::FLOAT[{EMBEDDING_DIM}]
+                FROM syn_chunk c JOIN syn_sentences sa ON sa.s = c.a JOIN syn_sentences sb ON sb.s = c.b""", [users])
+            self.con.execute("""
+                INSERT INTO postings SELECT term, 'syn_' || i, sum(tf)::INT FROM (
+                    SELECT c.i, unnest(s.terms) AS term, unnest(s.tfs) AS tf FROM syn_chunk c JOIN syn_sentences s ON s.s = c.a
+                    UNION ALL
+                    SELECT c.i, unnest(s.terms) AS term, unnest(s.tfs) AS tf FROM syn_chunk c JOIN syn_sentences s ON s.s = c.b)
+                GROUP BY term, i""")
+            self.con.unregister("syn_chunk")
+        self.con.execute("DROP TABLE syn_sentences")
         self.touch(None)
 
     def clear_derived(self) -> None:

@@ -8,6 +8,11 @@ memory.search fast at a million documents (DuckDB's full-scan cosine + postings 
 p95 360 ms there). Results are the catalog's, exactly: the same Okapi BM25 (document frequency,
 N and average length over all documents), the same cosine, the same filters (SearchFilters), the
 same tie order (score, then id); a test compares both paths.
+
+One exception, by design: a partition of at least `ann_min_rows` rows (a global web corpus, one heavy
+user) answers the vector leg from an approximate index (memory/ann.py) instead of scanning every row;
+its scores are still exact cosines, and benchmarks/search_latency.py measures its recall against the
+exact scan. Filters are evaluated only on the rows a leg actually looks at.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import numpy as np
 from panda.catalog.store import GLOBAL_PARTITION as GLOBAL
 from panda.catalog.store import NO_OWNER_PARTITION as NOBODY
 from panda.catalog.store import Catalog, SearchFilters
+from panda.memory.ann import AnnSettings, InvertedFileIndex
 
 
 @dataclass
@@ -49,6 +55,7 @@ class _Partition:
     counters: dict[str, np.ndarray]  # reference_count, usage_count, validation_count, validation_success
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # term -> (rows, tf)
     row_of: dict[str, int] = field(default_factory=dict)
+    ann: InvertedFileIndex | None = None  # large partitions only
 
     @property
     def size(self) -> int:
@@ -61,8 +68,9 @@ _KEY_SQL = f"CASE WHEN d.scope = 'global' THEN '{GLOBAL}' ELSE coalesce(d.owner_
 
 
 class SearchIndex:
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, ann: AnnSettings | None = None) -> None:
         self.catalog = catalog
+        self.ann = ann or AnnSettings()
         self.parts: dict[str, _Partition] = {}
         self.part_df: dict[str, Counter[str]] = {}
         self.generation = -1
@@ -160,7 +168,10 @@ class SearchIndex:
         columns = {name: table.column(name) for name in table.column_names}
         for start, end in zip(bounds[:-1], bounds[1:], strict=True):
             key = str(keys_col[start])
-            self.parts[key] = self._partition(columns, int(start), int(end))
+            part = self._partition(columns, int(start), int(end))
+            if part.size >= self.ann.min_rows and int(part.has_vector.sum()) >= self.ann.min_rows:
+                part.ann = InvertedFileIndex(part.vectors, part.has_vector, self.ann)
+            self.parts[key] = part
         postings = _arrow(con, f"""
             WITH docs AS (SELECT {_KEY_SQL} AS key, d.id,
                                  (row_number() OVER (PARTITION BY {_KEY_SQL} ORDER BY d.id) - 1)::INTEGER AS row
@@ -216,35 +227,40 @@ class SearchIndex:
         return [self.parts[k] for k in self._visible_keys(filters)]
 
     @staticmethod
-    def _mask(part: _Partition, filters: SearchFilters) -> np.ndarray:
+    def _mask(part: _Partition, filters: SearchFilters, rows: np.ndarray | None = None) -> np.ndarray:
+        """Which rows pass the filters: every row of the partition, or only `rows` (in their order)."""
+        sel: Any = slice(None) if rows is None else rows
+        n = part.size if rows is None else len(rows)
+        picked = range(part.size) if rows is None else rows.tolist()
         now = (filters.now or datetime.now(UTC)).timestamp()
-        mask = np.ones(part.size, dtype=bool)
+        mask = np.ones(n, dtype=bool)
         if filters.session_id is not None:
-            mask &= part.session == filters.session_id
+            mask &= part.session[sel] == filters.session_id
         if filters.session_prefix is not None:
             prefix = filters.session_prefix
-            mask &= np.fromiter((isinstance(s, str) and s.startswith(prefix) for s in part.session), bool, part.size)
+            mask &= np.fromiter((isinstance(s, str) and s.startswith(prefix) for s in part.session[sel]), bool, n)
         if filters.scope is not None:
-            mask &= part.scope == filters.scope
+            mask &= part.scope[sel] == filters.scope
         if filters.content_types:
             wanted = set(filters.content_types)
-            mask &= np.fromiter((bool(wanted.intersection(c)) for c in part.ctypes), bool, part.size)
+            mask &= np.fromiter((bool(wanted.intersection(part.ctypes[r])) for r in picked), bool, n)
         if filters.kinds:
-            mask &= np.isin(part.kind, list(filters.kinds))
+            mask &= np.isin(part.kind[sel], list(filters.kinds))
         if filters.topic_prefix:
             t = filters.topic_prefix
             mask &= np.fromiter((isinstance(x, str) and (x == t or x.startswith(t + ".") or t.startswith(x + "."))
-                                 for x in part.topic), bool, part.size)
+                                 for x in part.topic[sel]), bool, n)
         if filters.min_quality > 0:
-            mask &= part.quality >= filters.min_quality
+            mask &= part.quality[sel] >= filters.min_quality
         if not filters.include_expired:
-            mask &= (part.expires > now) | (part.kind == "note")
+            mask &= (part.expires[sel] > now) | (part.kind[sel] == "note")
         if not filters.include_invalid:
-            mask &= part.invalid > now
+            mask &= part.invalid[sel] > now
         if filters.created_before is not None:
-            mask &= (part.created <= filters.created_before.timestamp()) | np.isnan(part.created)
+            created = part.created[sel]
+            mask &= (created <= filters.created_before.timestamp()) | np.isnan(created)
         if filters.created_after is not None:
-            mask &= part.created >= filters.created_after.timestamp()
+            mask &= part.created[sel] >= filters.created_after.timestamp()
         return mask
 
     def bm25(self, terms: list[str], filters: SearchFilters, limit: int, k1: float = 1.2,
@@ -262,17 +278,16 @@ class SearchIndex:
         out: list[tuple[str, float]] = []
         for part in self._visible(filters):
             scores = np.zeros(part.size, dtype=np.float64)
-            hit = np.zeros(part.size, dtype=bool)
             for term, weight in idf.items():
                 found = part.postings.get(term)
                 if found is None:
                     continue
                 rows, tf = found
                 norm = tf + k1 * (1 - b + b * part.length[rows] / avgdl)
-                np.add.at(scores, rows, weight * tf * (k1 + 1) / norm)
-                hit[rows] = True
-            hit &= self._mask(part, filters)
-            out += _top(part.ids, scores, hit, limit)
+                scores += np.bincount(rows, weights=weight * tf * (k1 + 1) / norm, minlength=part.size)
+            hits = np.flatnonzero(scores > 0)  # every term weight is positive: scored = matched
+            hits = hits[self._mask(part, filters, hits)]
+            out += _top(part.ids, hits, scores[hits], limit)
         out.sort(key=lambda item: (-item[1], item[0]))
         return out[:limit]
 
@@ -285,8 +300,16 @@ class SearchIndex:
         for part in self._visible(filters):
             if part.vectors.shape[1] != query.shape[0]:
                 continue
-            sims = part.vectors @ query
-            out += _top(part.ids, sims.astype(np.float64), part.has_vector & self._mask(part, filters), limit)
+            found = None
+            if part.ann is not None:
+                def allowed(rows: np.ndarray, part: _Partition = part) -> np.ndarray:
+                    return part.has_vector[rows] & self._mask(part, filters, rows)
+
+                found = part.ann.search(part.vectors, query, limit, allowed)
+            if found is None:  # a small partition, or a filter the probed lists cannot satisfy: scan exactly
+                rows = np.flatnonzero(part.has_vector & self._mask(part, filters))
+                found = rows, part.vectors[rows] @ query
+            out += _top(part.ids, found[0], found[1].astype(np.float64), limit)
         out.sort(key=lambda item: (-item[1], item[0]))
         return out[:limit]
 
@@ -301,12 +324,12 @@ def _arrow(con: Any, sql: str, params: list[Any]) -> Any:
         return con.execute(sql, params).to_arrow_table()
 
 
-def _top(ids: np.ndarray, scores: np.ndarray, mask: np.ndarray, limit: int) -> list[tuple[str, float]]:
-    rows = np.flatnonzero(mask)
+def _top(ids: np.ndarray, rows: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[str, float]]:
+    """The best rows (scores aligned with rows) and everything tied with the last of them."""
     if rows.size == 0:
         return []
     if rows.size > limit * 2:
-        keep = np.argpartition(-scores[rows], limit * 2)[: limit * 2]  # ties at the cut are settled by the sort
-        threshold = scores[rows][keep].min()
-        rows = rows[scores[rows] >= threshold]
-    return [(str(ids[r]), float(scores[r])) for r in rows]
+        keep = np.argpartition(-scores, limit * 2)[: limit * 2]  # ties at the cut are settled by the sort
+        chosen = scores >= scores[keep].min()
+        rows, scores = rows[chosen], scores[chosen]
+    return [(str(ids[r]), float(s)) for r, s in zip(rows, scores, strict=True)]

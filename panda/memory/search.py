@@ -27,6 +27,7 @@ from panda.documents.paths import validate_name
 from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
 from panda.memory import current_facts, scoring
+from panda.memory.ann import AnnSettings
 from panda.memory.embeddings import Embedder
 from panda.memory.index import SearchIndex
 from panda.memory.text import STOP_WORDS, tokenize, words
@@ -71,7 +72,9 @@ class MemoryStore:
         self.policy = policy
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # a turn searches the same text twice
         # Candidates from the in-memory index (memory/index.py) unless the policy turns it off.
-        self.search_index: SearchIndex | None = SearchIndex(catalog) if policy.retrieval.in_memory_index else None
+        rp = policy.retrieval
+        ann = AnnSettings(min_rows=rp.ann_min_rows, probe_share=rp.ann_probe_share, dims=rp.ann_dims, rerank=rp.ann_rerank)
+        self.search_index: SearchIndex | None = SearchIndex(catalog, ann) if rp.in_memory_index else None
         # A shard of a sharded run (pipeline/sharding.py) writes no global file and no counter back to the vault.
         self.in_shard = False
 

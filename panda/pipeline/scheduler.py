@@ -1,7 +1,10 @@
 """The batch scheduler: every pending LLM request of every active turn goes out as ONE batch.
 
 Turns are generators (turn.py). Each user's turns run in order — turn N+1 starts only after turn N
-is saved — and different users run side by side, up to `max_active_users`. At each step the
+is saved — and different users run side by side, up to `max_active_users` lanes. Probe turns (evaluation
+questions: they change no memory) of a user who has nothing else in the batch need no order: they
+are spread over up to `probe_lanes` lanes and run side by side too, each with its own turn number
+(a LoCoMo conversation's 100-odd questions are one user's). At each step the
 scheduler advances every active turn to its next LLM request, sends all of them to the backend in
 one call, and hands each result back to its turn. vLLM's continuous batching and prefix caching do
 the rest. Finished turns (by input key) are skipped, so re-running a file is idempotent; complete
@@ -63,6 +66,24 @@ class BatchReport:
                 "answers": self.answer_quality()}
 
 
+def lane_queues(turns: list[TurnInput], probe_lanes: int) -> dict[str, deque[TurnInput]]:
+    """Turns by lane, in input order within a lane (pure). A user's turns share one lane, named by the
+    user; a user with only probe turns gets up to `probe_lanes` lanes, dealt in turn.
+
+    Example: alice a1, a2 and conv-30 probes q1, q2, q3 with 2 probe lanes ->
+    {'alice': [a1, a2], 'conv-30\\x1f0': [q1, q3], 'conv-30\\x1f1': [q2]}."""
+    probes_only = {t.user_id for t in turns} - {t.user_id for t in turns if not t.probe}
+    dealt: Counter[str] = Counter()
+    queues: dict[str, deque[TurnInput]] = {}
+    for turn in turns:
+        lane = turn.user_id
+        if turn.user_id in probes_only:  # a user id never holds a control character (validate_name)
+            lane = f"{turn.user_id}\x1f{dealt[turn.user_id] % max(1, probe_lanes)}"
+            dealt[turn.user_id] += 1
+        queues.setdefault(lane, deque()).append(turn)
+    return queues
+
+
 @dataclass
 class _Active:
     state: TurnState
@@ -75,6 +96,7 @@ def run_batch(
     ctx: PipelineContext,
     backend: Backend,
     max_active_users: int = 64,
+    probe_lanes: int = 32,
     on_turn_done: Callable[[TurnState | None, str], None] | None = None,
     publish_knowledge: bool = True,
 ) -> BatchReport:
@@ -86,25 +108,25 @@ def run_batch(
     users = sorted({t.user_id for t in turns})
     report.recovered = recover_turns(ctx, users)
     finished = ctx.catalog.finished_input_keys([t.input_key for t in turns])
-    queues: dict[str, deque[TurnInput]] = {}
-    for turn in turns:
-        if turn.input_key in finished:
-            report.skipped += 1
-            continue
-        queues.setdefault(turn.user_id, deque()).append(turn)
-    active: dict[str, _Active] = {}
+    pending = [t for t in turns if t.input_key not in finished]
+    report.skipped = len(turns) - len(pending)
+    queues = lane_queues(pending, probe_lanes)
+    active: dict[str, _Active] = {}  # by lane
+    reserved: dict[str, int] = {}  # the last turn number handed out per user (lanes of one user run at once)
 
-    def start_next(user: str) -> None:
-        queue = queues.get(user)
+    def start_next(lane: str) -> None:
+        queue = queues.get(lane)
         while queue:
             turn = queue.popleft()
+            user = turn.user_id
             try:
-                number = ctx.vault.next_turn_number(user, ctx.catalog.max_turn_number(user))
+                number = max(ctx.vault.next_turn_number(user, ctx.catalog.max_turn_number(user)), reserved.get(user, 0) + 1)
+                reserved[user] = number
                 path = ctx.vault.reset_turn_dir(user, number)
                 state = TurnState(input=turn, turn_number=number, turn_path=path)
                 entry = _Active(state, run_turn(state, ctx), [])
                 if advance(user, entry, None):
-                    active[user] = entry
+                    active[lane] = entry
                     return
             except Exception as exc:  # noqa: BLE001 - one bad turn must not stop the batch
                 fail(user, turn, exc)
@@ -148,20 +170,20 @@ def run_batch(
     if publish_knowledge:
         publish_pending(ctx)  # what a batch killed before its end had queued
     with ctx.batch_view():
-        for user in sorted(queues)[:max_active_users]:
-            start_next(user)
+        for lane in sorted(queues)[:max_active_users]:
+            start_next(lane)
         while active or any(queues.values()):
-            for user in sorted(queues):
-                if user not in active and queues[user] and len(active) < max_active_users:
-                    start_next(user)
+            for lane in sorted(queues):
+                if lane not in active and queues[lane] and len(active) < max_active_users:
+                    start_next(lane)
             if not active:
                 break
             order = sorted(active)
             batch: list[ChatRequest] = []
             spans: list[tuple[str, int, int]] = []
-            for user in order:
-                entry = active[user]
-                spans.append((user, len(batch), len(batch) + len(entry.pending)))
+            for lane in order:
+                entry = active[lane]
+                spans.append((lane, len(batch), len(batch) + len(entry.pending)))
                 batch.extend(entry.pending)
             results = backend.generate(batch)
             if len(results) != len(batch):
@@ -170,11 +192,11 @@ def run_batch(
             report.llm_requests += len(batch)
             report.largest_batch = max(report.largest_batch, len(batch))
             report.completion_tokens += sum(r.completion_tokens for r in results)
-            for user, lo, hi in spans:
-                entry = active[user]
-                if not advance(user, entry, results[lo:hi]):
-                    del active[user]
-                    start_next(user)
+            for lane, lo, hi in spans:
+                entry = active[lane]
+                if not advance(entry.state.input.user_id, entry, results[lo:hi]):
+                    del active[lane]
+                    start_next(lane)
     if publish_knowledge:
         report.published_notes = len(publish_pending(ctx))
     return report

@@ -1,6 +1,7 @@
 """Integration: turn batches over a temporary home with the scripted backend."""
 
 import json
+from datetime import UTC
 
 from panda.documents.context_md import ContextDocument
 from panda.llm.scripted import ScriptedBackend
@@ -315,3 +316,43 @@ def test_i_dont_know_beside_known_facts_is_revised_with_them(ctx, tmp_path):
     assert "hiking on weekends" in text.split("does not know", 1)[1].split("\n", 1)[0]  # the hint names the fact
     doc = ContextDocument.parse(text)
     assert "hiking" in doc.latest("5") and "REVISE" not in doc.latest("6")
+
+
+def test_probe_turns_of_one_user_run_side_by_side_with_the_answers_of_one_lane(tmp_path, embedder):
+    """Evaluation questions change no memory, so one user's probes run in lanes side by side (a LoCoMo
+    conversation is one user): the same answers as one after the other, distinct turn numbers, fewer rounds."""
+    from datetime import datetime, timedelta
+
+    from panda.config import Settings
+    from panda.pipeline.scheduler import lane_queues
+    from panda.pipeline.turn_input import TurnInput
+    from panda.runtime import open_home
+
+    start = datetime(2026, 3, 5, 9, 0, tzinfo=UTC)
+    questions = ["What is my hamster called?", "What does Biscuit eat?", "Where do I live?", "What is my job?",
+                 "What hobby do I have?"]
+    probes = [TurnInput(user_id="alice", timestamp=start + timedelta(minutes=i), query=q, session_id="eval",
+                        turn_id=f"q{i}", probe=True) for i, q in enumerate(questions)]
+    runs = {}
+    for lanes in (1, 3):
+        backend = ScriptedBackend(responder=schema_responder)
+        ctx = open_home(Settings(home=tmp_path / f"lanes{lanes}", backend="scripted"), embedder=embedder, backend=backend)
+        first = run_batch([TurnInput(user_id="alice", timestamp=start - timedelta(days=1), session_id="s1",
+                                     query="I just adopted a Syrian hamster named Biscuit and I live in Boston.")], ctx, backend)
+        assert first.outcomes == {"APPROVE": 1}
+        documents = ctx.catalog.table_count("documents")
+        report = run_batch(probes, ctx, backend, probe_lanes=lanes)
+        rows = {r["input_key"]: r for r in ctx.catalog.turns()}
+        answers = {p.turn_id: ContextDocument.parse((ctx.vault.turn_dir("alice", rows[p.input_key]["turn_number"])
+                                                     / "context.md").read_text()).latest("5") for p in probes}
+        runs[lanes] = (report, answers, sorted(r["turn_number"] for r in rows.values()))
+        assert ctx.catalog.table_count("documents") == documents  # probes added nothing
+        ctx.catalog.close()
+    (one, answers_one, numbers_one), (three, answers_three, numbers_three) = runs[1], runs[3]
+    assert one.outcomes == three.outcomes and sum(one.outcomes.values()) == len(questions)
+    assert answers_one == answers_three
+    assert numbers_one == numbers_three == [1, 2, 3, 4, 5, 6]  # the statement, then one number per probe
+    assert three.largest_batch >= 3 and three.llm_batches < one.llm_batches
+    queues = lane_queues([*probes, TurnInput(user_id="bob", timestamp=start, query="Hi there, I like tea.")], 2)
+    assert [t.turn_id for t in queues["alice\x1f0"]] == ["q0", "q2", "q4"] and [t.turn_id for t in queues["alice\x1f1"]] == ["q1", "q3"]
+    assert list(queues["bob"]) and "bob\x1f0" not in queues  # a user with an ordinary turn keeps one lane
