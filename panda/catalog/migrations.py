@@ -206,6 +206,21 @@ def m011_knowledge_queue(con: duckdb.DuckDBPyConnection) -> None:
         )""")
 
 
+def m012_user_preferences(con: duckdb.DuckDBPyConnection) -> None:
+    # Seed 004's user_preferences table, as a view: preferences.md is the truth and every entry is a
+    # `preference` document (documents/vault.entry_document; preference_type is its one keyword).
+    # The entry's own line is the last line of search_text (Document.search_text: title and tags, then body).
+    con.execute("""
+        CREATE VIEW user_preferences AS
+        WITH p AS (SELECT *, regexp_extract(search_text, '[^\\n]*$') AS line FROM documents WHERE kind = 'preference')
+        SELECT id, owner_user AS user_id, coalesce(keywords[1], 'general') AS preference_type,
+               CASE WHEN contains(line, ': ') THEN split_part(line, ': ', 1) END AS key,
+               CASE WHEN contains(line, ': ') THEN substr(line, strpos(line, ': ') + 2) ELSE line END AS value,
+               session_id AS source_session_id, quality AS confidence, valid_at AS learned_at,
+               invalid_at, invalid_at IS NULL OR invalid_at > now() AS is_active
+        FROM p""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -218,6 +233,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m009_eval_judge", m009_eval_judge),
     ("m010_session_lifecycle", m010_session_lifecycle),
     ("m011_knowledge_queue", m011_knowledge_queue),
+    ("m012_user_preferences", m012_user_preferences),
 ]
 
 

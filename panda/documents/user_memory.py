@@ -5,6 +5,10 @@ metadata (hidden in Obsidian's reading view), so the catalog can be rebuilt from
 
     - **budget:** under $1500 <!-- id=pref_1a2b confidence=0.8 source=turn_000003 learned_at=2025-01-02T10:00:00Z -->
     - User lives in California <!-- id=fact_9f8e confidence=0.7 source=turn_000001 learned_at=... -->
+    - **likes:** hiking <!-- id=pref_77aa confidence=0.8 source=turn_bob_000002 session=s1 type=activity ... -->
+
+A preference carries seed 004's preference_type (`type=`) and both kinds their source session
+(`session=`, URL-quoted); is_active is "no invalid_at".
 
 Facts are bi-temporal: `learned_at` is when the fact became true (valid_at), `invalid_at` when a
 newer fact replaced it, `recorded_at` when Panda wrote it down. Invalidated entries stay in the file
@@ -18,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote, unquote
 
 import frontmatter
 
@@ -42,6 +47,12 @@ class MemoryEntry:
     validation_success: int = 0
     recorded_at: datetime | None = None
     confirmed_at: datetime | None = None  # last time the entry was stated again (resets preference decay)
+    session: str | None = None  # the session it was stated in (seed 004's source_session_id)
+    preference_type: str | None = None  # preferences: communication, notification, product, food, activity, general
+
+    @property
+    def is_active(self) -> bool:
+        return self.invalid_at is None
 
     @property
     def last_confirmed(self) -> datetime | None:
@@ -56,6 +67,10 @@ class MemoryEntry:
         meta = [f"id={self.id}", f"confidence={self.confidence:.2f}"]
         if self.source:
             meta.append(f"source={self.source}")
+        if self.session:
+            meta.append(f"session={quote(self.session, safe='')}")
+        if self.preference_type:
+            meta.append(f"type={self.preference_type}")
         if self.learned_at:
             meta.append(f"learned_at={iso(self.learned_at)}")
         if self.invalid_at:
@@ -89,6 +104,8 @@ class MemoryEntry:
             entry.id = meta["id"]
         entry.confidence = float(meta.get("confidence", entry.confidence))
         entry.source = meta.get("source", "")
+        entry.session = unquote(meta["session"]) if meta.get("session") else None
+        entry.preference_type = meta.get("type") or None
         entry.learned_at = parse_time(meta.get("learned_at"))
         entry.invalid_at = parse_time(meta.get("invalid_at"))
         entry.recorded_at = parse_time(meta.get("recorded_at"))

@@ -188,7 +188,8 @@ def entry_document(entry: MemoryEntry, kind: str, user_id: str, file_rel: str) -
     """The catalog document of one preference or fact line."""
     text = entry.text
     return Document(
-        id=entry.id, kind=kind, title=text[:80], primary_topic=f"user.{kind}", keywords=[],
+        id=entry.id, kind=kind, title=text[:80], primary_topic=f"user.{kind}",
+        keywords=[entry.preference_type] if entry.preference_type else [], session_id=entry.session,
         intent="personal", content_types=[kind], scope="user", quality=min(1.0, max(0.0, entry.confidence)),
         importance=0.3, owner_user=user_id, created_at=entry.learned_at or datetime.fromtimestamp(0),
         invalid_at=entry.invalid_at, valid_at=entry.learned_at, reference_count=entry.reference_count,

@@ -122,7 +122,8 @@ def apply(ctx: PipelineContext, chunk: list[dict[str, Any]], outcomes: dict[str,
                         continue  # seed 004: contains_preference gates preference extraction
                     statement = Statement(stated["kind"], stated["attribute"], stated["value"], message.author)
                     learned[transcript.user_id].append(from_statement(
-                        statement, f"{stated['kind'][:4]}_{message.id[4:]}_e{i}", message.timestamp, message.id, 0.6))
+                        statement, f"{stated['kind'][:4]}_{message.id[4:]}_e{i}", message.timestamp, message.id, 0.6,
+                        f"{transcript.user_id}:{transcript.session_id}"))  # the catalog's session id (ingest.py)
         atomic_write_text(path, transcript.render())
         transcripts.append(transcript)
     index_transcripts(ctx, transcripts, set(outcomes))

@@ -268,12 +268,13 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
                 external_id=msg.external_id, metadata=dict(msg.extra),
                 status="skipped" if "turn_id" in msg.extra else "pending"))  # a turn's analysis is its enrichment
         if extract_facts:  # fresh and recovered messages alike: a crashed run may not have got this far
+            session_of = {m.id: catalog_session_id(t) for t in transcripts.values() for m in t.messages}
             for mid, msg in items:
                 if msg.role != "user":
                     continue
                 for i, statement in enumerate(extract_statements(msg.content, msg.speaker or "user"), 1):
                     learned[user_id].append(from_statement(statement, f"{statement.kind[:4]}_{mid[4:]}_{i}",
-                                                           msg.timestamp, mid))
+                                                           msg.timestamp, mid, session_id=session_of.get(mid)))
         changed.update(mid for mid, _ in items)
         touched = sorted(set(numbers) | recovered)
         folder = thread_dir(ctx, user_id, thread)

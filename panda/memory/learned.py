@@ -16,6 +16,7 @@ from panda.documents.model import Document
 from panda.documents.user_memory import MemoryEntry
 from panda.documents.vault import Vault, entry_document
 from panda.memory.facts import Statement, end, resolve
+from panda.memory.vocabulary import preference_type
 
 
 @dataclass(frozen=True)
@@ -27,12 +28,13 @@ class Learned:
     source: str
     confidence: float = 0.7
     statement: Statement | None = None
+    session_id: str | None = None
 
 
 def from_statement(statement: Statement, entry_id: str, valid_at: datetime, source: str,
-                   confidence: float = 0.7) -> Learned:
+                   confidence: float = 0.7, session_id: str | None = None) -> Learned:
     return Learned(kind=statement.kind, text=statement.value, entry_id=entry_id, valid_at=valid_at, source=source,
-                   confidence=confidence, statement=statement)
+                   confidence=confidence, statement=statement, session_id=session_id)
 
 
 def record(vault: Vault, user_id: str, items: list[Learned], recorded_at: datetime) -> list[Document]:
@@ -51,7 +53,8 @@ def record(vault: Vault, user_id: str, items: list[Learned], recorded_at: dateti
             continue
         entry = MemoryEntry(value=item.text, key=item.statement.key if item.statement else None, id=item.entry_id,
                             confidence=item.confidence, source=item.source, learned_at=item.valid_at,
-                            recorded_at=recorded_at)
+                            recorded_at=recorded_at, session=item.session_id,
+                            preference_type=preference_type(item.text) if item.kind == "preference" else None)
         result = resolve(memory.entries, entry, item.statement.attribute if item.statement else None)
         for changed in (result.entry, *result.invalidated):
             touched[item.kind][changed.id] = changed

@@ -35,4 +35,30 @@ CONFIDENCE = ("high", "medium", "low")
 # Fact attributes with one current value; a new value invalidates the old one (bi-temporal facts).
 SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status", "partner", "name", "age",
                             "school", "budget", "car")
+# Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
+# type whose words the preference's value holds, else "general" (memory/vocabulary.preference_type).
+PREFERENCE_TYPES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("communication", frozenset("answer answers reply replies response responses concise short brief detailed bullet bullets "
+                                "formal informal tone language english spanish french german explanation explanations "
+                                "emoji emojis summary summaries".split())),
+    ("notification", frozenset("remind reminder reminders notify notification notifications alert alerts email emails "
+                               "text texts call calls morning evening weekly daily".split())),
+    ("product", frozenset("laptop laptops phone phones gpu gpus rtx brand brands model models price prices budget "
+                          "camera cameras headphones tv car cars shoes watch watches console tablet monitor keyboard "
+                          "buy buying shopping store stores deal deals".split())),
+    ("food", frozenset("food foods cuisine cooking recipe recipes coffee tea wine beer vegan vegetarian spicy sweet "
+                       "pizza sushi pasta chocolate cake breakfast dinner lunch restaurant restaurants".split())),
+    ("activity", frozenset("hiking running swimming cycling yoga reading painting music guitar piano gaming games "
+                           "travel traveling travelling camping fishing dancing gardening photography sports soccer "
+                           "football basketball tennis golf chess movies films books writing".split())),
+)
+
+
+def preference_type(value: str) -> str:
+    """Example: 'gaming laptops with RTX GPUs' -> 'product' (before 'activity': the first type that
+    matches); 'short answers' -> 'communication'; 'the colour blue' -> 'general'."""
+    words = set(value.lower().replace("-", " ").split())
+    return next((name for name, vocabulary in PREFERENCE_TYPES if words & vocabulary), "general")
+
+
 SENTIMENT_INTENSITY = {"neutral": 0.0, "positive": 0.5, "negative": 0.7, "mixed": 0.6}

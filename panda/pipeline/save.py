@@ -101,8 +101,8 @@ def learned_items(state: TurnState) -> list[Learned]:
     """What this turn revealed: structured statements in the query (deterministic patterns), then the
     analysis's free-text preferences and facts unless a structured statement already covers them.
     Ids are derived from the input, so a resumed turn records the same entries."""
-    key, when = state.input.input_key[:12], state.input.timestamp
-    items = [from_statement(s, f"{s.kind[:4]}_{key}_s{i}", when, state.turn_id, 0.8)
+    key, when, session = state.input.input_key[:12], state.input.timestamp, state.input.session_id
+    items = [from_statement(s, f"{s.kind[:4]}_{key}_s{i}", when, state.turn_id, 0.8, session)
              for i, s in enumerate(extract_statements(state.query), 1)]
     covered = [normalise(i.text) for i in items]
     a = state.analysis
@@ -110,7 +110,7 @@ def learned_items(state: TurnState) -> list[Learned]:
         for kind, values in (("preference", a.revealed_preferences), ("fact", a.revealed_facts)):
             for i, value in enumerate((v.strip() for v in values if v.strip()), 1):
                 if not any(c and c in normalise(value) for c in covered):
-                    items.append(Learned(kind, value, f"{kind[:4]}_{key}_{i}", when, state.turn_id, 0.7))
+                    items.append(Learned(kind, value, f"{kind[:4]}_{key}_{i}", when, state.turn_id, 0.7, session_id=session))
     return items
 
 
