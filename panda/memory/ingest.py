@@ -24,7 +24,7 @@ from panda.documents.atomic import atomic_write_text
 from panda.documents.model import Document
 from panda.documents.paths import validate_name
 from panda.documents.transcript import SessionTranscript, TranscriptMessage
-from panda.memory import scoring
+from panda.memory import emotion, scoring
 from panda.memory.facts import extract_statements
 from panda.memory.learned import Learned, from_statement, record
 from panda.memory.messages import MessageInput, assign_ids
@@ -110,15 +110,18 @@ def summary_document(transcript: SessionTranscript, rel_path: str) -> Document:
     )
 
 
-def vehemence(metadata: dict[str, Any]) -> float:
-    """Seed 001 vehemence from enrichment: urgency = importance, sentiment intensity by label, no risk signal.
+def vehemence(metadata: dict[str, Any], text: str = "") -> float:
+    """Seed 001 vehemence: urgency = enrichment's importance, sentiment intensity by its label; without
+    enrichment both from the words (memory/emotion.py); risk always from the words.
 
-    Example: {'importance': 0.8, 'sentiment': 'negative'} -> 0.8*0.5 + 0.7*0.3 = 0.61; {} -> 0.15.
+    Example: {'importance': 0.8, 'sentiment': 'negative'} -> 0.8*0.5 + 0.7*0.3 = 0.61; {} and 'Hi' -> 0.15;
+    {} and 'I think I was scammed, I need help immediately' -> 0.9*0.5 + 0 + 0.6*0.2 = 0.57.
     """
-    if not metadata:
-        return scoring.vehemence_score(None, 0.0, 0.0)
-    return scoring.vehemence_score(float(metadata.get("importance", 0.3)),
-                                   SENTIMENT_INTENSITY.get(str(metadata.get("sentiment", "neutral")), 0.0), 0.0)
+    risk = emotion.risk_of(text)
+    if "importance" not in metadata:
+        return scoring.vehemence_score(emotion.urgency_of(text), emotion.sentiment_of(text), risk)
+    return scoring.vehemence_score(float(metadata["importance"]),
+                                   SENTIMENT_INTENSITY.get(str(metadata.get("sentiment", "neutral")), 0.0), risk)
 
 
 def message_document(transcript: SessionTranscript, message: TranscriptMessage, rel_path: str,
@@ -131,7 +134,7 @@ def message_document(transcript: SessionTranscript, message: TranscriptMessage, 
         id=message.id, kind="message", title=" ".join(message.content.split()[:12])[:120],
         primary_topic="conversation." + topics[0] if topics else "conversation",
         keywords=[message.author, *topics][:6], intent="conversational", content_types=["message", message.role],
-        scope="user", quality=0.5, importance=round(vehemence(meta), 4), owner_user=transcript.user_id,
+        scope="user", quality=0.5, importance=round(vehemence(meta, message.content), 4), owner_user=transcript.user_id,
         session_id=catalog_session_id(transcript), created_at=message.timestamp,
         reference_count=int(counters.get("reference_count", 0)), usage_count=int(counters.get("usage_count", 0)),
         validation_count=int(counters.get("validation_count", 0)),
@@ -177,7 +180,7 @@ def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str
                "total_messages": transcript.message_count, "summary": transcript.summary,
                "summary_generated_at": transcript.summary_generated_at,
                "topics": sorted({t for m in msgs for t in m.metadata.get("topics", [])}),
-               "importance": max((vehemence(m.metadata) for m in msgs), default=0.15), "status": transcript.lifecycle,
+               "importance": max((vehemence(m.metadata, m.content) for m in msgs), default=0.15), "status": transcript.lifecycle,
                "doc_path": rel_path, "ended_at": transcript.ended_at, **session_profile(msgs)}
     rows = [{"id": m.id, "user_id": transcript.user_id, "thread_id": tid, "session_id": sid, "role": m.role,
              "author": m.author, "content": m.content, "created_at": m.timestamp,

@@ -17,7 +17,7 @@ from typing import Any
 from panda.documents.model import Document, iso, parse_time
 from panda.documents.turn_record import turn_document
 from panda.memory.facts import extract_statements, normalise
-from panda.memory.ingest import ingest_messages
+from panda.memory.ingest import ingest_messages, vehemence
 from panda.memory.learned import Learned, from_statement, record
 from panda.memory.messages import DEFAULT_THREAD, MessageInput
 from panda.pipeline.commit import commit_turn, referenced_documents, turn_search_documents
@@ -66,6 +66,7 @@ def metadata(state: TurnState, ctx: PipelineContext) -> dict[str, Any]:
         "fail_reason": state.fail_reason or None, "doc_path": rel_context,
         "prompt_versions": state.prompt_versions, "models": sorted({c["model"] for c in state.calls}),
         "probe": state.input.probe, "complete": True,
+        "importance": round(vehemence({}, state.query), 4),  # seed 001 vehemence of what the user said
     }
 
 
