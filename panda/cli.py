@@ -75,6 +75,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     report_errors(errors)
     if args.shards or args.executor:
         summary = _run_sharded(args, turns, settings)
+        if args.enrich:  # after the reduce, in this process
+            backend = make_backend(settings)
+            ctx = open_home(settings, backend=backend)
+            summary["enrichment"] = _enrich_turn_messages(ctx, backend, turns)
+            ctx.catalog.close()
+            backend.close()
     else:
         backend = make_backend(settings)
         ctx = open_home(settings, backend=backend)
@@ -83,6 +89,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                on_turn_done=lambda state, outcome: bar.update(1))
             bar.update(report.skipped)
         summary = report.summary()
+        if args.enrich:
+            summary["enrichment"] = _enrich_turn_messages(ctx, backend, turns)
         summary["turns_in_catalog"] = ctx.catalog.table_count("turn_index")
         ctx.catalog.close()
         backend.close()
@@ -106,6 +114,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"shard {shard['shard']}: {shard['turns']} turns {where}")
         print(f"vault: {settings.home}")
     return 1 if (errors or summary["errors"]) else 0
+
+
+def _enrich_turn_messages(ctx: Any, backend: Any, turns: list[Any]) -> dict[str, int]:
+    """Seed 004's write-time enrichment of the batch's users' turn messages, as `panda ingest` does it."""
+    from panda.memory.enrich import enrich_pending
+
+    return enrich_pending(ctx, backend, users=sorted({t.user_id for t in turns}))
 
 
 def _executor(args: argparse.Namespace) -> tuple[Any, int]:
@@ -441,6 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="serve one role with another model, e.g. VOICE=/models/bigger (repeatable)")
     run.add_argument("--base-url", help="OpenAI-compatible server URL for --backend openai")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.add_argument("--enrich", action="store_true",
+                     help="after the batch, enrich its turns' messages as ingested ones are (seed 004; one more LLM batch)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     shard_args(run)
     run.set_defaults(func=cmd_run)

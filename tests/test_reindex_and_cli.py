@@ -130,3 +130,20 @@ def test_panda_jobs_from_the_command_line(tmp_path: Path, capsys, cli_embedder):
     assert code == 2 and "ISO 8601" in err
     code, out, _ = run_cli(capsys, "jobs", "delete-user", "alice", "--home", str(home), "--confirm", "--json")
     assert code == 0 and json.loads(out)["changed"] > 0 and not (home / "archive" / "2026-03" / "alice").exists()
+
+
+def test_run_enrich_enriches_the_turns_messages_like_ingested_ones(tmp_path: Path, capsys, cli_embedder):
+    """Seed 004: a turn's messages get the same write-time enrichment as an ingested conversation's."""
+    import duckdb
+
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "t.jsonl", LINES[:2])
+    code, out, _ = run_cli(capsys, "run", str(path), "--home", str(home), "--backend", "scripted", "--quiet", "--json",
+                           "--enrich")
+    summary = json.loads(out)
+    assert code == 0 and summary["enrichment"]["completed"] == 4  # query and reply of two turns
+    con = duckdb.connect(str(home / "catalog" / "panda.duckdb"), read_only=True)
+    rows = con.execute("SELECT role, enrichment_status, metadata FROM messages ORDER BY created_at, role").fetchall()
+    con.close()
+    assert len(rows) == 4 and {r[1] for r in rows} == {"completed"}
+    assert all(json.loads(r[2]).get("topics") is not None and "should_summarize" in json.loads(r[2]) for r in rows)

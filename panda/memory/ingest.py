@@ -269,7 +269,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
             transcript.messages.append(TranscriptMessage(
                 id=mid, role=msg.role, author=msg.author, timestamp=msg.timestamp, content=msg.content,
                 external_id=msg.external_id, metadata=dict(msg.extra),
-                status="skipped" if "turn_id" in msg.extra else "pending"))  # a turn's analysis is its enrichment
+                status="pending"))  # a turn's messages too: `panda run --enrich` or `panda enrich` (seed 004)
         if extract_facts:  # fresh and recovered messages alike: a crashed run may not have got this far
             session_of = {m.id: catalog_session_id(t) for t in transcripts.values() for m in t.messages}
             for mid, msg in items:
