@@ -69,6 +69,7 @@ class ToolRequest(_Reply):
     argument: Line
     topic: Topic = "general"
     filters: SearchToolFilters | None = None  # memory.search only
+    goal: Annotated[str, Field(pattern=r"^G[1-5]$")] | None = None  # the goal it serves (else by position: plan.goal_of)
 
 
 class Goal(_Reply):

@@ -78,7 +78,8 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
 
 
 def format_entry(state: TurnState, ctx: PipelineContext, entry: dict[str, Any]) -> str:
-    lines = [f"- **{entry['tool']}** `{entry['argument']}` → {entry['summary']}"]
+    serves = f" · serves {entry['goal']}" if entry.get("goal") else ""
+    lines = [f"- **{entry['tool']}** `{entry['argument']}`{serves} → {entry['summary']}"]
     for r in entry.get("results", []):
         link = relative_link(ctx.vault.home, state.turn_path, r["doc_path"]) if r.get("doc_path") else ""
         lines.append(f"  - [{r['title'] or r['id']}]({link}) · {r['kind']} — {' '.join(r['snippet'].split()[:25])}")
@@ -158,17 +159,20 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
     return entry
 
 
-def run(state: TurnState, ctx: PipelineContext, requests: list[ToolRequest], iteration: int) -> Step[str]:
-    """Execute one iteration's requests; append them to §4 and return the text written."""
+def run(state: TurnState, ctx: PipelineContext, requests: list[ToolRequest], iteration: int,
+        goals: list[str] | None = None) -> Step[str]:
+    """Execute one iteration's requests; append them to §4 (each with the goal it serves) and return the text."""
     entries = []
     for request in requests:
         if request.tool in ("research.search", "internet.research"):  # seed 000 calls it internet.research
             entries.append((yield from run_research(state, ctx, request)))
         else:
             entries.append(run_tool(state, ctx, request))
-    for entry in entries:
+    for i, entry in enumerate(entries):
         entry["iteration"] = iteration
         entry["attempt"] = state.doc.attempt
+        if goals:
+            entry["goal"] = goals[min(i, len(goals) - 1)]
     state.tool_log.extend(entries)
     text = f"#### Iteration {iteration}\n" + "\n".join(format_entry(state, ctx, e) for e in entries)
     state.doc.write("4", text)

@@ -3,6 +3,9 @@
 The first plan of an attempt is §3 (goals, todo list, tool requests, route). While the planner
 routes to `execute`, its tools run (§4) and the planner sees their results; later planner decisions
 are logged in §4, since §3 is immutable once written. The loop stops after max_plan_iterations.
+Seed 002 §8 (multi-goal turns): every tool result in §4 names the goal it serves, and after each
+iteration §4 shows the todo list with its statuses moved on by the tools that completed (seed 000's
+[completed] / [in_progress] / [pending]).
 
 Departure from seed 000's open loop: the planner is asked again only when an iteration's tools found
 nothing (no result, nothing saved) — a re-plan is for recovery. Measured on the sample with
@@ -38,10 +41,38 @@ def tool_results_text(state: TurnState, max_words: int = 250, evidence_only: boo
     return truncate_to_words("\n".join(lines), max_words) if lines else "(none)"
 
 
+def goal_of(plan: Plan, index: int) -> str:
+    """The goal tool request `index` serves: the one it names, else the goal at its position, else the last.
+
+    Example: goals G1, G2; requests [search (no goal), save (no goal), search (G1)] -> G1, G2, G1."""
+    ids = [g.id for g in plan.goals]
+    named = plan.tool_requests[index].goal if index < len(plan.tool_requests) else None
+    return named if named in ids else ids[min(index, len(ids) - 1)]
+
+
+def todo_lines(todo: list[str], completed: int) -> list[str]:
+    """The todo list with the first `completed` items done and the next one in progress (pure).
+
+    Example: ['search', 'review', 'answer'] with 1 completed ->
+    ['1. [completed] search', '2. [in_progress] review', '3. [pending] answer']."""
+    def status(i: int) -> str:
+        return "completed" if i < completed else "in_progress" if i == completed else "pending"
+
+    return [f"{i + 1}. [{status(i)}] {t}" for i, t in enumerate(todo)]
+
+
+def todo_progress(plan: Plan, tools_completed: int) -> str:
+    """§4's todo update after an iteration: each completed tool completes one item, in order; the last
+    item (the answer) stays in progress until synthesis."""
+    done = min(tools_completed, max(len(plan.todo) - 1, 0))
+    return "**Todo:** " + " · ".join(todo_lines(plan.todo, done))
+
+
 def render_plan(plan: Plan) -> str:
     lines = ["**Goals:**"] + [f"- {g.id}: {g.description}" for g in plan.goals]
-    lines += ["", "**Todo:**"] + [f"{i}. [{'in_progress' if i == 1 else 'pending'}] {t}" for i, t in enumerate(plan.todo, 1)]
-    requests = [f"- {t.tool} `{t.argument}` (topic `{t.topic}`)" for t in plan.tool_requests]
+    lines += ["", "**Todo:**"] + todo_lines(plan.todo, 0)
+    requests = [f"- {t.tool} `{t.argument}` (topic `{t.topic}`) · serves {goal_of(plan, i)}"
+                for i, t in enumerate(plan.tool_requests)]
     lines += ["", "**Tool requests:**"] + (requests or ["- (none)"])
     lines += ["", f"**Route:** {plan.route}"]
     return "\n".join(lines)
@@ -74,7 +105,10 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     for iteration in range(1, max_iterations + 1):
         if plan.route == "synthesize" or not plan.tool_requests:
             break
-        yield from execute.run(state, ctx, plan.tool_requests, iteration)
+        yield from execute.run(state, ctx, plan.tool_requests, iteration,
+                               [goal_of(plan, i) for i in range(len(plan.tool_requests))])
+        completed = sum(1 for e in state.tool_log if e.get("attempt") == state.doc.attempt)
+        state.doc.write("4", todo_progress(state.plan, completed))
         if found_something(state.tool_log, state.doc.attempt, iteration):
             state.doc.write("4", f"_Tools of iteration {iteration} found what the plan asked for; no re-plan._")
             break
