@@ -3,7 +3,11 @@
 `Settings` holds run-time choices (home folder, backend, model, batch sizes). `Policy` holds every
 threshold and weight the seeds define; it lives in the home as Meta/Config/memory_config.yaml, is
 written with the seeds' defaults the first time a home is opened, and is read back strictly:
-an unknown or misspelt key is an error, never silently ignored.
+an unknown or misspelt key is an error, never silently ignored. Seed 003's own memory_config.yaml is
+accepted as it is (`seed_config`): its keys map onto the policy (search.recency_weight is the recency
+weight, write.log_changes switches Logs/Changes), and a warning names each seed key Panda does not use
+(memory.vault_path: the home is --home/$PANDA_HOME; folders other than the seed's names; write.auto_index
+false: every write is indexed in its commit transaction, which is how a turn commits exactly once).
 
 Deliberately left out: reading environment variables other than PANDA_HOME (one variable for the
 home, like llm's LLM_USER_PATH), and any mutable default shared between instances.
@@ -12,8 +16,9 @@ home, like llm's LLM_USER_PATH), and any mutable default shared between instance
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -183,6 +188,49 @@ class LLMPolicy(_Strict):
     prices_usd_per_million: dict[str, tuple[float, float]] = Field(default_factory=dict)
 
 
+class WritePolicy(_Strict):
+    """Seed 003's write switches. log_changes: append note changes to Logs/Changes/YYYY-MM-DD.md."""
+
+    log_changes: bool = True
+
+
+class SeedConfigWarning(UserWarning):
+    """A key of seed 003's memory_config.yaml that Panda does not use."""
+
+
+SEED_FOLDERS = {"knowledge": "Knowledge", "preferences": "Preferences", "context": "Context", "logs": "Logs",
+                "meta": "Meta"}
+
+
+def seed_config(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Seed 003's memory_config.yaml keys mapped onto the policy, and what Panda does not use (pure).
+
+    Example: {'memory': {'vault_path': 'x'}, 'search': {'recency_weight': 0.3, 'default_limit': 10},
+    'write': {'auto_index': True, 'log_changes': False}} -> ({'search': {'default_limit': 10}, 'retrieval':
+    {'weights': {'recency': 0.3}}, 'write': {'log_changes': False}}, ['memory.vault_path: ...'])."""
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    unused: list[str] = []
+    memory = out.pop("memory", None)
+    for key in (memory or {}) if isinstance(memory, dict) else ["(value)"]:
+        unused.append(f"memory.{key}: the home is --home or $PANDA_HOME")
+    folders = out.pop("folders", None)
+    for key, value in (folders or {}).items() if isinstance(folders, dict) else []:
+        if SEED_FOLDERS.get(key) != value:
+            unused.append(f"folders.{key}: {value!r} — Panda's folders keep the seed's names (documents/paths.py); "
+                          "preferences live in users/<id>/preferences.md")
+    search = out.get("search")
+    if isinstance(search, dict) and "recency_weight" in search:
+        retrieval = dict(out.get("retrieval") or {})
+        retrieval["weights"] = {**dict(retrieval.get("weights") or {}), "recency": search.pop("recency_weight")}
+        out["retrieval"] = retrieval
+    write = out.get("write")
+    if isinstance(write, dict) and "auto_index" in write:
+        if write.pop("auto_index") is not True:
+            unused.append("write.auto_index: false — every write is indexed in its commit transaction "
+                          "(that is how a turn commits exactly once)")
+    return out, unused
+
+
 class SearchPolicy(_Strict):
     """Seed 003's memory_config.yaml search block."""
 
@@ -209,6 +257,7 @@ class Policy(_Strict):
     context: ContextPolicy = Field(default_factory=ContextPolicy)
     llm: LLMPolicy = Field(default_factory=LLMPolicy)
     search: SearchPolicy = Field(default_factory=SearchPolicy)
+    write: WritePolicy = Field(default_factory=WritePolicy)
 
     def to_yaml(self) -> str:
         header = (
@@ -225,6 +274,9 @@ class Policy(_Strict):
             raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{source}: expected a mapping at the top level")
+        data, unused = seed_config(data)
+        for key in unused:
+            warnings.warn(f"{source}: {key}; not used", SeedConfigWarning, stacklevel=2)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:

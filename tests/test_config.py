@@ -43,3 +43,59 @@ def test_policy_edits_take_effect(tmp_path: Path):
     path = tmp_path / "Meta" / "Config" / "memory_config.yaml"
     path.write_text(path.read_text().replace("recency_half_life_days: 30.0", "recency_half_life_days: 7.0"))
     assert load_policy(tmp_path).retrieval.recency_half_life_days == 7.0
+
+
+SEED_003_CONFIG = """# panda_system_docs/obsidian_memory/Meta/Config/memory_config.yaml
+
+memory:
+  vault_path: panda_system_docs/obsidian_memory
+
+search:
+  default_limit: 10
+  max_results: 50
+  include_expired: true
+  recency_weight: 0.3
+
+write:
+  auto_index: true
+  log_changes: true
+
+expiration:
+  research_days: 180      # 6 months
+  product_days: 90        # 3 months
+  preference_decay: true
+
+folders:
+  knowledge: Knowledge
+  preferences: Preferences
+  context: Context
+  logs: Logs
+  meta: Meta
+"""
+
+
+def test_the_seed_s_own_memory_config_is_accepted_with_a_warning_for_what_panda_does_not_use(tmp_path: Path):
+    """Seed 003's file, verbatim: its keys map onto the policy; memory.vault_path is named as unused."""
+    from panda.config import SeedConfigWarning
+
+    path = tmp_path / "Meta" / "Config" / "memory_config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(SEED_003_CONFIG)
+    with pytest.warns(SeedConfigWarning) as caught:
+        policy = load_policy(tmp_path)
+    assert [str(w.message).split(": ", 1)[1] for w in caught] == [
+        "memory.vault_path: the home is --home or $PANDA_HOME; not used"]
+    assert policy.search.include_expired is True and (policy.search.default_limit, policy.search.max_results) == (10, 50)
+    assert policy.retrieval.weights.recency == 0.3 and policy.retrieval.weights.semantic == 0.40  # the rest stays
+    assert (policy.expiration.research_days, policy.expiration.product_days, policy.expiration.preference_decay) == (180, 90, True)
+    assert policy.write.log_changes is True
+    path.write_text(SEED_003_CONFIG.replace("auto_index: true", "auto_index: false").replace("logs: Logs", "logs: Journal")
+                    .replace("log_changes: true", "log_changes: false"))
+    with pytest.warns(SeedConfigWarning) as caught:
+        policy = load_policy(tmp_path)
+    unused = " | ".join(str(w.message) for w in caught)
+    assert "folders.logs: 'Journal'" in unused and "write.auto_index: false" in unused
+    assert policy.write.log_changes is False
+    path.write_text(SEED_003_CONFIG.replace("default_limit", "default_limt"))
+    with pytest.raises(ConfigError, match="default_limt"):  # a misspelt key is still an error
+        load_policy(tmp_path)

@@ -57,7 +57,7 @@ def apply_record(ctx: PipelineContext, record: dict[str, Any]) -> list[str]:
     changes = [note, *product_notes(ctx.vault, ctx.policy, public, note.path.rsplit("/", 1)[-1][:-3], when)]
     site_knowledge.update(ctx.vault, record["pages"], record["site_turn"], when, record["reliability"])
     fresh = [c for c in changes if c.action != "unchanged"]  # a replay after a crash logs nothing twice
-    if fresh:
+    if fresh and ctx.policy.write.log_changes:  # seed 003's write.log_changes switch
         log_changes(ctx.vault, fresh, public["turn_id"], when)
     return [c.path for c in changes]
 

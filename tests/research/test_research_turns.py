@@ -170,3 +170,30 @@ def test_page_intelligence_sees_the_original_query_when_the_analysis_rephrased_i
     assert "The user asked: What's the best pineapple cake for my mum's birthday?" in asked[-1]["content"]
     same = template.render(**variables, original_query="pineapple upside-down cake recipe")
     assert "The user asked" not in same[-1]["content"]
+
+
+def test_log_changes_false_writes_notes_but_no_change_log(tmp_path, embedder):
+    """Seed 003's write.log_changes switch, set in memory_config.yaml."""
+    from panda.config import Settings, load_policy
+    from panda.llm.scripted import ScriptedBackend
+    from panda.llm.scripted_replies import schema_responder
+    from panda.research.corpus import ingest_corpus
+    from panda.runtime import open_home
+
+    home = tmp_path / "home"
+    policy_path = home / "Meta" / "Config" / "memory_config.yaml"
+    load_policy(home)
+    policy_path.write_text(policy_path.read_text().replace("log_changes: true", "log_changes: false"))
+    backend = ScriptedBackend(responder=schema_responder)
+    ctx = open_home(Settings(home=home, backend="scripted"), embedder=embedder, backend=backend)
+    assert ctx.policy.write.log_changes is False
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    for name in ("bettycrocker.com.pineapple.html", "manifest.json"):
+        shutil.copy(PAGES / name, crawl / name)
+    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    lines = [line for line in SAMPLE.read_text().splitlines() if '"dave"' in line]
+    assert turns(ctx, tmp_path, lines[:1], "d1.jsonl").outcomes == {"APPROVE": 1}
+    assert list((home / "Knowledge").rglob("*.md"))  # the notes are written
+    assert not (home / "Logs" / "Changes").exists() or not list((home / "Logs" / "Changes").glob("*.md"))
+    ctx.catalog.close()
