@@ -210,9 +210,10 @@ def seed_config(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     {'weights': {'recency': 0.3}}, 'write': {'log_changes': False}}, ['memory.vault_path: ...'])."""
     out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
     unused: list[str] = []
-    memory = out.pop("memory", None)
-    for key in (memory or {}) if isinstance(memory, dict) else ["(value)"]:
-        unused.append(f"memory.{key}: the home is --home or $PANDA_HOME")
+    if "memory" in out:
+        memory = out.pop("memory")
+        for key in memory if isinstance(memory, dict) else ["(value)"]:
+            unused.append(f"memory.{key}: the home is --home or $PANDA_HOME")
     folders = out.pop("folders", None)
     for key, value in (folders or {}).items() if isinstance(folders, dict) else []:
         if SEED_FOLDERS.get(key) != value:

@@ -33,10 +33,11 @@ _SERIOUS = re.compile(
 _NOW = re.compile(r"\b(immediately|asap|urgent(?:ly)?|emergency|right now|right away|as soon as possible|hurry)\b", re.I)
 _PLEA = re.compile(r"\b(help me|need help|please help|struggl\w*|desperate\w*|can'?t cope|overwhelm\w*|stuck)\b", re.I)
 _POSITIVE = frozenset("""great good love loved lovely happy glad excited amazing awesome wonderful fantastic enjoy enjoyed
-    thrilled grateful thanks thank proud delighted excellent perfect fun beautiful nice relieved""".split())
+    thrilled grateful thanks thank proud delighted excellent perfect fun beautiful nice relieved best better solid
+    reliable recommended recommend impressive sturdy affordable""".split())
 _NEGATIVE = frozenset("""bad sad angry upset hate hated terrible awful worried worry afraid scared frustrated annoyed
     disappointed lonely hurt pain sick tired stressed struggling miserable horrible depressed anxious cry crying
-    lost broke broken""".split())
+    lost broke broken disappointing poor weak noisy overpriced flimsy buggy worse worst problem problems""".split())
 _INTENSIFIERS = frozenset("really so very extremely totally absolutely incredibly super truly".split())
 _WORD = re.compile(r"[a-z']+")
 

@@ -3,7 +3,7 @@
 Write protocol, per research turn: (1) look for the note on the same topic (products: same product
 name); (2) if it exists, append a dated update section and merge sources, tags and links — never
 overwrite; a product's price history table grows a row per price seen; (3) otherwise create it from
-the seed's template; (4) rebuild Meta/Indexes/{topic,product,tag,recent}_index.md from the notes'
+the template in Meta/Templates (documents/templates.py: seed 003's sections, editable by the user); (4) rebuild Meta/Indexes/{topic,product,tag,recent}_index.md from the notes'
 frontmatter; (5) append a line to Logs/Changes/YYYY-MM-DD.md. Notes are `Document`s (kind 'note')
 whose frontmatter carries the template's fields (artifact_type, topic, subtopic, created, modified,
 source, source_urls, confidence, status, tags, related, expires), so they are indexed and rebuilt by
@@ -27,7 +27,9 @@ from panda.config import Policy
 from panda.documents.atomic import atomic_write_text
 from panda.documents.model import Document, iso
 from panda.documents.paths import slugify
+from panda.documents.templates import load_template, render
 from panda.documents.vault import Vault
+from panda.memory.emotion import sentiment_of
 from panda.privacy.pii import without_placeholders
 
 RECENT = 50
@@ -93,12 +95,11 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datet
                for p in data["pages"]]
     expires = now + timedelta(days=policy.expiration.research_days)
     if existing is None:
-        body = "\n".join([
-            f"# {topic.replace('.', ' ').title()}", "", "## Summary", "",
-            " ".join(p["summary"] for p in data["pages"] if p["summary"])[:600] or "_No summary yet._", "",
-            "## Key Findings", "", *findings, "", "## Sources", "", "| Source | Date | Relevance |",
-            "|--------|------|-----------|", *sources, "", "## Related Research", "",
-            *([f"- {r}" for r in related] or ["- (none yet)"]), "", f"_Provenance: `{origin}`._"])
+        body = render(load_template(vault, "research_note"), {
+            "title": topic.replace(".", " ").title(),
+            "summary": " ".join(p["summary"] for p in data["pages"] if p["summary"])[:600] or "_No summary yet._",
+            "findings": "\n".join(findings), "sources": "\n".join(sources),
+            "related": "\n".join([f"- {r}" for r in related] or ["- (none yet)"]), "provenance": f"_Provenance: `{origin}`._"})
         doc = Document(id=_note_id("note", topic), kind="note", title=topic.replace(".", " ").title(), primary_topic=topic,
                        keywords=_public_tags(data, topic, data["query"]), intent=data["intent"] or "informational",
                        content_types=["research"] + (["pricing"] if data["decay"] == "time-sensitive" else []),
@@ -148,12 +149,17 @@ def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_n
         existing = _load(path)
         rows = [f"| {now.date().isoformat()} | {vendor} | {price} | [source]({url}) |" for vendor, price, url in info["prices"]]
         if existing is None:
-            body = "\n".join([
-                f"# {name}", "", "## Overview", "", f"Seen while researching {data['topic']}.", "", "## Specifications", "",
-                "| Spec |", "|------|", *([f"| {s} |" for s in info["specs"]] or ["| (none recorded) |"]), "",
-                "## Price History", "", "| Date | Vendor | Price | Source |", "|------|--------|-------|--------|", *rows, "",
-                "## Related", "", f"- [[{research_note_name}]] - category research", "",
-                f"_Provenance: `{data['turn_id']}`._"])
+            said = product_claims(data, name)
+            pros = [f"- {text}" for _, text in said if sentiment_of(text) > 0]
+            cons = [f"- {text}" for _, text in said if sentiment_of(text) < 0]
+            body = render(load_template(vault, "product_note"), {
+                "name": name, "overview": f"Seen while researching {data['topic'].replace('.', ' ')}.",
+                "specifications": "\n".join(spec_rows(info["specs"]) or ["| (none recorded) | |"]),
+                "prices": "\n".join(rows),
+                "sentiment": "\n".join([f"- {domain}: {text}" for domain, text in said] or ["- (none recorded)"]),
+                "pros": "\n".join(pros or ["- (none recorded)"]), "cons": "\n".join(cons or ["- (none recorded)"]),
+                "related": f"- [[{research_note_name}]] - category research",
+                "provenance": f"_Provenance: `{data['turn_id']}`._"})
             doc = Document(id=_note_id("prod", name.lower()), kind="note", title=name,
                            primary_topic=f"product.{slugify(name, 30)}",
                            keywords=_tags(name, data["topic"]), intent="transactional",
@@ -182,6 +188,31 @@ def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_n
         vault.write_document(doc, path)
         changes.append(NoteChange(vault.layout.relative(path), action, "product"))
     return changes
+
+
+def spec_rows(specs: list[str]) -> list[str]:
+    """Seed 003's two-column specifications table (pure). Example: ['GPU: RTX 4060', '144Hz display'] ->
+    ['| GPU | RTX 4060 |', '| Feature | 144Hz display |']."""
+    rows = []
+    for spec in specs:
+        key, sep, value = spec.partition(":")
+        rows.append(f"| {key.strip()} | {value.strip()} |" if sep and key.strip() and value.strip()
+                    else f"| Feature | {spec.strip()} |")
+    return rows
+
+
+def product_claims(data: dict[str, Any], name: str) -> list[tuple[str, str]]:
+    """(source domain, claim) for the pages' claims that name the product (its full name or its first two
+    words), for Community Sentiment, Pros (positive words) and Cons (negative words: memory/emotion.py)."""
+    words = name.lower().split()
+    keys = {name.lower(), " ".join(words[:2])} if len(words) > 1 else {name.lower()}
+    out = []
+    for page in data["pages"]:
+        for claim in page["claims"]:
+            text = " ".join(claim["text"].split())
+            if any(k and k in text.lower() for k in keys) and (page["domain"], text) not in out:
+                out.append((page["domain"] or claim["url"], text))
+    return out[:6]
 
 
 def _append_rows(body: str, rows: list[str]) -> str:
