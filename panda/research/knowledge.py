@@ -3,7 +3,8 @@
 Write protocol, per research turn: (1) look for the note on the same topic (products: same product
 name); (2) if it exists, append a dated update section and merge sources, tags and links — never
 overwrite; a product's price history table grows a row per price seen; (3) otherwise create it from
-the template in Meta/Templates (documents/templates.py: seed 003's sections, editable by the user); (4) rebuild Meta/Indexes/{topic,product,tag,recent}_index.md from the notes'
+the template in Meta/Templates (documents/templates.py: seed 003's sections, editable by the user);
+(4) rebuild Meta/Indexes/{topic,product,tag,recent}_index.md from the notes'
 frontmatter; (5) append a line to Logs/Changes/YYYY-MM-DD.md. Notes are `Document`s (kind 'note')
 whose frontmatter carries the template's fields (artifact_type, topic, subtopic, created, modified,
 source, source_urls, confidence, status, tags, related, expires), so they are indexed and rebuilt by
