@@ -167,7 +167,7 @@ class Vault:
 
     def iter_documents(self) -> Iterator[Document]:
         """Every free-standing document and memory entry in the vault (turns come from iter_turn_records)."""
-        patterns = ("users/*/memories/*.md", "Knowledge/**/*.md", "Web/**/*.md")
+        patterns = ("users/*/memories/*.md", "Knowledge/**/*.md", "Context/Turns/*.md", "Web/**/*.md")
         for pattern in patterns:
             for path in sorted(self.home.glob(pattern)):
                 rel = self.layout.relative(path)

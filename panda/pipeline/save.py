@@ -187,7 +187,12 @@ def knowledge_of(state: TurnState, ctx: PipelineContext, data: dict[str, Any],
     from panda.research.publication import knowledge_record
 
     public = public_research(data, ctx.policy.privacy.pii_categories, user_private_terms(ctx.vault, state.user_id))
-    record = knowledge_record(public, state.research, provenance_hash(state.turn_id), state.input.timestamp, reliability)
+    quality = state.validation.quality if state.validation else 0.0
+    significant = state.outcome == "APPROVE" and quality >= ctx.policy.context.significant_turn_quality
+    lesson = {"outcome": state.outcome, "quality": round(quality, 2), "attempts": state.doc.attempt,
+              "tools": [str(e["tool"]) for e in state.tool_log]} if significant else None
+    record = knowledge_record(public, state.research, provenance_hash(state.turn_id), state.input.timestamp, reliability,
+                              lesson)
     return record, planned_notes(ctx.vault, public)
 
 

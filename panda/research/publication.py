@@ -39,16 +39,18 @@ KNOWLEDGE_FILE = "knowledge.json"
 
 
 def knowledge_record(public: dict[str, Any], pages: list[dict[str, Any]], site_turn: str, when: datetime,
-                     reliability: dict[str, float]) -> dict[str, Any]:
-    """What a research turn keeps for publication (pure): public research, its pages' site facts."""
+                     reliability: dict[str, float], lesson: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What a research turn keeps for publication (pure): public research, its pages' site facts, and
+    for a significant turn its lesson (outcome, quality, the tools that served it: research/lessons.py)."""
     return {"public": public, "pages": pages, "site_turn": site_turn, "when": when.isoformat(),
-            "reliability": reliability}
+            "reliability": reliability, "lesson": lesson}
 
 
 def apply_record(ctx: PipelineContext, record: dict[str, Any]) -> list[str]:
     """Write one turn's knowledge (seed 003 write protocol); returns the notes it created or updated."""
     from panda.research import site_knowledge
     from panda.research.knowledge import log_changes, product_notes, research_note
+    from panda.research.lessons import turn_lesson_note
 
     public, when = record["public"], parse_time(record["when"])
     assert when is not None
@@ -56,6 +58,8 @@ def apply_record(ctx: PipelineContext, record: dict[str, Any]) -> list[str]:
     note = research_note(ctx.vault, ctx.policy, public, when, names)
     changes = [note, *product_notes(ctx.vault, ctx.policy, public, note.path.rsplit("/", 1)[-1][:-3], when)]
     site_knowledge.update(ctx.vault, record["pages"], record["site_turn"], when, record["reliability"])
+    if record.get("lesson"):
+        changes.append(turn_lesson_note(ctx.vault, public, record["lesson"], [c.path for c in changes], when))
     fresh = [c for c in changes if c.action != "unchanged"]  # a replay after a crash logs nothing twice
     if fresh and ctx.policy.write.log_changes:  # seed 003's write.log_changes switch
         log_changes(ctx.vault, fresh, public["turn_id"], when)

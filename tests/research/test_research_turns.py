@@ -173,7 +173,8 @@ def test_page_intelligence_sees_the_original_query_when_the_analysis_rephrased_i
 
 
 def test_log_changes_false_writes_notes_but_no_change_log(tmp_path, embedder):
-    """Seed 003's write.log_changes switch, set in memory_config.yaml."""
+    """Seed 003's write.log_changes switch, set in memory_config.yaml; and a turn below the significance
+    threshold leaves no Context/Turns lesson."""
     from panda.config import Settings, load_policy
     from panda.llm.scripted import ScriptedBackend
     from panda.llm.scripted_replies import schema_responder
@@ -183,7 +184,8 @@ def test_log_changes_false_writes_notes_but_no_change_log(tmp_path, embedder):
     home = tmp_path / "home"
     policy_path = home / "Meta" / "Config" / "memory_config.yaml"
     load_policy(home)
-    policy_path.write_text(policy_path.read_text().replace("log_changes: true", "log_changes: false"))
+    policy_path.write_text(policy_path.read_text().replace("log_changes: true", "log_changes: false")
+                           .replace("significant_turn_quality: 0.8", "significant_turn_quality: 1.0"))
     backend = ScriptedBackend(responder=schema_responder)
     ctx = open_home(Settings(home=home, backend="scripted"), embedder=embedder, backend=backend)
     assert ctx.policy.write.log_changes is False
@@ -196,4 +198,30 @@ def test_log_changes_false_writes_notes_but_no_change_log(tmp_path, embedder):
     assert turns(ctx, tmp_path, lines[:1], "d1.jsonl").outcomes == {"APPROVE": 1}
     assert list((home / "Knowledge").rglob("*.md"))  # the notes are written
     assert not (home / "Logs" / "Changes").exists() or not list((home / "Logs" / "Changes").glob("*.md"))
+    assert not list(home.glob("Context/Turns/*.md"))  # below the policy's significance: no lesson
     ctx.catalog.close()
+
+
+def test_a_significant_research_turn_leaves_a_public_lesson_in_context_turns(ctx, tmp_path):
+    """Seed 003: significant context goes to Context/Turns — here as the turn's public lesson (no user data)."""
+    from panda.doctor import check_home
+    from panda.research.corpus import ingest_corpus
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    for name in ("bettycrocker.com.pineapple.html", "manifest.json"):
+        shutil.copy(PAGES / name, crawl / name)
+    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    lines = [line.replace('"dave"', '"dave.smith"') for line in SAMPLE.read_text().splitlines() if '"dave"' in line]
+    assert turns(ctx, tmp_path, lines[:1], "d1.jsonl").outcomes == {"APPROVE": 1}
+    [lesson] = list((ctx.vault.home / "Context" / "Turns").glob("*.md"))
+    text = lesson.read_text()
+    assert "Pineapple upside-down cake" in text and "**Outcome:** APPROVE" in text and "research.search" in text
+    assert "bettycrocker.com" in text and "[[pineapple_upside" in text  # pages read, the Knowledge note it fed
+    assert "dave" not in text.lower() and "users/" not in text
+    row = ctx.catalog.con.execute("SELECT scope, content_types FROM documents WHERE doc_path = ?",
+                                  [ctx.vault.layout.relative(lesson)]).fetchone()
+    assert row == ("global", ["context"])
+    assert "created context" in next((ctx.vault.home / "Logs" / "Changes").glob("*.md")).read_text()
+    report = check_home(ctx)
+    assert report.ok, report.findings
