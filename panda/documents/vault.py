@@ -87,10 +87,21 @@ class Vault:
             return MemoryFile.parse(path.read_text(encoding="utf-8"), kind, user_id)
         return MemoryFile(kind=kind, user_id=user_id)
 
-    def write_memory_file(self, memory: MemoryFile, modified: datetime) -> str:
+    def write_memory_file(self, memory: MemoryFile, modified: datetime, cause: str = "", log: bool = True) -> str:
+        """Write preferences.md / facts.md; with `log`, the change and its diff go to the user's change
+        log, naming `cause` (the turn, message or job; documents/change_log.py)."""
+        from panda.documents.change_log import append_entry, body_diff, user_log_path
+
         path = self.layout.memory_path(memory.user_id, memory.kind)
+        before = path.read_text(encoding="utf-8") if path.exists() else ""
         memory.modified = modified
-        atomic_write_text(path, memory.render())
+        after = memory.render()
+        atomic_write_text(path, after)
+        diff = body_diff(before, after, path.name) if log else ""
+        if diff:
+            append_entry(user_log_path(self.layout.user_dir(memory.user_id), modified), f"Memory changes {modified.date()}",
+                         f"{modified.strftime('%H:%M')} {'created' if not before else 'updated'} [{path.name}](../../{path.name})"
+                         f" · cause `{cause or 'unknown'}`", diff)
         return self.layout.relative(path)
 
     # ---- turns ---------------------------------------------------------------------------------

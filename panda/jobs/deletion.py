@@ -102,6 +102,9 @@ def _knowledge_plan(ctx: PipelineContext, hashes: set[str], skip: set[Path]) -> 
     plan: dict[Path, Document | None] = {}
     if not hashes:
         return plan
+    for path in sorted(ctx.vault.home.glob("Context/Turns/*.md")):  # a lesson is one turn's: it goes whole
+        if any(h in path.read_text(encoding="utf-8") for h in hashes):
+            plan[path] = None
     for path in sorted(ctx.vault.home.glob("Knowledge/**/*.md")):
         if path in skip:
             continue
@@ -143,8 +146,24 @@ def _lines_to_scrub(ctx: PipelineContext, users: list[str], needles: list[str], 
             lines = path.read_text(encoding="utf-8").splitlines()
             hits = [i for i, line in enumerate(lines) if word.search(line) or any(n in line.lower() for n in lowered)]
             if hits:
-                out[path] = hits
+                out[path] = with_entry_blocks(lines, hits)
     return out
+
+
+def with_entry_blocks(lines: list[str], hits: list[int]) -> list[int]:
+    """A change-log entry goes with its diff block: the indented and blank lines after a hit '- ' line (pure).
+
+    Example: ['- 10:00 created [[a]] (provenance `h`)', '', '  ```diff', '  +x', '  ```', '- 11:00 ...'] with
+    hit 0 -> [0, 1, 2, 3, 4]."""
+    out = set(hits)
+    for i in hits:
+        if not lines[i].startswith("- "):
+            continue
+        j = i + 1
+        while j < len(lines) and (not lines[j].strip() or lines[j].startswith("  ")):
+            out.add(j)
+            j += 1
+    return sorted(out)
 
 
 def _backup(ctx: PipelineContext, user_id: str, files: list[Path], scrubbed: list[Path], rows: dict[str, list]) -> Path:
@@ -242,7 +261,7 @@ def run(job: JobRun) -> JobReport:
 
 
 def _is_note(rel: str) -> bool:
-    return rel.startswith("Knowledge/") and rel.endswith(".md")
+    return rel.startswith(("Knowledge/", "Context/Turns/")) and rel.endswith(".md")
 
 
 def _drop_wiki_links(ctx: PipelineContext, stems: set[str]) -> None:

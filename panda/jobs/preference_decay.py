@@ -37,6 +37,6 @@ def run(job: JobRun) -> JobReport:
             entry.confidence = target
             changed.append(entry)
         if changed and not job.dry_run:
-            rel = ctx.vault.write_memory_file(memory, now)
+            rel = ctx.vault.write_memory_file(memory, now, "job preference_decay", ctx.policy.write.log_changes)
             ctx.memory.index([entry_document(e, "preference", user_id, rel) for e in changed])
     return report.finish(ctx)

@@ -132,7 +132,7 @@ def apply(ctx: PipelineContext, chunk: list[dict[str, Any]], outcomes: dict[str,
         conv.set_enrichment(message_id, status, metadata, now if metadata is not None else None)
     recorded = 0
     for user_id, items in learned.items():
-        docs = record(ctx.vault, user_id, items, now)
+        docs = record(ctx.vault, user_id, items, now, ctx.policy.write.log_changes)
         ctx.memory.index(docs)
         recorded += len(docs)
     return recorded

@@ -296,7 +296,7 @@ def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded
                                  {"thread": transcript.thread_id}, transcript.messages[0].timestamp)
     stamp = recorded_at or datetime.now(UTC)
     for user_id, statements in learned.items():
-        docs = record(ctx.vault, user_id, statements, stamp)
+        docs = record(ctx.vault, user_id, statements, stamp, ctx.policy.write.log_changes)
         ctx.memory.index(docs)
         report.facts_recorded += len(docs)
     report.seconds = round(time.perf_counter() - started, 3)

@@ -216,7 +216,7 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
     if not probe:
         for doc in state.staged_docs:
             new_docs.append(vault.write_document(doc))
-        new_docs += record(vault, state.user_id, learned_items(state), state.input.timestamp)
+        new_docs += record(vault, state.user_id, learned_items(state), state.input.timestamp, ctx.policy.write.log_changes)
 
     reliability = ctx.run_reliability() if state.research and not probe else {}
     research = None if probe else research_outputs(state, ctx, reliability)

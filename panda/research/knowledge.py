@@ -26,6 +26,7 @@ import frontmatter
 
 from panda.config import Policy
 from panda.documents.atomic import atomic_write_text
+from panda.documents.change_log import append_entry, body_diff
 from panda.documents.model import Document, iso
 from panda.documents.paths import slugify
 from panda.documents.templates import load_template, render
@@ -39,8 +40,16 @@ RECENT = 50
 @dataclass(frozen=True)
 class NoteChange:
     path: str
-    action: str  # created | updated
-    kind: str  # research | product
+    action: str  # created | updated | unchanged
+    kind: str  # research | product | context
+    diff: str = ""  # the note body's unified diff (documents/change_log.py)
+
+
+def write_note(vault: Vault, doc: Document, path: Path, action: str, kind: str) -> NoteChange:
+    """Write a global note and say what changed in it, for the change log."""
+    before = path.read_text(encoding="utf-8") if path.exists() else ""
+    vault.write_document(doc, path)
+    return NoteChange(vault.layout.relative(path), action, kind, body_diff(before, path.read_text(encoding="utf-8"), path.name))
 
 
 def _tags(*values: str) -> list[str]:
@@ -128,8 +137,7 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datet
         "confidence": round(doc.quality, 2), "status": "active", "tags": sorted(set(doc.keywords)),
         "related": related, "expires": expires.date().isoformat()})
     doc.expires_at = expires  # still found when expired, marked "may be outdated"
-    vault.write_document(doc, path)
-    return NoteChange(vault.layout.relative(path), action, "research")
+    return write_note(vault, doc, path, action, "research")
 
 
 def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_note_name: str,
@@ -186,8 +194,7 @@ def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_n
             "expires": (now + timedelta(days=policy.expiration.product_days)).date().isoformat(),
             "turns": [*doc.extra.get("turns", []), data["turn_id"]][-20:]})
         doc.expires_at = now + timedelta(days=policy.expiration.product_days)
-        vault.write_document(doc, path)
-        changes.append(NoteChange(vault.layout.relative(path), action, "product"))
+        changes.append(write_note(vault, doc, path, action, "product"))
     return changes
 
 
@@ -277,18 +284,12 @@ def _write_index(vault: Vault, kind: str, body: list[str], count: int, now: date
 
 
 def log_changes(vault: Vault, changes: list[NoteChange], origin: str, now: datetime) -> str:
-    """Append one line per note change to Logs/Changes/YYYY-MM-DD.md (created with frontmatter)."""
+    """Append one line per note change, with its diff, to Logs/Changes/YYYY-MM-DD.md (documents/change_log.py)."""
     path = vault.home / "Logs" / "Changes" / f"{now.date().isoformat()}.md"
-    if path.exists():
-        text = path.read_text(encoding="utf-8").rstrip() + "\n"
-    else:
-        text = frontmatter.dumps(frontmatter.Post(f"# Knowledge changes {now.date().isoformat()}\n",
-                                                  artifact_type="change_log", date=now.date().isoformat()),
-                                 sort_keys=False) + "\n\n"
     for change in changes:
         if change.action == "unchanged":
             continue
         note = Path(change.path).stem
-        text += f"- {now.strftime('%H:%M')} {change.action} {change.kind} [[{note}]] (provenance `{origin}`)\n"
-    atomic_write_text(path, text)
+        append_entry(path, f"Knowledge changes {now.date().isoformat()}",
+                     f"{now.strftime('%H:%M')} {change.action} {change.kind} [[{note}]] (provenance `{origin}`)", change.diff)
     return vault.layout.relative(path)

@@ -19,7 +19,7 @@ from typing import Any
 from panda.documents.model import Document, iso
 from panda.documents.paths import slugify
 from panda.documents.vault import Vault
-from panda.research.knowledge import NoteChange
+from panda.research.knowledge import NoteChange, write_note
 
 
 def turn_lesson_note(vault: Vault, public: dict[str, Any], lesson: dict[str, Any], notes: list[str],
@@ -42,5 +42,4 @@ def turn_lesson_note(vault: Vault, public: dict[str, Any], lesson: dict[str, Any
                    quality=float(lesson["quality"]), created_at=when, modified_at=when,
                    source_urls=[p["url"] for p in public["pages"]], body=body,
                    extra={"artifact_type": "context", "created": iso(when), "status": "active"})
-    vault.write_document(doc, path)
-    return NoteChange(vault.layout.relative(path), "created", "context")
+    return write_note(vault, doc, path, "created", "context")

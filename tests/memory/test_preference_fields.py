@@ -54,3 +54,21 @@ def test_turns_record_type_session_and_activity(ctx, backend, tmp_path):
     before = preferences(ctx)
     reindex(ctx)  # the catalog rebuilt from the vault alone
     assert preferences(ctx) == before
+
+
+def test_preference_and_fact_changes_are_audited_with_diffs_linked_to_the_turn(ctx, backend, tmp_path):
+    lines = ['{"user_id": "bob", "session_id": "b1", "timestamp": "2026-03-03T12:00:00Z", '
+             '"query": "I live in Boston and I love hiking."}',
+             '{"user_id": "bob", "session_id": "b2", "timestamp": "2026-03-05T12:00:00Z", '
+             '"query": "We moved to Denver last week."}']
+    turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", lines))
+    run_batch(turns, ctx, backend)
+    user = ctx.vault.layout.user_dir("bob")
+    first = (user / "Logs" / "Changes" / "2026-03-03.md").read_text()
+    assert "created [facts.md](../../facts.md) · cause `[turn_bob_000001](../../turns/turn_000001/context.md)`" in first
+    assert "+- **residence:** Boston" in first and "+- **likes:** hiking" in first
+    second = (user / "Logs" / "Changes" / "2026-03-05.md").read_text()
+    assert "updated [facts.md](../../facts.md)" in second and "turn_bob_000002" in second
+    assert "+- **residence:** Denver" in second and "-- **residence:** Boston" in second  # Boston moved to History
+    assert (user / "turns" / "turn_000002" / "context.md").exists()  # the cause's link resolves
+    assert not list((ctx.vault.home / "Logs").glob("Changes/*.md"))  # nothing personal in the global log

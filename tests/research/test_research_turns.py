@@ -83,7 +83,10 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
     turns(ctx, tmp_path, lines[1:2], "d2.jsonl")  # same topic, same day: notes appended, cache reused
     text = note.read_text()
     assert text.count("## Update 2026-03-05") == 1 and "dave" not in frontmatter.loads(text).metadata.get("tags", [])
-    assert "updated research [[pineapple_upside]]" in (home / "Logs" / "Changes" / "2026-03-05.md").read_text()
+    log = (home / "Logs" / "Changes" / "2026-03-05.md").read_text()
+    assert "updated research [[pineapple_upside]]" in log
+    update = log.split("updated research [[pineapple_upside]]", 1)[1].split("\n- ", 1)[0]
+    assert "```diff" in update and "+## Update 2026-03-05" in update  # the change audit: what the update added
     first = ctx.catalog.get_document(research["pages"] and json.loads((turn1 / "metadata.json").read_text())["research"]["doc_id"])
     assert first["invalid_at"] is not None  # superseded by the second turn's research, file kept
     assert (turn1 / "research.md").exists()
