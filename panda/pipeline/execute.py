@@ -25,6 +25,7 @@ from panda.pipeline.gather import relative_link
 from panda.pipeline.llm_step import ask_batch
 from panda.pipeline.state import PipelineContext, Step, TurnState
 from panda.research.extract import markdown_to_text
+from panda.research.extraction_outcome import page_items
 
 
 def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> dict[str, Any]:
@@ -145,8 +146,10 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
             folder = cache.write_entry(state.turn_path, page.url, page.title, page.domain, page.markdown, data, now,
                                        {"id": page.doc_id, "doc_path": page.doc_path},
                                        state.prompt_versions.get("page_intelligence"))
+            items, priced, claimed = page_items(data)  # success and confidence are settled at save (seed 000)
             state.extractions.append({"domain": page.domain, "url": page.url, "type": "page_intelligence",
-                                      "success": reply is not None, "confidence": 0.8 if reply is not None else 0.0})
+                                      "success": False, "confidence": 0.0, "items": items, "priced": priced,
+                                      "claimed": claimed})
         manifest = cache.read_manifest(folder)
         state.research.append({"url": page.url, "title": page.title, "domain": page.domain, "doc_id": page.doc_id,
                                "cache": ctx.vault.layout.relative(folder), "reused": page.cached is not None,

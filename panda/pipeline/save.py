@@ -25,6 +25,7 @@ from panda.pipeline.feedback import feedback_signal
 from panda.pipeline.gather import relative_link
 from panda.pipeline.plan import render_plan
 from panda.pipeline.state import PipelineContext, TurnState
+from panda.research.extraction_outcome import finalise
 from panda.research.publication import KNOWLEDGE_FILE
 
 
@@ -235,7 +236,8 @@ def run(state: TurnState, ctx: PipelineContext) -> None:
     meta["indexed_paths"] = [d.doc_path for d in [*new_docs, *superseded] if d.doc_path]
     meta["referenced_documents"] = [] if probe else referenced_documents(state.retrievals)
     meta["retrievals"] = state.retrievals
-    meta["extractions"] = state.extractions
+    meta["extractions"] = finalise(state.extractions, state.query, state.validation.decision if state.validation else "FAIL",
+                                   state.validation.quality if state.validation else 0.0)
     vault.write_turn_files(state.turn_path, {
         **research_files,
         "context.md": state.doc.render(),
