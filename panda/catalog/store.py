@@ -288,7 +288,7 @@ class Catalog:
         rows = [[i, text, list(tf), list(tf.values()), sum(tf.values())]
                 for i, (text, tf) in enumerate((t, term_frequencies(t)) for t in sentences)]
         self.con.executemany("INSERT INTO syn_sentences VALUES (?, ?, ?, ?, ?)", rows)
-        self.con.execute("SELECT setseed(?)", [(seed % 1000) / 1000])
+        self.con.execute("SELECT setseed(?)", [(seed % 1000) / 1000]).fetchall()
         globals_ = int(count * global_share)
         for start in range(0, count, 100_000):
             stop = min(count, start + 100_000)

@@ -23,6 +23,9 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from difflib import SequenceMatcher
+from functools import lru_cache
+
+import numpy as np
 
 from panda.config import FreshnessPolicy, RetrievalPolicy
 
@@ -73,6 +76,15 @@ def topic_matches(query_topic: str | None, doc_topic: str | None) -> bool:
     return longer[: len(shorter)] == shorter
 
 
+@lru_cache(maxsize=65536)
+def _char_mask(word: str) -> int:
+    """The set of a word's characters as bits. Example: _char_mask('aba') == _char_mask('ab')."""
+    mask = 0
+    for ch in word:
+        mask |= 1 << (ord(ch) % 64)
+    return mask
+
+
 def similar_words(a: str, b: str, threshold: float = 0.85) -> bool:
     """SequenceMatcher ratio >= threshold, skipping pairs whose lengths alone rule it out.
 
@@ -81,45 +93,83 @@ def similar_words(a: str, b: str, threshold: float = 0.85) -> bool:
     """
     if 2 * min(len(a), len(b)) / (len(a) + len(b)) < threshold:
         return False
+    # A character in one word and not the other is never matched, and at most (1 - threshold) * (n + m)
+    # characters may go unmatched: a cheap exact filter before SequenceMatcher.
+    if (_char_mask(a) ^ _char_mask(b)).bit_count() > (1 - threshold) * (len(a) + len(b)):
+        return False
     matcher = SequenceMatcher(None, a, b)
     return matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold and matcher.ratio() >= threshold
 
 
+class FuzzyWords:
+    """Seed 003's fuzzy match for one search: which query words a document holds exactly or at >= 85 %
+    similarity. Each (query word, document word) pair is compared once per search, however many
+    candidates share the word: the per-document work is set operations."""
+
+    def __init__(self, threshold: float = 0.85, exact_max_len: int = 3) -> None:
+        self.threshold, self.exact_max_len = threshold, exact_max_len
+        self.similar: dict[str, set[str]] = {}  # query word -> document words it matches
+        self.checked: dict[str, set[str]] = {}  # query word -> document words compared with it
+
+    def prepare(self, query_words: list[str], vocabulary: set[str]) -> None:
+        """Compare every query word with every word of `vocabulary` it has not met yet (a search passes all
+        its candidates' words at once): the length and character-set bounds of similar_words run
+        vectorised, SequenceMatcher only on the pairs that pass them."""
+        t, short = self.threshold, self.exact_max_len
+        todo = {}
+        for word in set(query_words):
+            checked = self.checked.setdefault(word, set())
+            self.similar.setdefault(word, set())
+            new = vocabulary - checked
+            checked |= new
+            if len(word) > short and new:
+                todo[word] = new
+        if not todo:
+            return
+        fresh = sorted({w for new in todo.values() for w in new if len(w) > short})
+        if not fresh:
+            return
+        index = {w: i for i, w in enumerate(fresh)}
+        lengths = np.fromiter((len(w) for w in fresh), dtype=np.int64, count=len(fresh))
+        masks = np.fromiter((_char_mask(w) for w in fresh), dtype=np.uint64, count=len(fresh))
+        for word, new in todo.items():
+            n = len(word)
+            total = lengths + n
+            ok = (2 * np.minimum(lengths, n) >= t * total) & \
+                (np.bitwise_count(masks ^ np.uint64(_char_mask(word))) <= (1 - t) * total)
+            if len(new) < len(fresh):  # only the words this query word has not met
+                member = np.zeros(len(fresh), dtype=bool)
+                member[[index[w] for w in new if w in index]] = True
+                ok &= member
+            self.similar[word].update(fresh[i] for i in np.flatnonzero(ok)
+                                      if fresh[i] != word and similar_words(word, fresh[i], t))
+
+    def share(self, query_words: list[str], doc_words: list[str]) -> float:
+        """Share of query words found in the document exactly or at >= threshold similarity; words of
+        <= exact_max_len characters must match exactly."""
+        if not query_words:
+            return 0.0
+        vocabulary = set(doc_words)
+        unseen = [w for w in query_words if not vocabulary <= self.checked.get(w, set())]
+        if unseen:
+            self.prepare(unseen, vocabulary)
+        hits = 0
+        for word in query_words:
+            if word in vocabulary:
+                hits += 1
+            elif self.similar.get(word, set()) & vocabulary:
+                hits += 1
+        return hits / len(query_words)
+
+
 def fuzzy_word_match(query_words: list[str], doc_words: list[str], threshold: float = 0.85,
-                     exact_max_len: int = 3, memo: dict[tuple[str, str], bool] | None = None) -> float:
+                     exact_max_len: int = 3, matcher: FuzzyWords | None = None) -> float:
     """Share of query words found in the document exactly or at >= 85 % similarity (seed 003).
 
     Words of <= 3 characters must match exactly. Example: 'jessika' vs 'jessikka' -> ratio 0.933, a
     match; fuzzy_word_match(['jessika', 'cat'], ['jessikka', 'cats']) = 0.5 ('cat' needs an exact match).
     """
-    if not query_words:
-        return 0.0
-    vocabulary = set(doc_words)
-    memo = {} if memo is None else memo
-    by_length: dict[int, list[str]] = {}
-    for other in vocabulary:
-        if len(other) > exact_max_len:
-            by_length.setdefault(len(other), []).append(other)
-    hits = 0
-    for word in query_words:
-        if word in vocabulary:
-            hits += 1
-            continue
-        if len(word) <= exact_max_len:
-            continue
-        n = len(word)
-        # Only lengths that can reach the threshold: 2*min/(n+m) bounds the ratio (see similar_words).
-        if any(_matches(word, other, threshold, memo) for m, group in by_length.items()
-               if 2 * min(n, m) / (n + m) >= threshold for other in group):
-            hits += 1
-    return hits / len(query_words)
-
-
-def _matches(word: str, other: str, threshold: float, memo: dict[tuple[str, str], bool]) -> bool:
-    key = (word, other)
-    if key not in memo:
-        memo[key] = similar_words(word, other, threshold)
-    return memo[key]
+    return (matcher or FuzzyWords(threshold, exact_max_len)).share(query_words, doc_words)
 
 
 @dataclass(frozen=True)
@@ -177,7 +227,7 @@ TOPIC, TAG, NAME, OTHER = 0, 1, 2, 3  # seed 003's search priority, best first
 
 
 def priority_tier(topic_match: bool, query_words: list[str], keywords: list[str], title_words: list[str],
-                  threshold: float = 0.85, memo: dict[tuple[str, str], bool] | None = None) -> int:
+                  threshold: float = 0.85, matcher: FuzzyWords | None = None) -> int:
     """Seed 003: topic match > tag match > fuzzy name match (85 %) > recency.
 
     Example: priority_tier(False, ['hamster', 'cage'], ['hamster'], ['care']) -> TAG (1);
@@ -190,7 +240,7 @@ def priority_tier(topic_match: bool, query_words: list[str], keywords: list[str]
         return TAG
     # words of 4+ letters on both sides, so fuzzy_word_match's exact-only short words never count here
     long_words = [w for w in query_words if len(w) > 3]
-    if fuzzy_word_match(long_words, [w for w in title_words if len(w) > 3], threshold, 3, memo) > 0:
+    if fuzzy_word_match(long_words, [w for w in title_words if len(w) > 3], threshold, 3, matcher) > 0:
         return NAME
     return OTHER
 

@@ -343,7 +343,10 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
     rp = policy.retrieval
     rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, rp.lexical_mix)
     query_words = [w for w in words(query) if len(w) > 1]
-    memo: dict[tuple[str, str], bool] = {}  # word-pair similarity, shared by all candidates of this search
+    matcher = scoring.FuzzyWords(rp.fuzzy_threshold, rp.fuzzy_exact_max_len)  # word pairs compared once a search
+    doc_words = {row["id"]: words(row.get("search_text") or "")[:150] for row in rows}
+    titles = {w for row in rows for w in words(row["title"] or "")}
+    matcher.prepare(query_words, {w for ws in doc_words.values() for w in ws} | titles)
     results = []
     for row in rows:
         created = utc(row["created_at"]) if row["created_at"] else now
@@ -358,8 +361,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
             quality=scoring.effective_quality(float(row["quality"] or 0.0), trust),
             freshness=scoring.freshness_factor(age_days, list(row["content_types"] or []), policy.freshness),
             topic_match=scoring.topic_matches(query_topic, row["primary_topic"]),
-            fuzzy=scoring.fuzzy_word_match(query_words, words(text)[:150], rp.fuzzy_threshold,
-                                          rp.fuzzy_exact_max_len, memo),
+            fuzzy=matcher.share(query_words, doc_words[row["id"]]),
         )
         expires = row["expires_at"]
         score = scoring.combine(factors, rp)
@@ -381,7 +383,8 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
         by_id = {row["id"]: row for row in rows}
         content_words = [w for w in query_words if w not in STOP_WORDS]
         tiers = [scoring.priority_tier(r.factors["topic_match"] > 0, content_words, list(by_id[r.id].get("keywords") or []),
-                                       words(r.title), rp.fuzzy_threshold, memo) for r in results]
+                                       words(r.title), rp.fuzzy_threshold,
+                                       matcher if rp.fuzzy_exact_max_len == 3 else None) for r in results]
         results = [results[i] for i in scoring.order_by_priority([r.score for r in results], tiers, rp.priority_band)]
     return results
 
