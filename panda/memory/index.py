@@ -56,6 +56,9 @@ class _Partition:
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # term -> (rows, tf)
     row_of: dict[str, int] = field(default_factory=dict)
     ann: InvertedFileIndex | None = None  # large partitions only
+    is_note: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # notes never expire from search
+    # The earliest expires/invalid time of the partition: before it, the time filters let every row through.
+    first_expiry: float = math.inf
 
     @property
     def size(self) -> int:
@@ -169,6 +172,8 @@ class SearchIndex:
         for start, end in zip(bounds[:-1], bounds[1:], strict=True):
             key = str(keys_col[start])
             part = self._partition(columns, int(start), int(end))
+            part.is_note = part.kind == "note"
+            part.first_expiry = float(min(part.expires.min(initial=math.inf), part.invalid.min(initial=math.inf)))
             if part.size >= self.ann.min_rows and int(part.has_vector.sum()) >= self.ann.min_rows:
                 part.ann = InvertedFileIndex(part.vectors, part.has_vector, self.ann)
             self.parts[key] = part
@@ -252,9 +257,9 @@ class SearchIndex:
                                  for x in part.topic[sel]), bool, n)
         if filters.min_quality > 0:
             mask &= part.quality[sel] >= filters.min_quality
-        if not filters.include_expired:
-            mask &= (part.expires[sel] > now) | (part.kind[sel] == "note")
-        if not filters.include_invalid:
+        if not filters.include_expired and now >= part.first_expiry:
+            mask &= (part.expires[sel] > now) | part.is_note[sel]
+        if not filters.include_invalid and now >= part.first_expiry:
             mask &= part.invalid[sel] > now
         if filters.created_before is not None:
             created = part.created[sel]
@@ -277,14 +282,19 @@ class SearchIndex:
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in unique if df[t]}
         out: list[tuple[str, float]] = []
         for part in self._visible(filters):
-            scores = np.zeros(part.size, dtype=np.float64)
+            all_rows, contributions = [], []
             for term, weight in idf.items():
                 found = part.postings.get(term)
                 if found is None:
                     continue
                 rows, tf = found
                 norm = tf + k1 * (1 - b + b * part.length[rows] / avgdl)
-                scores += np.bincount(rows, weights=weight * tf * (k1 + 1) / norm, minlength=part.size)
+                all_rows.append(rows)
+                contributions.append(weight * tf * (k1 + 1) / norm)
+            if not all_rows:
+                continue
+            # One pass for all terms: a row's terms are summed in query-term order, as term by term would.
+            scores = np.bincount(np.concatenate(all_rows), weights=np.concatenate(contributions), minlength=part.size)
             hits = np.flatnonzero(scores > 0)  # every term weight is positive: scored = matched
             hits = hits[self._mask(part, filters, hits)]
             out += _top(part.ids, hits, scores[hits], limit)
