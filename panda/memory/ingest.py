@@ -110,15 +110,20 @@ def summary_document(transcript: SessionTranscript, rel_path: str) -> Document:
     )
 
 
-def vehemence(metadata: dict[str, Any], text: str = "") -> float:
-    """Seed 001 vehemence: urgency = enrichment's importance, sentiment intensity by its label; without
-    enrichment both from the words (memory/emotion.py); risk always from the words.
+def vehemence(metadata: dict[str, Any], text: str = "", from_words: bool = False) -> float:
+    """Seed 001 vehemence: urgency = enrichment's importance, sentiment intensity by its label; risk from
+    the words (memory/emotion.py). Without enrichment, urgency and sentiment are the seed's defaults (0.3,
+    0) for a message — the word rules moved LoCoMo recall@10 down by 0.002 on both halves, so they stay
+    out of message ranking — and come from the words for a turn's query (`from_words`).
 
     Example: {'importance': 0.8, 'sentiment': 'negative'} -> 0.8*0.5 + 0.7*0.3 = 0.61; {} and 'Hi' -> 0.15;
-    {} and 'I think I was scammed, I need help immediately' -> 0.9*0.5 + 0 + 0.6*0.2 = 0.57.
+    {} and 'I think I was scammed' -> 0.15 + 0.6*0.2 = 0.27; the same from_words with 'I need help
+    immediately' added -> 0.9*0.5 + 0 + 0.6*0.2 = 0.57.
     """
     risk = emotion.risk_of(text)
     if "importance" not in metadata:
+        if not from_words:
+            return scoring.vehemence_score(None, 0.0, risk)
         return scoring.vehemence_score(emotion.urgency_of(text), emotion.sentiment_of(text), risk)
     return scoring.vehemence_score(float(metadata["importance"]),
                                    SENTIMENT_INTENSITY.get(str(metadata.get("sentiment", "neutral")), 0.0), risk)

@@ -67,7 +67,7 @@ def metadata(state: TurnState, ctx: PipelineContext) -> dict[str, Any]:
         "fail_reason": state.fail_reason or None, "doc_path": rel_context,
         "prompt_versions": state.prompt_versions, "models": sorted({c["model"] for c in state.calls}),
         "probe": state.input.probe, "complete": True,
-        "importance": round(vehemence({}, state.query), 4),  # seed 001 vehemence of what the user said
+        "importance": round(vehemence({}, state.query, from_words=True), 4),  # seed 001 vehemence of what the user said
     }
 
 

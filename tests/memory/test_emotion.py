@@ -25,12 +25,13 @@ def test_signals_from_words():
 
 
 def test_vehemence_orders_the_seed_examples_and_keeps_enrichment_first():
-    calm, struggling, now = (vehemence({}, t) for t in ("I'm feeling great!", "I'm really struggling with this",
+    calm, struggling, now = (vehemence({}, t, from_words=True) for t in ("I'm feeling great!", "I'm really struggling with this",
                                                          "I was scammed and I need help immediately"))
     assert calm == pytest.approx(0.15 + 0.15) and calm < struggling < now
     assert now == pytest.approx(0.9 * 0.5 + 0.6 * 0.2)  # no sentiment words; the risk term counts
     assert vehemence({"importance": 0.8, "sentiment": "negative"}, "I was scammed") == pytest.approx(0.4 + 0.21 + 0.12)
     assert vehemence({}, "") == pytest.approx(0.15)
+    assert vehemence({}, "I'm feeling great! I was scammed") == pytest.approx(0.15 + 0.12)  # a message: risk only
 
 
 def test_turns_get_their_own_vehemence(ctx, backend, tmp_path):
