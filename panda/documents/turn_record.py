@@ -13,9 +13,13 @@ from panda.documents.model import Document, parse_time
 
 
 def turn_document(meta: dict[str, Any], counters: dict[str, Any]) -> Document:
-    """The searchable document of a turn: query, resolved query and answer; counters from context.md."""
+    """The searchable document of a turn: query, resolved query, answer, and the lesson of how it was
+    answered — the plan's goals and the tools that ran (seed 000: context.md is indexed with its plan and
+    tool log); counters from context.md."""
     answer = " ".join(str(meta.get("response") or meta.get("answer") or "").split()[:300])  # "answer": older files
-    body = "\n".join(x for x in (meta.get("query", ""), meta.get("resolved_query", ""), answer) if x)
+    lesson = [f"Plan: {meta['strategy_summary']}" if meta.get("strategy_summary") else "",
+              f"Tools: {meta['tools_summary']}" if meta.get("tools_summary") else ""]
+    body = "\n".join(x for x in (meta.get("query", ""), meta.get("resolved_query", ""), answer, *lesson) if x)
     return Document(
         id=meta["turn_id"], kind="context", title=(meta.get("resolved_query") or meta.get("query", ""))[:120],
         primary_topic=meta.get("topic") or "general", keywords=list(meta.get("keywords") or []),

@@ -127,6 +127,18 @@ class ProductFinding(_Reply):
     specs: list[Short] = Field(default_factory=list, max_length=4)
 
 
+class PricedProduct(_Reply):
+    name: Short
+    price: Annotated[str, Field(max_length=40)] = ""
+    vendor: Annotated[str, Field(max_length=60)] = ""
+
+
+class PagePrices(_Reply):
+    """A price-only re-read of a cached page whose text is still fresh (seed 002's selective refresh)."""
+
+    products: list[PricedProduct] = Field(default_factory=list, max_length=6)
+
+
 class PageFindings(_Reply):
     """Page Intelligence (MIND): what one web page says that bears on the research question."""
 

@@ -57,6 +57,9 @@ def schema_responder(request: ChatRequest) -> dict[str, Any]:
                 "route": "synthesize" if searched else "execute"}
     if phase == "page_intelligence":
         return scripted_findings(request.messages[-1]["content"])
+    if phase == "page_prices":
+        found = scripted_findings(request.messages[-1]["content"])["products"]
+        return {"products": [{"name": p["name"], "price": p["price"], "vendor": p["vendor"]} for p in found]}
     if phase == "synthesize":
         return {"answer": f"From memory: {f.get('Context', '')[:400] or 'I do not know.'}"}
     if phase == "validate":

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from panda.llm.roles import MIND
-from panda.llm.schemas import PageFindings, SearchToolFilters, ToolRequest
+from panda.llm.schemas import PageFindings, PagePrices, SearchToolFilters, ToolRequest
 from panda.memory.text import tokenize
 from panda.pipeline.gather import relative_link
 from panda.pipeline.llm_step import ask_batch
@@ -128,8 +128,23 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
         cached = cache.find_cached(ctx.vault, state.user_id, url, now, ctx.policy, exclude=state.turn_path)
         pages.append(_Page(url, doc.title, str(doc.extra.get("domain") or "local"), doc.id, result.doc_path, doc.body,
                            cached))
-    to_read = [p for p in pages if p.cached is None]
+    # Seed 002's selective refresh: a page whose text is fresh and only its prices stale is re-read for
+    # prices alone (a smaller reply); its summary and claims stay as cached.
+    stale: dict[str, Path] = {}
+    for p in pages:
+        found_stale = None if p.cached is not None else \
+            cache.find_cached(ctx.vault, state.user_id, p.url, now, ctx.policy, exclude=state.turn_path, prices_only=True)
+        if found_stale is not None:
+            stale[p.url] = found_stale
+    to_price = [p for p in pages if p.url in stale]
+    to_read = [p for p in pages if p.cached is None and p.url not in stale]
     words = ctx.policy.research.page_words
+    prices = yield from ask_batch(state, ctx, phase="page_prices", role=MIND, prompt="page_prices", schema=PagePrices,
+                                  variables=[{"products": ", ".join(pr.get("name", "") for pr in cache.read_extracted(
+                                      stale[p.url]).get("products", [])) or "(none)", "title": p.title, "domain": p.domain,
+                                              "text": " ".join(markdown_to_text(p.markdown).split()[:words])}
+                                             for p in to_price])
+    repriced = dict(zip([p.url for p in to_price], prices, strict=True))
     findings = yield from ask_batch(state, ctx, phase="page_intelligence", role=MIND, prompt="page_intelligence",
                                     schema=PageFindings, variables=[
                                         {"question": state.resolved_query, "original_query": state.query,
@@ -140,6 +155,12 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
     for page in pages:
         if page.cached is not None:
             folder = cache.reuse_entry(state.turn_path, page.cached, ctx.vault)
+        elif page.url in repriced:
+            fresh = repriced[page.url]
+            old = cache.read_extracted(stale[page.url])
+            products = [p.model_dump() for p in fresh.products] if fresh is not None else \
+                [{k: v for k, v in p.items() if k != "url"} for p in old.get("products", [])]  # unparsed: keep the old
+            folder = cache.refresh_prices(state.turn_path, stale[page.url], ctx.vault, products, now)
         else:
             reply = parsed[page.url]
             data = reply.model_dump() if reply is not None else None

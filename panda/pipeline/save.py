@@ -62,7 +62,10 @@ def metadata(state: TurnState, ctx: PipelineContext) -> dict[str, Any]:
         "topic": a.topic if a else "general", "intent": a.intent if a else "informational",
         "keywords": list(a.keywords) if a else [], "outcome": state.outcome,
         "quality_score": state.validation.quality if state.validation else 0.0,
-        "strategy_summary": strategy, "revision_count": state.doc.revision_count(), "attempts": state.doc.attempt,
+        "strategy_summary": strategy,
+        "tools_summary": "; ".join(f"{e['tool']} `{e['argument']}` -> {e.get('summary', '')}" for e in state.tool_log
+                                   if e.get("attempt") == state.doc.attempt)[:600],
+        "revision_count": state.doc.revision_count(), "attempts": state.doc.attempt,
         "used_documents": [r.id for r in state.used], "saved_documents": [d.id for d in state.staged_docs],
         "fail_reason": state.fail_reason or None, "doc_path": rel_context,
         "prompt_versions": state.prompt_versions, "models": sorted({c["model"] for c in state.calls}),

@@ -16,11 +16,14 @@ hint names them: the 0.5B model answered "you haven't told me about your hobby" 
 and a question answered with the acknowledgement synthesis is taught for statements ("Noted - you told
 me about your hobby."). Last, a recall question whose answer leaves out the remembered fact it names
 (the 0.5B model answered "Remind me what budget I gave you" with a laptop from a research page, beside
-"budget: under $1000") is sent back with the fact in the hint.
+"budget: under $1000") is sent back with the fact in the hint; and one whose answer states that fact,
+with no denial, is approved by rule (the 0.5B validator RETRYed "your budget is under $1000" as "budget
+is not specified").
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from panda.documents.budgets import truncate_to_words
@@ -63,6 +66,35 @@ def echoes_tool_status(state: TurnState) -> bool:
                                for e in state.tool_log if e.get("summary"))
 
 
+_DENIAL = re.compile(r"\b(not|never|no|don't|doesn't|didn't|haven't|hasn't|isn't|wasn't|unknown)\b|n't\b", re.I)
+
+
+def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
+    """The current facts a recall question names, each with its value's words beyond the question's (pure)."""
+    if not (state.analysis and state.analysis.query_type == "recall" and is_question(state.query)):
+        return []
+    asked = set(tokenize(state.query))
+    out = []
+    for r in state.gathered:
+        if r.kind != "fact" or r.superseded or ":" not in r.title:
+            continue
+        key, value = r.title.split(":", 1)
+        new_words = set(tokenize(value)) - asked
+        if asked & set(tokenize(key) + tokenize(value)) and new_words:
+            out.append((r.title, new_words))
+    return out
+
+
+def states_named_fact(state: TurnState) -> str | None:
+    """The named fact a recall answer states, with no denial or abstention (pure). Example: 'Remind me what
+    budget I gave you' with 'budget: under $1000' and 'Your budget is under $1000.' -> 'budget: under $1000';
+    'Your budget is not $1000.' -> None."""
+    answer = set(tokenize(state.response))
+    if abstained(state.response) or _DENIAL.search(state.response):
+        return None
+    return next((title for title, new_words in named_facts(state) if new_words <= answer), None)
+
+
 def ignored_fact(state: TurnState) -> str | None:
     """The remembered fact a recall question names that the answer leaves out, if any (pure).
 
@@ -70,17 +102,8 @@ def ignored_fact(state: TurnState) -> str | None:
     out when it has none of the value's words beyond the question's own. Example: 'Remind me what budget
     I gave you for a laptop.' with 'budget: under $1000' and the answer 'A Lenovo LOQ 15.' -> 'budget:
     under $1000'; 'Your budget is under $1000.' -> None; a question that is not recall -> None."""
-    if not (state.analysis and state.analysis.query_type == "recall" and is_question(state.query)):
-        return None
-    asked, answer = set(tokenize(state.query)), set(tokenize(state.response))
-    for r in state.gathered:
-        if r.kind != "fact" or r.superseded or ":" not in r.title:
-            continue
-        key, value = r.title.split(":", 1)
-        new_words = set(tokenize(value)) - asked
-        if asked & set(tokenize(key) + tokenize(value)) and new_words and not new_words & answer:
-            return r.title
-    return None
+    answer = set(tokenize(state.response))
+    return next((title for title, new_words in named_facts(state) if not new_words & answer), None)
 
 
 def goals_text(state: TurnState) -> str:
@@ -115,6 +138,9 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
     elif is_question(state.query) and abstained(state.response) and facts:
         verdict = by_rule("REVISE", 0.2, f"the reply says it does not know, but memory holds what the user said: "
                           f"{facts} Answer from these", len(goal_ids))
+    elif (stated := states_named_fact(state)) is not None:
+        verdict = by_rule("APPROVE", 0.85, f"a recall question answered with what the user said: {stated}",
+                          len(goal_ids))
     elif (fact := ignored_fact(state)) is not None:
         verdict = by_rule("REVISE", 0.2, f"the question asks what the user said, and memory holds it: {fact}. "
                           "Answer with it", len(goal_ids))

@@ -44,12 +44,38 @@ def content_types(findings: dict[str, Any] | None) -> list[str]:
 
 
 def is_stale(manifest: dict[str, Any], now: datetime, policy: Policy) -> bool:
+    """Stale: the page's text is older than research_days, or its prices (volatile content) older than the
+    time-sensitive half-life — prices count from their last refresh (`prices_at`)."""
     captured = parse_time(manifest.get("captured_at"))
     if captured is None:
         return True
+    if now - captured >= timedelta(days=policy.expiration.research_days):
+        return True
     volatile = any(t in VOLATILE_TYPES for t in manifest.get("content_types", []))
-    days = policy.freshness.time_sensitive_half_life_days if volatile else policy.expiration.research_days
-    return now - captured >= timedelta(days=days)
+    priced = parse_time(manifest.get("prices_at")) or captured
+    return volatile and now - priced >= timedelta(days=policy.freshness.time_sensitive_half_life_days)
+
+
+def prices_only_stale(manifest: dict[str, Any], now: datetime, policy: Policy) -> bool:
+    """Stale only because of its prices: the text is still fresh (seed 002's selective refresh)."""
+    captured = parse_time(manifest.get("captured_at"))
+    return bool(captured and manifest.get("extracted") and now - captured < timedelta(days=policy.expiration.research_days)
+                and is_stale(manifest, now, policy))
+
+
+def refresh_prices(turn_path: Path, stale: Path, vault: Vault, products: list[dict[str, Any]], now: datetime) -> Path:
+    """This turn's copy of a price-stale entry with its products replaced by freshly read ones; text,
+    summary and claims stay as captured. The manifest records `prices_at` and where it came from."""
+    folder = reuse_entry(turn_path, stale, vault)
+    data = json.loads((folder / "extracted_data.json").read_text(encoding="utf-8"))
+    url = data.get("url")
+    data["products"] = [{**p, "url": url} for p in products]
+    atomic_write_json(folder / "extracted_data.json", data)
+    manifest = read_manifest(folder)
+    manifest.update({"prices_at": iso(now), "reused_from": None, "refreshed_from": vault.layout.relative(stale),
+                     "refresh": "prices"})
+    atomic_write_json(folder / "manifest.json", manifest)
+    return folder
 
 
 def write_entry(turn_path: Path, url: str, title: str, domain: str, markdown: str, findings: dict[str, Any] | None,
@@ -98,8 +124,9 @@ def read_extracted(folder: Path) -> dict[str, Any]:
 
 
 def find_cached(vault: Vault, user_id: str, url: str, now: datetime, policy: Policy,
-                exclude: Path | None = None) -> Path | None:
-    """The newest fresh, complete cache entry for `url` in the user's complete turns (cache-first)."""
+                exclude: Path | None = None, prices_only: bool = False) -> Path | None:
+    """The newest fresh, complete cache entry for `url` in the user's complete turns (cache-first); with
+    `prices_only`, the newest one whose text is fresh and only its prices stale."""
     slug = url_slug(url)
     candidates = []
     for manifest in vault.home.glob(f"users/{validate_name(user_id, 'user_id')}/turns/turn_*/webpage_cache/{slug}/manifest.json"):
@@ -111,6 +138,8 @@ def find_cached(vault: Vault, user_id: str, url: str, now: datetime, policy: Pol
         if not (folder.parent.parent / "metadata.json").exists():
             continue  # the turn that wrote it never finished
         data = read_manifest(folder)
-        if data.get("extracted") and not is_stale(data, now, policy):
-            candidates.append((data.get("captured_at", ""), folder))
+        fresh = bool(data.get("extracted")) and not is_stale(data, now, policy)
+        usable = prices_only_stale(data, now, policy) if prices_only else fresh
+        if usable:
+            candidates.append((data.get("prices_at") or data.get("captured_at", ""), folder))
     return max(candidates)[1] if candidates else None

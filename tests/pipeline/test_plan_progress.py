@@ -55,3 +55,16 @@ def test_tool_log_names_goals_and_progress(ctx, tmp_path):
     assert "**memory.save** `budget: under $1000` · serves G2 →" in section4
     assert ("**Todo:** 1. [completed] search memory · 2. [completed] save the budget · 3. [in_progress] answer"
             in section4)
+
+
+def test_a_turn_is_indexed_with_its_plan_and_tools(ctx, backend, tmp_path):
+    """Seed 000: context.md is indexed with its plan and tool log, so a later search finds how it was answered."""
+    lines = ['{"user_id": "bob", "timestamp": "2026-03-03T12:00:00Z", "query": "Which gaming laptop fits a $1000 budget?"}']
+    turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", lines))
+    run_batch(turns, ctx, backend)
+    text = ctx.catalog.con.execute("SELECT search_text FROM documents WHERE kind = 'context'").fetchone()[0]
+    assert "Plan: answer: Which gaming laptop" in text and "Tools: memory.search `Which gaming laptop" in text
+    from panda.jobs.reindex import reindex
+
+    reindex(ctx)  # rebuilt from metadata.json: the same text
+    assert ctx.catalog.con.execute("SELECT search_text FROM documents WHERE kind = 'context'").fetchone()[0] == text

@@ -86,3 +86,23 @@ def test_a_recall_answer_that_leaves_out_the_named_fact_is_caught():
     assert ignored_fact(hamster) == "pet: Syrian hamster named Biscuit"  # named through its value ('hamster')
     hamster.response = "Her name is Biscuit."
     assert ignored_fact(hamster) is None
+
+
+def test_a_recall_answer_that_states_the_named_fact_is_approved_by_rule():
+    from panda.llm.schemas import QueryAnalysis
+    from panda.memory.search import SearchResult
+    from panda.pipeline.validate import states_named_fact
+
+    state = _state("You prefer gaming laptops with RTX GPUs and your budget is under $1000.")
+    state.analysis = QueryAnalysis(resolved_query=state.query, query_type="recall", purpose="remember", topic="user.fact",
+                                   keywords=["budget"], intent="personal", data_needs=["facts"], needs_retrieval="cross_thread")
+    state.gathered = [SearchResult(id="f", kind="fact", title="budget: under $1000", primary_topic="user.fact",
+                                   doc_path="facts.md", score=0.7, snippet="", quality=0.8, scope="user",
+                                   created_at=datetime(2026, 3, 3, tzinfo=UTC))]
+    assert states_named_fact(state) == "budget: under $1000"
+    for wrong in ("Your budget is not $1000.", "I don't know your budget.", "It's a Lenovo LOQ 15."):
+        state.response = wrong
+        assert states_named_fact(state) is None
+    state.response = "Your budget is under $1000."
+    state.analysis = state.analysis.model_copy(update={"query_type": "question"})
+    assert states_named_fact(state) is None  # only recall questions are decided this way

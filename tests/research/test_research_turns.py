@@ -228,3 +228,44 @@ def test_a_significant_research_turn_leaves_a_public_lesson_in_context_turns(ctx
     assert "created context" in next((ctx.vault.home / "Logs" / "Changes").glob("*.md")).read_text()
     report = check_home(ctx)
     assert report.ok, report.findings
+
+
+def test_stale_prices_on_a_fresh_page_are_refreshed_alone(ctx, tmp_path):
+    """Seed 002's selective refresh: ten days on, the page's text is fresh but its prices are not; the page
+    is re-read for prices only (phase page_prices), its claims kept; past research_days it is read whole."""
+    from panda.research.corpus import ingest_corpus
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    shutil.copy(PAGES / "tomshardware.com.rtx.html", crawl / "tomshardware.com.rtx.html")
+    shutil.copy(PAGES / "manifest.json", crawl / "manifest.json")
+    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ask = ('{{"user_id": "erin", "session_id": "e{n}", "timestamp": "{when}", '
+           '"query": "RTX 3080 graphics card: where to buy it and what price?"}}')
+    from panda.llm.scripted import ScriptedBackend
+    from panda.llm.scripted_replies import schema_responder
+    from panda.pipeline.scheduler import run_batch
+    from panda.pipeline.turn_input import read_turns
+
+    backend = ScriptedBackend(responder=schema_responder)
+
+    def turns(ctx, tmp_path, lines, name):
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+        return run_batch(read_turns(tmp_path / name)[0], ctx, backend)
+
+    turns(ctx, tmp_path, [ask.format(n=1, when="2026-03-02T09:00:00Z")], "e1.jsonl")
+    first = next((ctx.vault.turn_dir("erin", 1) / "webpage_cache").glob("tomshardware*"))
+    before = len(backend.history)
+    turns(ctx, tmp_path, [ask.format(n=2, when="2026-03-12T09:00:00Z")], "e2.jsonl")
+    phases = [r.phase for batch in backend.history[before:] for r in batch]
+    assert "page_prices" in phases and "page_intelligence" not in phases
+    second = next((ctx.vault.turn_dir("erin", 2) / "webpage_cache").glob("tomshardware*"))
+    manifest = json.loads((second / "manifest.json").read_text())
+    assert manifest["refresh"] == "prices" and manifest["prices_at"].startswith("2026-03-12")
+    assert manifest["captured_at"] == json.loads((first / "manifest.json").read_text())["captured_at"]
+    assert manifest["refreshed_from"] == ctx.vault.layout.relative(first)
+    old, new = (json.loads((d / "extracted_data.json").read_text()) for d in (first, second))
+    assert new["claims"] == old["claims"] and new["products"] and all(p["price"] for p in new["products"])
+    before = len(backend.history)
+    turns(ctx, tmp_path, [ask.format(n=3, when="2026-10-01T09:00:00Z")], "e3.jsonl")  # past research_days
+    assert "page_intelligence" in [r.phase for batch in backend.history[before:] for r in batch]
