@@ -7,6 +7,11 @@ The context the model sees starts with the current facts and preferences gather 
 ("budget: under $1000"): a small model's §2 summary can drop the one detail a recall question asks
 for. A message that states something about the user and asks nothing is marked as a statement to
 acknowledge, not to answer.
+
+A recall answer that left out the remembered fact its question names (validate.ignored_fact) is
+rewritten by rule, not by the model: "From what you told me: budget: under $1000." The model had that
+fact in its prompt already ("Known: …") and answered from elsewhere; asked again with the hint, the
+0.5B model answered from the research page again, both times (a sample run).
 """
 
 from __future__ import annotations
@@ -46,6 +51,10 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     if state.input.assistant is not None and not state.revise_hint:
         state.response = state.input.assistant
         note = "_(logged assistant reply, ingested as is)_"
+    elif state.revise_fact:
+        state.response = f"From what you told me: {state.revise_fact}."
+        state.revise_fact = ""
+        note = "_(stated from the remembered fact the question names, by rule: the model's answer left it out)_"
     else:
         reply = yield from ask(state, ctx, phase="synthesize", role=VOICE, prompt="synthesize", schema=Response,
                                variables={"query": state.query,

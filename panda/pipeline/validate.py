@@ -144,6 +144,7 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
     elif (fact := ignored_fact(state)) is not None:
         verdict = by_rule("REVISE", 0.2, f"the question asks what the user said, and memory holds it: {fact}. "
                           "Answer with it", len(goal_ids))
+        state.revise_fact = fact
     elif echoes_tool_status(state):
         verdict = by_rule("REVISE", 0.1, "the reply repeats a tool's status line instead of answering the question "
                           "from the gathered context", len(goal_ids))

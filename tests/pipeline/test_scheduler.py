@@ -356,3 +356,29 @@ def test_probe_turns_of_one_user_run_side_by_side_with_the_answers_of_one_lane(t
     queues = lane_queues([*probes, TurnInput(user_id="bob", timestamp=start, query="Hi there, I like tea.")], 2)
     assert [t.turn_id for t in queues["alice\x1f0"]] == ["q0", "q2", "q4"] and [t.turn_id for t in queues["alice\x1f1"]] == ["q1", "q3"]
     assert list(queues["bob"]) and "bob\x1f0" not in queues  # a user with an ordinary turn keeps one lane
+
+
+def test_a_recall_answer_that_ignores_the_named_fact_is_restated_from_it(ctx, tmp_path):
+    """Issue 11: the 0.5B model answered "Remind me what budget I gave you" from a research page. The rule
+    sends it back, §5 is restated from the fact without the model, and the restatement is approved by rule."""
+    def from_research(request):
+        reply = schema_responder(request)
+        content = request.messages[-1]["content"]
+        if request.phase == "analyze" and "Remind me" in content:
+            reply["query_type"] = "recall"
+        if request.phase == "synthesize" and "Remind me" in content:
+            return {"answer": "It's a Lenovo LOQ 15 at Best Buy."}
+        return reply
+
+    backend = ScriptedBackend(responder=from_research)
+    lines = ['{"user_id": "bob", "timestamp": "2026-03-03T12:00:00Z", "query": "My budget is under $1000."}',
+             '{"user_id": "bob", "timestamp": "2026-03-10T08:00:00Z", "query": "Remind me what budget I gave you for a laptop."}']
+    run_file(ctx, backend, write_jsonl(tmp_path / "r.jsonl", lines))
+    doc = ContextDocument.parse((ctx.vault.turn_dir("bob", 2) / "context.md").read_text())
+    assert doc.latest("5").startswith("From what you told me: budget: under $1000.")
+    assert "stated from the remembered fact" in doc.latest("5")
+    section6 = (ctx.vault.turn_dir("bob", 2) / "context.md").read_text().split("## §6", 1)[1]
+    assert "memory holds it: budget: under $1000" in section6 and "answered with what the user said" in section6
+    synth = [r for batch in backend.history for r in batch if r.phase == "synthesize" and "Remind me" in r.messages[-1]["content"]]
+    assert len(synth) == 1  # the restatement made no model call
+    assert ctx.catalog.turns("bob")[-1]["validation_outcome"] == "APPROVE"
