@@ -7,7 +7,12 @@ Routing (seed 004), from the analysis of §0:
 - cross_thread — those, plus memory.search over everything the user may see (turn history,
   memories, messages of other threads, global knowledge) and the user's preferences and facts
   (seed 003: always include relevant preferences).
-Historical messages are replaced by their session's summary where one exists. The route, with what
+The analysis's route is widened to cross_thread when it cannot find anything by construction: a
+session_only or cross_session route in a session that has nothing before this turn (a new thread's
+first question), and a recall question, which asks for a personal detail stated anywhere before (the
+0.5B model routed "What hobby did I tell you about?", the first message of a new session, to
+session_only and answered "I don't know"). Historical messages are replaced by their session's
+summary where one exists. The route, with what
 it searched, is recorded in retrieval_operations. Synthesis: the MIND role keeps what matters and
 says which items it used; those are the documents whose usage and trust the save phase updates. §2
 links every source with a relative markdown link (prior context.md, transcripts, memory notes,
@@ -123,6 +128,15 @@ def relevant(found: list[SearchResult]) -> list[SearchResult]:
     return [r for r in found if r.score >= 0.005]
 
 
+def widened_route(route: str, query_type: str, earlier_in_session: int) -> str:
+    """The route gather takes (pure). Example: ('session_only', 'question', 0) -> 'cross_thread' (nothing to
+    find in an empty session); ('session_only', 'question', 4) -> 'session_only'; ('cross_session', 'recall', 4)
+    -> 'cross_thread'; ('none', 'recall', 0) -> 'none' (the analysis said no retrieval at all)."""
+    if route in ("session_only", "cross_session") and (earlier_in_session == 0 or query_type == "recall"):
+        return "cross_thread"
+    return route
+
+
 def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchResult]:
     """Everything the route asks for, de-duplicated, recent session messages first. One retrieval row per
     turn with seed 004's fields, route `none` included."""
@@ -130,6 +144,7 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
     route = state.analysis.needs_retrieval
     started = time.perf_counter()
     session = SessionContext([]) if route == "none" else recent_session_messages(state, ctx)
+    route = state.retrieval_route = widened_route(route, state.analysis.query_type, len(session.messages))
     recent = session.messages
     found: list[SearchResult] = []
     if route != "none":
@@ -169,6 +184,12 @@ def retrieval_details(state: TurnState, results: list[SearchResult], session: Se
             "classification_ms": round(classification, 3), "total_ms": round(classification + elapsed_ms, 3)}
 
 
+def route_text(state: TurnState) -> str:
+    asked = state.analysis.needs_retrieval if state.analysis else "none"
+    taken = state.retrieval_route or asked
+    return taken if taken == asked else f"{taken} (widened from {asked})"
+
+
 def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     assert state.analysis is not None
     a = state.analysis
@@ -178,7 +199,7 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         reason = "the analysis routed this turn to no retrieval" if a.needs_retrieval == "none" else \
             "no prior memory matched this query"
         state.gather_summary = f"Nothing gathered: {reason}."
-        state.doc.write("2", f"**Retrieval route:** {a.needs_retrieval}\n**Synthesis:** {state.gather_summary}"
+        state.doc.write("2", f"**Retrieval route:** {route_text(state)}\n**Synthesis:** {state.gather_summary}"
                              "\n\n### Sources\n- (none)")
         return
     policy = ctx.policy.context
@@ -191,7 +212,7 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
     picked = [state.gathered[i - 1] for i in dict.fromkeys(reply.relevant_items) if i <= len(state.gathered)]
     state.used = picked or state.gathered[:3]
     state.gather_summary = reply.summary
-    lines = [f"**Gathered for:** {a.resolved_query}", f"**Retrieval route:** {a.needs_retrieval}",
+    lines = [f"**Gathered for:** {a.resolved_query}", f"**Retrieval route:** {route_text(state)}",
              f"**Synthesis:** {reply.summary}", "", "### Sources"]
     used_ids = {r.id for r in state.used}
     verdicts = ctx.catalog.turn_verdicts([r.id for r in state.gathered if r.kind == "context"])

@@ -83,6 +83,7 @@ class TurnState:
     fail_reason: str = ""
     retry_hint: str = ""
     revise_hint: str = ""
+    retrieval_route: str = ""  # the route gather took (gather.widened_route may widen the analysis's)
     revise_fact: str = ""  # the remembered fact a recall answer left out (validate.ignored_fact): §5 states it
     attempts_exhausted: bool = False
     call_records: list[dict[str, Any]] = field(default_factory=list)  # drained into llm_calls

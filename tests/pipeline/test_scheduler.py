@@ -382,3 +382,30 @@ def test_a_recall_answer_that_ignores_the_named_fact_is_restated_from_it(ctx, tm
     synth = [r for batch in backend.history for r in batch if r.phase == "synthesize" and "Remind me" in r.messages[-1]["content"]]
     assert len(synth) == 1  # the restatement made no model call
     assert ctx.catalog.turns("bob")[-1]["validation_outcome"] == "APPROVE"
+
+
+def test_a_route_that_cannot_find_anything_is_widened(ctx, tmp_path):
+    """The 0.5B analysis routed the first question of a new session to session_only: nothing to find there."""
+    from panda.pipeline.gather import widened_route
+
+    assert widened_route("session_only", "question", 0) == "cross_thread"
+    assert widened_route("session_only", "question", 3) == "session_only"
+    assert widened_route("cross_session", "recall", 3) == "cross_thread"
+    assert widened_route("none", "recall", 0) == "none"
+
+    def session_only(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze":
+            reply["needs_retrieval"] = "session_only"
+        return reply
+
+    backend = ScriptedBackend(responder=session_only)
+    lines = ['{"user_id": "carol", "session_id": "c1", "timestamp": "2026-03-04T20:00:00Z", "query": "I love hiking on weekends."}',
+             '{"user_id": "carol", "session_id": "c2", "timestamp": "2026-03-12T07:45:00Z", "query": "What hobby did I tell you about?"}']
+    run_file(ctx, backend, write_jsonl(tmp_path / "w.jsonl", lines))
+    section2 = ContextDocument.parse((ctx.vault.turn_dir("carol", 2) / "context.md").read_text()).latest("2")
+    assert "**Retrieval route:** cross_thread (widened from session_only)" in section2
+    assert "hiking" in section2  # the preference or the earlier turn was found
+    route = ctx.catalog.con.execute("SELECT retrieval_type FROM retrieval_operations WHERE turn_id = ?",
+                                    [ctx.catalog.turns("carol")[-1]["id"]]).fetchall()
+    assert ("cross_thread",) in route
