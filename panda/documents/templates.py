@@ -80,13 +80,13 @@ DEFAULTS: dict[str, str] = {
 _FIELD = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 
 
-def template_path(vault: Vault, name: str) -> str:
+def template_path(name: str) -> str:
     return f"Meta/Templates/{name}.md"
 
 
 def load_template(vault: Vault, name: str) -> str:
     """The template's text from the vault, written there first from the default when missing."""
-    path = vault.home / template_path(vault, name)
+    path = vault.home / template_path(name)
     if not path.exists():
         atomic_write_text(path, DEFAULTS[name])
         return DEFAULTS[name]
@@ -102,7 +102,7 @@ def write_defaults(vault: Vault) -> list[str]:
     """Every default template the vault lacks (a new home shows them in Meta/Templates)."""
     written = []
     for name in DEFAULTS:
-        if not (vault.home / template_path(vault, name)).exists():
+        if not (vault.home / template_path(name)).exists():
             load_template(vault, name)
-            written.append(template_path(vault, name))
+            written.append(template_path(name))
     return written

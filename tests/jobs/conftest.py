@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,3 +43,15 @@ def turns(ctx: Any, tmp_path: Path, lines: list[str], name: str = "t.jsonl") -> 
     parsed, errors = read_turns(path)
     assert not errors
     return run_batch(parsed, ctx, ScriptedBackend(responder=schema_responder))
+
+
+def ingest_pages(ctx: Any, tmp_path: Path, *names: str, when: datetime = datetime(2026, 3, 1, tzinfo=UTC)) -> None:
+    """A crawl snapshot of these shared web pages (and the manifest) ingested into the home's web corpus."""
+    from panda.research.corpus import ingest_corpus
+    from tests.conftest import SHARED_DATA
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    for name in (*names, "manifest.json"):
+        shutil.copy(SHARED_DATA / "webpages" / name, crawl / name)
+    ingest_corpus(ctx, crawl, when)

@@ -29,21 +29,13 @@ def test_finalise_settles_each_page_and_keeps_old_rows():
 
 
 def test_a_research_turn_logs_settled_extractions(ctx, tmp_path):
-    import shutil
-    from datetime import UTC, datetime
-
-    from panda.research.corpus import ingest_corpus
     from tests.conftest import SHARED_DATA
-    from tests.jobs.conftest import turns
+    from tests.jobs.conftest import ingest_pages, turns
 
     pages = SHARED_DATA / "webpages"
     if not (pages / "manifest.json").exists():
         pytest.skip("../shared/data/webpages is absent")
-    crawl = tmp_path / "crawl"
-    crawl.mkdir()
-    for name in ("bettycrocker.com.pineapple.html", "manifest.json"):
-        shutil.copy(pages / name, crawl / name)
-    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ingest_pages(ctx, tmp_path, "bettycrocker.com.pineapple.html")
     line = ('{"user_id": "dave", "timestamp": "2026-03-05T10:00:00Z", '
             '"query": "Pineapple upside-down cake: what is the best recipe?"}')
     assert turns(ctx, tmp_path, [line], "d.jsonl").outcomes == {"APPROVE": 1}

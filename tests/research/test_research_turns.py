@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import frontmatter
 import pytest
 
 from tests.conftest import SHARED_DATA
-from tests.jobs.conftest import turns
+from tests.jobs.conftest import ingest_pages, turns
 
 PAGES = SHARED_DATA / "webpages"
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "samples" / "turns.jsonl"
@@ -35,13 +34,8 @@ def _links_resolve(home: Path, path: Path) -> list[str]:
 
 
 def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
-    from panda.research.corpus import ingest_corpus
-
-    crawl = tmp_path / "crawl"
-    crawl.mkdir()
-    for name in ("bettycrocker.com.pineapple.html", "parallels.com.desktop.html", "pcgamer.com.darkest.html", "manifest.json"):
-        shutil.copy(PAGES / name, crawl / name)
-    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ingest_pages(ctx, tmp_path, "bettycrocker.com.pineapple.html", "parallels.com.desktop.html",
+                 "pcgamer.com.darkest.html")
     lines = [line for line in SAMPLE.read_text().splitlines() if '"dave"' in line]
     assert len(lines) == 3
     report = turns(ctx, tmp_path, lines[:1], "d1.jsonl")
@@ -112,13 +106,7 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
 
 
 def test_a_product_page_grows_a_price_history(ctx, tmp_path):
-    from panda.research.corpus import ingest_corpus
-
-    crawl = tmp_path / "crawl"
-    crawl.mkdir()
-    shutil.copy(PAGES / "tomshardware.com.rtx.html", crawl / "tomshardware.com.rtx.html")
-    shutil.copy(PAGES / "manifest.json", crawl / "manifest.json")
-    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ingest_pages(ctx, tmp_path, "tomshardware.com.rtx.html")
     ask = '{{"user_id": "erin", "session_id": "e{n}", "turn_id": "e{n}", "timestamp": "2026-0{m}-02T09:00:00Z", "query": "RTX 3080 graphics card: where to buy it and what price?"}}'
     turns(ctx, tmp_path, [ask.format(n=1, m=3)], "e1.jsonl")
     products = list((ctx.vault.home / "Knowledge" / "Products").glob("*.md"))
@@ -142,13 +130,7 @@ def test_relative_links_and_reliability_weight():
 
 
 def test_a_research_turn_sends_no_pii(ctx, tmp_path):
-    from panda.research.corpus import ingest_corpus
-
-    crawl = tmp_path / "crawl"
-    crawl.mkdir()
-    for name in ("bettycrocker.com.pineapple.html", "manifest.json"):
-        shutil.copy(PAGES / name, crawl / name)
-    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ingest_pages(ctx, tmp_path, "bettycrocker.com.pineapple.html")
     query = ("Pineapple upside-down cake recipe for my party? My name is Zoe Quartermaine, I live in Tulsa, "
              "email zoe.q@example.net or call 918-555-0199")
     line = json.dumps({"user_id": "zoe", "session_id": "z1", "timestamp": "2026-03-06T10:00:00Z", "query": query})
@@ -181,7 +163,6 @@ def test_log_changes_false_writes_notes_but_no_change_log(tmp_path, embedder):
     from panda.config import Settings, load_policy
     from panda.llm.scripted import ScriptedBackend
     from panda.llm.scripted_replies import schema_responder
-    from panda.research.corpus import ingest_corpus
     from panda.runtime import open_home
 
     home = tmp_path / "home"
@@ -192,11 +173,7 @@ def test_log_changes_false_writes_notes_but_no_change_log(tmp_path, embedder):
     backend = ScriptedBackend(responder=schema_responder)
     ctx = open_home(Settings(home=home, backend="scripted"), embedder=embedder, backend=backend)
     assert ctx.policy.write.log_changes is False
-    crawl = tmp_path / "crawl"
-    crawl.mkdir()
-    for name in ("bettycrocker.com.pineapple.html", "manifest.json"):
-        shutil.copy(PAGES / name, crawl / name)
-    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ingest_pages(ctx, tmp_path, "bettycrocker.com.pineapple.html")
     lines = [line for line in SAMPLE.read_text().splitlines() if '"dave"' in line]
     assert turns(ctx, tmp_path, lines[:1], "d1.jsonl").outcomes == {"APPROVE": 1}
     assert list((home / "Knowledge").rglob("*.md"))  # the notes are written
@@ -208,13 +185,8 @@ def test_log_changes_false_writes_notes_but_no_change_log(tmp_path, embedder):
 def test_a_significant_research_turn_leaves_a_public_lesson_in_context_turns(ctx, tmp_path):
     """Seed 003: significant context goes to Context/Turns — here as the turn's public lesson (no user data)."""
     from panda.doctor import check_home
-    from panda.research.corpus import ingest_corpus
 
-    crawl = tmp_path / "crawl"
-    crawl.mkdir()
-    for name in ("bettycrocker.com.pineapple.html", "manifest.json"):
-        shutil.copy(PAGES / name, crawl / name)
-    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ingest_pages(ctx, tmp_path, "bettycrocker.com.pineapple.html")
     lines = [line.replace('"dave"', '"dave.smith"') for line in SAMPLE.read_text().splitlines() if '"dave"' in line]
     assert turns(ctx, tmp_path, lines[:1], "d1.jsonl").outcomes == {"APPROVE": 1}
     [lesson] = list((ctx.vault.home / "Context" / "Turns").glob("*.md"))
@@ -233,13 +205,7 @@ def test_a_significant_research_turn_leaves_a_public_lesson_in_context_turns(ctx
 def test_stale_prices_on_a_fresh_page_are_refreshed_alone(ctx, tmp_path):
     """Seed 002's selective refresh: ten days on, the page's text is fresh but its prices are not; the page
     is re-read for prices only (phase page_prices), its claims kept; past research_days it is read whole."""
-    from panda.research.corpus import ingest_corpus
-
-    crawl = tmp_path / "crawl"
-    crawl.mkdir()
-    shutil.copy(PAGES / "tomshardware.com.rtx.html", crawl / "tomshardware.com.rtx.html")
-    shutil.copy(PAGES / "manifest.json", crawl / "manifest.json")
-    ingest_corpus(ctx, crawl, datetime(2026, 3, 1, tzinfo=UTC))
+    ingest_pages(ctx, tmp_path, "tomshardware.com.rtx.html")
     ask = ('{{"user_id": "erin", "session_id": "e{n}", "timestamp": "{when}", '
            '"query": "RTX 3080 graphics card: where to buy it and what price?"}}')
     from panda.llm.scripted import ScriptedBackend
