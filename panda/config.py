@@ -75,6 +75,13 @@ class RetrievalPolicy(_Strict):
     ann_probe_share: float = 0.15
     ann_dims: int = 64
     ann_rerank: int = 1500
+    # memory/conversation_signals.py (chosen 2-fold on LoCoMo halves, benchmarks/locomo_folds.py): the named
+    # speaker's messages × (1 + speaker_weight); + neighbour_weight × the next two turns' mean score; × (1 +
+    # date_weight × date match) for a question naming a time, falling off over date_scale_days.
+    speaker_weight: float = 1.0
+    neighbour_weight: float = 0.4
+    date_weight: float = 1.0
+    date_scale_days: float = 7.0
     priority_band: float = 0.10  # seed 003 priority tiers reorder results within 10 % of each other (scoring.py)
     current_facts_first: bool = True  # attribute questions lead with the current fact (memory/current_facts.py)
 

@@ -52,6 +52,7 @@ class _Partition:
     text: np.ndarray  # search_text (head), for ranking and snippets
     importance: np.ndarray
     created: np.ndarray  # epoch seconds, nan when none
+    position: np.ndarray  # turn_number (a message's place in its session), -1 when none
     counters: dict[str, np.ndarray]  # reference_count, usage_count, validation_count, validation_success
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # term -> (rows, tf)
     row_of: dict[str, int] = field(default_factory=dict)
@@ -141,7 +142,8 @@ class SearchIndex:
                 "id": doc_id, "kind": part.kind[r], "title": part.title[r], "primary_topic": part.topic[r],
                 "doc_path": part.doc_path[r], "search_text": part.text[r], "quality": float(part.quality[r]),
                 "importance": float(part.importance[r]), "scope": part.scope[r], "content_types": list(part.ctypes[r]),
-                "keywords": list(part.keywords[r]),
+                "keywords": list(part.keywords[r]), "session_id": part.session[r],
+                "turn_number": None if part.position[r] < 0 else int(part.position[r]),
                 "owner_user": None if key in (GLOBAL, NOBODY) else key,
                 "created_at": None if math.isnan(created) else datetime.fromtimestamp(created, UTC),
                 "expires_at": None if math.isinf(expires) else datetime.fromtimestamp(expires, UTC),
@@ -162,6 +164,7 @@ class SearchIndex:
                    d.embedding IS NOT NULL AS has_vector, d.embedding, coalesce(d.title, '') AS title,
                    coalesce(d.doc_path, '') AS doc_path, left(coalesce(d.search_text, ''), {TEXT_CHARS}) AS text,
                    coalesce(d.importance, 0.0) AS importance, coalesce(epoch(d.created_at), 'nan'::DOUBLE) AS created,
+                   coalesce(d.turn_number, -1) AS position,
                    d.reference_count, d.usage_count, d.validation_count, d.validation_success
             FROM documents d {where} ORDER BY key, d.id""", params)
         if table.num_rows == 0:
@@ -220,7 +223,8 @@ class SearchIndex:
                           length=col("length").astype(np.float64), vectors=vectors, has_vector=has_vector,
                           title=col("title"), doc_path=col("doc_path"), text=col("text"),
                           importance=col("importance").astype(np.float64), created=col("created").astype(np.float64),
-                          counters=counters, row_of={str(i): r for r, i in enumerate(ids)})
+                          position=col("position").astype(np.int64), counters=counters,
+                          row_of={str(i): r for r, i in enumerate(ids)})
 
     # ---- queries -----------------------------------------------------------------------------------
     def _visible_keys(self, filters: SearchFilters) -> list[str]:

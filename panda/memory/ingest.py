@@ -130,8 +130,11 @@ def vehemence(metadata: dict[str, Any], text: str = "", from_words: bool = False
 
 
 def message_document(transcript: SessionTranscript, message: TranscriptMessage, rel_path: str,
-                     context: str = "") -> Document:
-    """The searchable catalog document of one message (counters kept in its transcript metadata)."""
+                     context: str = "", position: int | None = None) -> Document:
+    """The searchable catalog document of one message (counters kept in its transcript metadata).
+
+    `position` (1-based place in its session) is kept as turn_number: search reads a message's
+    neighbours by it (memory/conversation_signals.py). keywords[0] is the message's author."""
     meta = message.metadata
     topics = list(meta.get("topics", []))
     counters = meta.get("counters", {})
@@ -140,7 +143,7 @@ def message_document(transcript: SessionTranscript, message: TranscriptMessage, 
         primary_topic="conversation." + topics[0] if topics else "conversation",
         keywords=[message.author, *topics][:6], intent="conversational", content_types=["message", message.role],
         scope="user", quality=0.5, importance=round(vehemence(meta, message.content), 4), owner_user=transcript.user_id,
-        session_id=catalog_session_id(transcript), created_at=message.timestamp,
+        session_id=catalog_session_id(transcript), turn_number=position, created_at=message.timestamp,
         reference_count=int(counters.get("reference_count", 0)), usage_count=int(counters.get("usage_count", 0)),
         validation_count=int(counters.get("validation_count", 0)),
         validation_success=int(counters.get("validation_success", 0)),
@@ -215,7 +218,7 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
         messages += rows
         # Messages of pipeline turns are searchable through the turn's own context document already.
         turns = ctx.policy.retrieval.message_context_turns
-        docs += [message_document(transcript, m, rel, context_before(transcript, i, turns))
+        docs += [message_document(transcript, m, rel, context_before(transcript, i, turns), position=i + 1)
                  for i, m in enumerate(transcript.messages)
                  if "turn_id" not in m.metadata and (changed is None or m.id in changed)]
         threads.add((transcript.user_id, transcript.thread_id))

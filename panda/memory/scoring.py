@@ -223,6 +223,12 @@ def relevance(bm25: dict[str, float], cosine: dict[str, float], lexical_mix: flo
     return {i: v / best for i, v in raw.items()}
 
 
+def rescaled(values: dict[str, float]) -> dict[str, float]:
+    """Divide by the largest so the best is 1 again. Example: {a: 2.0, b: 0.5} -> {a: 1.0, b: 0.25}."""
+    best = max(values.values(), default=0.0) or 1.0
+    return {k: v / best for k, v in values.items()}
+
+
 TOPIC, TAG, NAME, OTHER = 0, 1, 2, 3  # seed 003's search priority, best first
 
 

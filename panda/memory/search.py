@@ -26,7 +26,7 @@ from panda.documents.model import Document, new_id, utc
 from panda.documents.paths import validate_name
 from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
-from panda.memory import current_facts, scoring
+from panda.memory import conversation_signals, current_facts, scoring
 from panda.memory.ann import AnnSettings
 from panda.memory.embeddings import Embedder
 from panda.memory.index import SearchIndex
@@ -342,6 +342,8 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
     """Score candidate rows with the seed factors and sort, best first (ties by id)."""
     rp = policy.retrieval
     rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, rp.lexical_mix)
+    signals = conversation_signals.SignalWeights(rp.speaker_weight, rp.neighbour_weight, rp.date_weight, rp.date_scale_days)
+    rel = scoring.rescaled(conversation_signals.adjust(rel, rows, query, now, signals))  # best = 1 again
     query_words = [w for w in words(query) if len(w) > 1]
     matcher = scoring.FuzzyWords(rp.fuzzy_threshold, rp.fuzzy_exact_max_len)  # word pairs compared once a search
     doc_words = {row["id"]: words(row.get("search_text") or "")[:150] for row in rows}

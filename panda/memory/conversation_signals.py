@@ -1,0 +1,98 @@
+"""What a conversation's structure says about a search hit: who spoke, what came next, and when.
+
+Three adjustments of the hybrid relevance, applied by memory/search.py before seed 001's score (issue 12;
+each chosen 2-fold on LoCoMo halves by benchmarks/locomo_folds.py, never on the half reported):
+
+- **Speaker.** A question that names exactly one of the people speaking in the candidate messages
+  ("What is Gina's favourite style of dance?") is about that person, and that person's own messages
+  tell it: their messages get × (1 + speaker_weight). In LoCoMo 96 % of evidence turns are by the
+  person the question names. A question naming two speakers, or none, changes nothing.
+- **Neighbours.** A message that the next turns of its session also match is the start of the
+  exchange those turns continue ("I painted a sunrise" is followed by "Wow, what inspired it?"): it
+  gets neighbour_weight × the mean score of the next two messages among the candidates.
+- **Date.** A question that names a time (memory/dates.py) lifts what happened then: × (1 +
+  date_weight × date_match(question window, the message's event window)).
+
+They adjust relevance, not the final score: the final score goes with relevance cubed (scoring.combine),
+which would shrink a × 2 to × 1.26. Pure: rows are the candidate rows search ranks (kind, keywords,
+session_id, turn_number, created_at, search_text); scores are relevance by id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from panda.memory import dates
+from panda.memory.text import words
+
+NEXT_TURNS = (1, 2)
+
+
+@dataclass(frozen=True)
+class SignalWeights:
+    speaker: float = 1.0
+    neighbour: float = 0.4
+    date: float = 1.0
+    date_scale_days: float = 7.0
+
+
+def author_of(row: dict[str, Any]) -> str | None:
+    """A message's author: the first keyword of a message document (memory/ingest.py message_document)."""
+    if row.get("kind") != "message":
+        return None
+    keywords = row.get("keywords") or []
+    return str(keywords[0]) if keywords else None
+
+
+def own_text(row: dict[str, Any]) -> str:
+    """The message itself from its search text (title line, then "Author: content", then context)."""
+    lines = (row.get("search_text") or "").split("\n")
+    return lines[1] if len(lines) > 1 else lines[0]
+
+
+def named_speaker(query: str, authors: Iterable[str]) -> str | None:
+    """The one author the query names (all words of the name, any case), or None.
+
+    Example: named_speaker("What did Melanie paint?", ["Caroline", "Melanie"]) -> "Melanie";
+    named_speaker("Did Caroline and Melanie meet?", ["Caroline", "Melanie"]) -> None.
+    """
+    query_words = set(words(query))
+    named = {a for a in authors if (name := words(a)) and all(w in query_words for w in name)}
+    return next(iter(named)) if len(named) == 1 else None
+
+
+def adjust(scores: dict[str, float], rows: list[dict[str, Any]], query: str, now: datetime,
+           weights: SignalWeights) -> dict[str, float]:
+    """The scores after the speaker, neighbour and date adjustments (ids not in `scores` are ignored).
+
+    Example (speaker 1.0, neighbour 0.4, no date in the query): Melanie's m1 0.5, Caroline's m2 (next
+    in the session) 0.6, query "What did Melanie paint?" -> m1 0.5*2 + 0.4*(0.6/2) = 1.12, m2 0.6.
+    """
+    out = dict(scores)
+    by_id = {row["id"]: row for row in rows if row["id"] in scores}
+    speaker = named_speaker(query, {a for row in by_id.values() if (a := author_of(row))})
+    if speaker is not None and weights.speaker:
+        for doc_id, row in by_id.items():
+            if author_of(row) == speaker:
+                out[doc_id] *= 1 + weights.speaker
+    if weights.neighbour:
+        at: dict[tuple[Any, int], str] = {(row.get("session_id"), int(row["turn_number"])): doc_id
+                                          for doc_id, row in by_id.items()
+                                          if row.get("kind") == "message" and row.get("turn_number") is not None}
+        base = dict(out)
+        for (session, position), doc_id in at.items():
+            following = [base[at[(session, position + d)]] for d in NEXT_TURNS if (session, position + d) in at]
+            out[doc_id] += weights.neighbour * sum(following) / len(NEXT_TURNS)
+    asked = dates.question_window(query, now) if weights.date else None
+    if asked is not None:
+        for doc_id, row in by_id.items():
+            said = row.get("created_at")
+            if said is None:
+                continue
+            said = said if said.tzinfo else said.replace(tzinfo=UTC)
+            event = dates.event_window(own_text(row) if row.get("kind") == "message" else row.get("title") or "", said)
+            out[doc_id] *= 1 + weights.date * dates.date_match(asked, event, weights.date_scale_days)
+    return out

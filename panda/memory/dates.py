@@ -1,0 +1,177 @@
+"""Dates in questions and messages, for search's date channel (issue 12).
+
+A question that names a time ("in May 2023", "on 25 May, 2022", "between August 11 and August 15
+2023", "the second week of November", "in 2022") asks about what happened then. A message tells of
+events around when it was said, and relative words move that back ("yesterday", "last week", "last
+Friday", "last month", "a few days ago"). `question_window` reads the question's time as a date range;
+`event_window` gives the range a message's events fall in; `date_match` scores how well they meet
+(1 when they overlap, falling off with the gap in days). Dates are calendar days in UTC.
+
+Left out: weekday names without "last", seasons, and "next …" plans (a plan's date is what a question
+would name, but plans are rarer than reports and a wrong shift costs more than none).
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+_MONTH = (r"(january|february|march|april|may|june|july|august|september|october|november|december"
+          r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
+_YEAR = r"((?:19|20)\d\d)"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": 5}
+
+_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+{_MONTH},?\s+{_YEAR}\b", re.I)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I)
+_BETWEEN = re.compile(rf"\bbetween\s+{_MONTH}\s+{_DAY}\s+and\s+(?:{_MONTH}\s+)?{_DAY},?\s+{_YEAR}\b", re.I)
+_WEEK_OF = re.compile(rf"\b(first|second|third|fourth|last)\s+week\s+of\s+{_MONTH}(?:,?\s+{_YEAR})?\b", re.I)
+_PART_OF = re.compile(rf"\b(beginning|start|early|middle|mid|end|late)\s*(?:of\s+|-)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I)
+_MONTH_ALONE = re.compile(rf"\b(?:in|during|of|since)\s+{_MONTH}\b", re.I)
+_YEAR_ALONE = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.I)
+
+
+@dataclass(frozen=True)
+class Window:
+    """Calendar days start..end (both included). `year_known` False: the month recurs every year."""
+
+    start: date
+    end: date
+    year_known: bool = True
+
+
+def _month(name: str) -> int:
+    key = name.lower()
+    return MONTHS.get(key) or MONTHS[key[:3]]
+
+
+def _month_range(year: int, month: int) -> tuple[date, date]:
+    return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _safe_day(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def question_window(question: str, now: datetime | None = None) -> Window | None:
+    """The time a question asks about, or None. Without a year, the latest such month up to `now`
+    (or any year, when `now` is unknown).
+
+    Examples: "What did John host in May 2023?" -> 2023-05-01..2023-05-31;
+    "What did Nate do on 25 May, 2022?" -> 2022-05-25..2022-05-25;
+    "Where was John between August 11 and August 15 2023?" -> 2023-08-11..2023-08-15;
+    "Which country was Tim visiting in the second week of November?" (now 2023-12-01) -> 2023-11-08..2023-11-14.
+    """
+    text = question
+    if m := _BETWEEN.search(text):
+        year = int(m.group(5))
+        first = _safe_day(year, _month(m.group(1)), int(m.group(2)))
+        last = _safe_day(year, _month(m.group(3) or m.group(1)), int(m.group(4)))
+        if first and last and first <= last:
+            return Window(first, last)
+    for pattern, order in ((_DAY_MONTH_YEAR, "dmy"), (_MONTH_DAY_YEAR, "mdy")):
+        if m := pattern.search(text):
+            day, month = (m.group(1), m.group(2)) if order == "dmy" else (m.group(2), m.group(1))
+            if d := _safe_day(int(m.group(3)), _month(month), int(day)):
+                return Window(d, d)
+    if m := _WEEK_OF.search(text):
+        month = _month(m.group(2))
+        year, known = _year_for(month, m.group(3), now)
+        first, last = _month_range(year, month)
+        nth = _ORDINALS[m.group(1).lower()]
+        start = last - timedelta(days=6) if nth == 5 else first + timedelta(days=7 * (nth - 1))
+        return Window(start, min(start + timedelta(days=6), last), known)
+    if m := _PART_OF.search(text):
+        month = _month(m.group(2))
+        year, known = _year_for(month, m.group(3), now)
+        first, last = _month_range(year, month)
+        part = m.group(1).lower()
+        if part in ("beginning", "start", "early"):
+            return Window(first, first + timedelta(days=10), known)
+        if part in ("middle", "mid"):
+            return Window(first + timedelta(days=9), first + timedelta(days=20), known)
+        return Window(last - timedelta(days=10), last, known)
+    if m := _MONTH_YEAR.search(text):
+        return Window(*_month_range(int(m.group(2)), _month(m.group(1))))
+    if m := _MONTH_ALONE.search(text):
+        month = _month(m.group(1))
+        year, known = _year_for(month, None, now)
+        return Window(*_month_range(year, month), known)
+    if m := _YEAR_ALONE.search(text):
+        year = int(m.group(1))
+        return Window(date(year, 1, 1), date(year, 12, 31))
+    return None
+
+
+def _year_for(month: int, year: str | None, now: datetime | None) -> tuple[int, bool]:
+    if year:
+        return int(year), True
+    if now is None:
+        return 2000, False
+    return (now.year if month <= now.month else now.year - 1), False
+
+
+# Relative words in a message, and how many days before the message its event may lie: (earliest, latest).
+_RELATIVE = [
+    (re.compile(r"\b(yesterday|last night)\b", re.I), (1, 1)),
+    (re.compile(r"\b(last|this past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\b", re.I), (1, 9)),
+    (re.compile(r"\b(last|this past)\s+week\b|\ba week ago\b", re.I), (4, 13)),
+    (re.compile(r"\b(a few|couple of|couple|two|three|several) days ago\b|\bthe other day\b", re.I), (1, 6)),
+    (re.compile(r"\b(two|2|a couple of) weeks ago\b", re.I), (10, 20)),
+    (re.compile(r"\b(last|this past) month\b|\ba month ago\b", re.I), (20, 45)),
+    (re.compile(r"\b(last|this past) year\b|\ba year ago\b", re.I), (300, 430)),
+]
+_UNMARKED = (0, 2)  # no relative word: the day it was said or just before ("I just finished …")
+
+
+def event_window(text: str, said_at: datetime) -> Window:
+    """When the events a message tells of happened: the day it was said, moved back by its relative words.
+
+    Example: "I went bowling yesterday" said 2022-03-17 -> 2022-03-16..2022-03-16; "Contemporary dance
+    speaks to me" said 2023-01-20 -> 2023-01-18..2023-01-20;
+    "went to a community meetup last Friday" said 2023-08-29 -> 2023-08-20..2023-08-28.
+    """
+    day = said_at.date()
+    latest, earliest = next((days for pattern, days in _RELATIVE if pattern.search(text)), _UNMARKED)
+    return Window(day - timedelta(days=earliest), day - timedelta(days=latest))
+
+
+def gap_days(asked: Window, event: Window) -> int:
+    """Days between two windows (0 when they overlap); a window whose year is unknown matches any year."""
+    if not asked.year_known:
+        best = None
+        for year in range(event.start.year - 1, event.end.year + 2):
+            shifted = _shift_year(asked, year)
+            if shifted is not None:
+                gap = gap_days(shifted, event)
+                best = gap if best is None else min(best, gap)
+        return best if best is not None else 10_000
+    if event.end < asked.start:
+        return (asked.start - event.end).days
+    if event.start > asked.end:
+        return (event.start - asked.end).days
+    return 0
+
+
+def _shift_year(window: Window, year: int) -> Window | None:
+    try:
+        start = window.start.replace(year=year)
+        return Window(start, start + (window.end - window.start))
+    except ValueError:
+        return None
+
+
+def date_match(asked: Window, event: Window, scale_days: float = 7.0) -> float:
+    """1.0 when the event lies in the asked window, exp(-gap/scale) outside it.
+
+    Example: asked May 2023, event 2023-06-03 (gap 3 days, scale 7) -> 0.651."""
+    return math.exp(-gap_days(asked, event) / scale_days)
