@@ -10,6 +10,12 @@ metadata (hidden in Obsidian's reading view), so the catalog can be rebuilt from
 A preference carries seed 004's preference_type (`type=`) and both kinds their source session
 (`session=`, URL-quoted); is_active is "no invalid_at".
 
+preferences.md follows seed 003's User Preference Template: frontmatter with created, confidence and
+status, the current entries under "## Budget/Category/Brand/Shopping Preferences" (and "## Other
+Preferences" for the rest; `preference_section`), then "## Learned From", one line per source turn or
+session naming what it taught. Parsing reads entry lines under any heading except Learned From, so a
+file of any earlier layout reads the same.
+
 Facts are bi-temporal: `learned_at` is when the fact became true (valid_at), `invalid_at` when a
 newer fact replaced it, `recorded_at` when Panda wrote it down. Invalidated entries stay in the file
 under "## History", so both "what is true now" and "what was true then" have answers.
@@ -30,6 +36,30 @@ from panda.documents.model import iso, new_id, parse_time
 
 _ENTRY = re.compile(r"^- (?:\*\*(?P<key>[^*]+):\*\* )?(?P<value>.*?)(?: <!-- (?P<meta>.*?) -->)?\s*$")
 _FOOTER = "*Updated automatically by turn saver*"
+LEARNED_FROM = "Learned From"
+# Seed 003's preference sections, first match wins; a product preference that names none is a category one.
+_SECTIONS = [
+    ("Budget Preferences",
+     re.compile(r"\b(budget|price|prices|cost|costs|spend|spending|afford|cheap|cheapest|expensive)\b", re.I)),
+    ("Brand Preferences", re.compile(r"\bbrands?\b", re.I)),
+    ("Shopping Preferences",
+     re.compile(r"\b(vendors?|stores?|shops?|shopping|retailers?|shipping|delivery|buy from)\b", re.I)),
+]
+CATEGORY, OTHER = "Category Preferences", "Other Preferences"
+
+
+def preference_section(entry: MemoryEntry) -> str:
+    """The seed 003 section a preference goes under.
+
+    Examples: budget: under $1000 -> Budget Preferences; "likes: Lenovo brand" -> Brand Preferences;
+    "prefers: ordering from Best Buy stores" -> Shopping Preferences; a product preference
+    "gaming laptops with RTX GPUs" (type product) -> Category Preferences; "likes: hiking" -> Other Preferences.
+    """
+    text = entry.text
+    for section, pattern in _SECTIONS:
+        if pattern.search(text):
+            return section
+    return CATEGORY if entry.preference_type == "product" else OTHER
 
 
 @dataclass
@@ -144,21 +174,53 @@ class MemoryFile:
         title, section = self.heading
         current = [e for e in self.entries if e.invalid_at is None]
         history = [e for e in self.entries if e.invalid_at is not None]
-        lines = [f"# {title}", "", f"## {section}", ""]
-        lines += [entry.render() for entry in current]
+        meta: dict[str, Any] = {"artifact_type": self.kind, "user_id": self.user_id}
+        if self.kind == "preference":
+            lines = [f"# {title}: {self.user_id}"]
+            groups: dict[str, list[MemoryEntry]] = {}
+            for entry in current:
+                groups.setdefault(preference_section(entry), []).append(entry)
+            for name in [s for s, _ in _SECTIONS[:1]] + [CATEGORY] + [s for s, _ in _SECTIONS[1:]] + [OTHER]:
+                if name in groups:
+                    lines += ["", f"## {name}", ""] + [entry.render() for entry in groups[name]]
+            learned = [e.learned_at for e in self.entries if e.learned_at]
+            meta.update({"created": iso(min(learned)) if learned else None, "modified": iso(self.modified),
+                         "confidence": round(sum(e.confidence for e in current) / len(current), 2) if current else None,
+                         "status": "active" if current else "empty"})
+        else:
+            lines = [f"# {title}", "", f"## {section}", ""] + [entry.render() for entry in current]
+            meta["modified"] = iso(self.modified)
+        meta["entry_count"] = len(self.entries)
         if history:
             lines += ["", "## History", ""] + [entry.render() for entry in history]
+        if self.kind == "preference" and (sources := learned_from(current)):
+            lines += ["", f"## {LEARNED_FROM}", ""] + sources
         lines += ["", "---", "", _FOOTER]
-        meta: dict[str, Any] = {"artifact_type": self.kind, "user_id": self.user_id, "modified": iso(self.modified),
-                "entry_count": len(self.entries)}
         return frontmatter.dumps(frontmatter.Post("\n".join(lines), **meta), sort_keys=False) + "\n"
 
     @classmethod
     def parse(cls, text: str, kind: str, user_id: str) -> MemoryFile:
         post = frontmatter.loads(text)
         memory = cls(kind=kind, user_id=user_id, modified=parse_time(post.metadata.get("modified")))
+        in_sources = False
         for line in post.content.splitlines():
-            entry = MemoryEntry.parse(line)
+            if line.startswith("## "):
+                in_sources = line[3:].strip() == LEARNED_FROM
+                continue
+            entry = None if in_sources else MemoryEntry.parse(line)
             if entry is not None:
                 memory.entries.append(entry)
         return memory
+
+
+def learned_from(entries: list[MemoryEntry]) -> list[str]:
+    """Seed 003's "Learned From" lines: each source (a turn, or the session of ingested messages) and what
+    it taught, in first-learned order. Example: "- turn_000003: budget, likes"."""
+    taught: dict[str, list[str]] = {}
+    for entry in sorted(entries, key=lambda e: (e.learned_at is None, e.learned_at or 0)):
+        origin = entry.source or (f"session {entry.session}" if entry.session else "")
+        if origin:
+            label = entry.key or " ".join(entry.value.split()[:6])
+            if label not in taught.setdefault(origin, []):
+                taught[origin].append(label)
+    return [f"- {origin}: {', '.join(labels)}" for origin, labels in taught.items()]

@@ -237,17 +237,21 @@ class MemoryStore:
                      scope: str = "new", ttl_hours: float | None = None, now: datetime | None = None,
                      doc_id: str | None = None, session_id: str | None = None,
                      source: str | None = None) -> Document:
-        """Build (not yet write) a memory document; NEW documents get the policy TTL (24 h)."""
+        """Build (not yet write) a memory document; NEW documents get the policy TTL (24 h).
+
+        doc_type (seed 000): memory, preference, or site_knowledge — a memory document whose content type
+        is seed 000's `site_pattern` (topic "site.<domain>"), informational rather than personal."""
         now = utc(now or datetime.now(UTC))
         if scope == "new" and ttl_hours is None:
             ttl_hours = self.policy.scope.new_ttl_hours
         if user_id is not None:
             validate_name(user_id, "user_id")
         return Document(
-            id=doc_id or new_id("mem"), kind="memory" if doc_type == "memory" else doc_type,
+            id=doc_id or new_id("mem"), kind="preference" if doc_type == "preference" else "memory",
             title=" ".join(content.split()[:10]), primary_topic=topic or "general", keywords=keywords[:10],
             intent="personal" if doc_type in ("preference", "memory") else "informational",
-            content_types=[doc_type], scope=scope if scope in ("new", "user", "global") else "new",  # type: ignore[arg-type]
+            content_types=[SAVE_CONTENT_TYPES.get(doc_type, doc_type)],
+            scope=scope if scope in ("new", "user", "global") else "new",  # type: ignore[arg-type]
             quality=0.5, owner_user=user_id, session_id=session_id, created_at=now,
             expires_at=now + timedelta(hours=ttl_hours) if ttl_hours else None,
             body=content, extra={"source": source} if source else {},
@@ -300,6 +304,8 @@ class MemoryStore:
             log.warning("document %s is in the catalog but its file %s is missing", doc_id, path)
             return None
 
+
+SAVE_CONTENT_TYPES = {"site_knowledge": "site_pattern"}  # seed 000: "Type is just metadata"
 
 # Web pages and knowledge notes are global and many: one that is not about the query at all (raw cosine
 # below `research.relevance_floor`, chosen 2-fold by benchmarks/relevance_floor.py) is no result of any

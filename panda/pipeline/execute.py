@@ -57,7 +57,7 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
             entry["saved_id"] = same
             entry["summary"] = f"already in memory as {same}; not saved twice"
             return entry
-        doc_type = "preference" if request.topic.startswith("user.preference") else "memory"
+        doc_type = save_doc_type(request.topic)
         doc = ctx.memory.prepare_save(
             request.argument, doc_type=doc_type, topic=request.topic, keywords=tokenize(request.argument)[:5],
             user_id=state.user_id, scope="new", now=state.input.timestamp, session_id=state.input.session_id,
@@ -76,6 +76,15 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
             entry["results"] = [{"id": found.id, "kind": found.kind, "title": found.title, "doc_path": found.doc_path,
                                  "snippet": " ".join(found.body.split()[:80])}]
     return entry
+
+
+def save_doc_type(topic: str) -> str:
+    """memory.save's doc_type (seed 000: preference | memory | site_knowledge), from the planner's topic:
+    "user.preference…" -> preference, "site.<domain>" -> site_knowledge, anything else -> memory.
+    (The planner names a topic, not a type: one field fewer for the 0.5B model to get wrong.)"""
+    if topic.startswith("user.preference"):
+        return "preference"
+    return "site_knowledge" if topic.startswith("site.") else "memory"
 
 
 def format_entry(state: TurnState, ctx: PipelineContext, entry: dict[str, Any]) -> str:

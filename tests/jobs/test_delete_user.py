@@ -34,7 +34,9 @@ def _occurrences(home, needles, catalog) -> list[str]:
     catalog.con.execute("CHECKPOINT")
     database = home / "catalog" / "panda.duckdb"
     data = database.read_bytes()
-    hits += [f"{database} (bytes): {n}" for n in needles if n.encode() in data]
+    for n in needles:  # where in the file, and what is around it: what a failure needs to be understood
+        if (at := data.find(n.encode())) >= 0:
+            hits.append(f"{database} (bytes): {n} at offset {at} of {len(data)}: {data[max(0, at - 80):at + 80]!r}")
     con = catalog.con
     tables = con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()
     for (table,) in tables:

@@ -223,6 +223,31 @@ def test_memory_save_does_not_store_the_same_memory_twice(ctx, tmp_path):
     assert f"already in memory as {saved[0][0]}" in log
 
 
+def test_memory_save_picks_the_seed_doc_type_from_the_topic(ctx, tmp_path):
+    from panda.pipeline.execute import save_doc_type
+
+    assert [save_doc_type(t) for t in ("user.preference.budget", "site.amazon.com", "pet.parrot")] == \
+           ["preference", "site_knowledge", "memory"]
+
+    def saver(request):
+        reply = schema_responder(request)
+        if request.phase == "plan" and "Tool results so far:" in request.messages[-1]["content"] \
+                and "memory.save" not in request.messages[-1]["content"].split("Tool results so far:")[-1]:
+            reply["tool_requests"] = [
+                {"tool": "memory.save", "argument": "Amazon lists prices in a span with class a-price.", "topic": "site.amazon.com"},
+                {"tool": "memory.save", "argument": "Prefers laptops under $1000.", "topic": "user.preference.budget"}]
+            reply["route"] = "execute"
+        return reply
+
+    line = json.dumps({"user_id": "alice", "turn_id": "s1", "timestamp": "2026-03-01T09:00:00Z",
+                       "query": "Remember: Amazon shows prices in a-price spans, and I want laptops under $1000."})
+    run_file(ctx, ScriptedBackend(responder=saver), write_jsonl(tmp_path / "a.jsonl", [line]))
+    rows = ctx.catalog.con.execute("SELECT kind, primary_topic, content_types, intent, scope, owner_user FROM documents "
+                                   "WHERE kind IN ('memory', 'preference') AND owner_user = 'alice' ORDER BY kind").fetchall()
+    assert rows == [("memory", "site.amazon.com", ["site_pattern"], "informational", "new", "alice"),
+                    ("preference", "user.preference.budget", ["preference"], "personal", "new", "alice")]
+
+
 def test_planner_memory_search_filters_reach_the_search(ctx, tmp_path, monkeypatch):
     seen = []
     original = ctx.memory.search
