@@ -73,8 +73,12 @@ class RetrievalPolicy(_Strict):
     # components, re-score this many rows exactly.
     ann_min_rows: int = 50_000
     ann_probe_share: float = 0.15
-    ann_dims: int = 64
+    ann_dims: int = 128  # 64 reached 0.944 recall@10 on held-out questions at 1M, 128 reaches 0.991
     ann_rerank: int = 1500
+    # Rows whose second half of components is added before the cut (memory/ann.py). On the tuning questions
+    # (conv-26/30) 4,000, 8,000 and 16,000 all reached 0.993; 16,000, about a tenth of the rows a 1M scope probes,
+    # was kept as the margin (held-out conv-47/48: 0.985, 0.987, 0.991).
+    ann_refine: int = 16_000
     # memory/conversation_signals.py (chosen 2-fold on LoCoMo halves, benchmarks/locomo_folds.py): the named
     # speaker's messages × (1 + speaker_weight); + neighbour_weight × the next two turns' mean score; × (1 +
     # date_weight × date match) for a question naming a time, falling off over date_scale_days.

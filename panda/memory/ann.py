@@ -10,6 +10,10 @@ gets this index instead:
 - **Coarse scan.** The rows are also kept projected onto their top principal components (`dims`,
   from the same sample): a query scores the rows of its `probes` nearest lists in that space, which
   reads a quarter of the bytes.
+- **Two steps.** The coarse scan reads the first half of the components for every probed row, then
+  adds the second half for the best `refine` rows only: the leading components carry most of the
+  variance, and the scan is bound by the bytes it reads (128 components read whole: 8 ms at 1M;
+  this way about as fast as 64, with 128's recall).
 - **Exact re-ranking.** The best `rerank` rows of the coarse scan are scored again with their full
   vectors; the scores the search returns are exact cosines.
 
@@ -39,8 +43,9 @@ CHUNK = 65_536
 class AnnSettings:
     min_rows: int = 50_000
     probe_share: float = 0.15  # of the lists, at least 8
-    dims: int = 64  # principal components of the coarse scan
+    dims: int = 128  # principal components of the coarse scan
     rerank: int = 1500  # rows re-scored exactly, at least 4 x the limit
+    refine: int = 16_000  # rows whose second half of components is added before the re-ranking cut
 
 
 class InvertedFileIndex:
@@ -60,7 +65,10 @@ class InvertedFileIndex:
         self.rows = rows[order]  # list-order position -> partition row
         counts = np.bincount(lists, minlength=len(self.centroids))
         self.bounds = np.r_[0, np.cumsum(counts)]
-        self.coarse = np.ascontiguousarray(((vectors[self.rows] - self.mean) @ self.basis).astype(np.float32))
+        coarse = ((vectors[self.rows] - self.mean) @ self.basis).astype(np.float32)
+        self.head = max(1, dims // 2)
+        self.coarse_head = np.ascontiguousarray(coarse[:, : self.head])
+        self.coarse_tail = np.ascontiguousarray(coarse[:, self.head:])
 
     @property
     def lists(self) -> int:
@@ -75,12 +83,13 @@ class InvertedFileIndex:
         (`allowed`: partition rows -> bool mask) leaves fewer than `limit` rows there (scan exactly)."""
         nearest = np.argsort(-(self.centroids @ query))[: self.probes()]
         q = query @ self.basis  # v.q = mean.q + (v - mean).q, and mean.q is the same for every row
+        q_head, q_tail = q[: self.head], q[self.head:]
         pos, coarse = [], []
         for lst in nearest:
             lo, hi = self.bounds[lst], self.bounds[lst + 1]
             if hi > lo:
                 pos.append(np.arange(lo, hi))
-                coarse.append(self.coarse[lo:hi] @ q)
+                coarse.append(self.coarse_head[lo:hi] @ q_head)
         if not pos:
             return None
         positions, scores = np.concatenate(pos), np.concatenate(coarse)
@@ -88,6 +97,12 @@ class InvertedFileIndex:
         positions, scores = positions[keep], scores[keep]
         if positions.size < limit:
             return None
+        refine = max(self.settings.refine, 4 * self.settings.rerank, 16 * limit)
+        if positions.size > refine and q_tail.size:
+            top = np.argpartition(-scores, refine)[:refine]
+            positions, scores = positions[top], scores[top]
+        if q_tail.size:
+            scores = scores + self.coarse_tail[positions] @ q_tail
         cut = max(self.settings.rerank, 4 * limit)
         if positions.size > cut:
             top = np.argpartition(-scores, cut)[:cut]

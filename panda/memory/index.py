@@ -12,7 +12,9 @@ same tie order (score, then id); a test compares both paths.
 One exception, by design: a partition of at least `ann_min_rows` rows (a global web corpus, one heavy
 user) answers the vector leg from an approximate index (memory/ann.py) instead of scanning every row;
 its scores are still exact cosines, and benchmarks/search_latency.py measures its recall against the
-exact scan. Filters are evaluated only on the rows a leg actually looks at.
+exact scan. Filters are evaluated only on the rows a leg actually looks at. (BM25 over each term's
+highest-impact postings only was tried and dropped: at 1M it saved ~1 ms of p95 and agreed with the
+exact top 60 on 94 % of rows.)
 """
 
 from __future__ import annotations
@@ -240,7 +242,6 @@ class SearchIndex:
         """Which rows pass the filters: every row of the partition, or only `rows` (in their order)."""
         sel: Any = slice(None) if rows is None else rows
         n = part.size if rows is None else len(rows)
-        picked = range(part.size) if rows is None else rows.tolist()
         now = (filters.now or datetime.now(UTC)).timestamp()
         mask = np.ones(n, dtype=bool)
         if filters.session_id is not None:
@@ -252,6 +253,7 @@ class SearchIndex:
             mask &= part.scope[sel] == filters.scope
         if filters.content_types:
             wanted = set(filters.content_types)
+            picked = range(part.size) if rows is None else rows.tolist()
             mask &= np.fromiter((bool(wanted.intersection(part.ctypes[r])) for r in picked), bool, n)
         if filters.kinds:
             mask &= np.isin(part.kind[sel], list(filters.kinds))
