@@ -31,7 +31,8 @@ from panda.documents.model import Document, iso
 from panda.documents.paths import slugify
 from panda.documents.templates import load_template, render
 from panda.documents.vault import Vault
-from panda.memory.emotion import sentiment_of
+from panda.memory.emotion import risk_of, sentiment_of, urgency_of
+from panda.memory.scoring import vehemence_score
 from panda.privacy.pii import without_placeholders
 
 RECENT = 50
@@ -43,6 +44,14 @@ class NoteChange:
     action: str  # created | updated | unchanged
     kind: str  # research | product | context
     diff: str = ""  # the note body's unified diff (documents/change_log.py)
+
+
+def note_importance(query: str) -> float:
+    """A note's seed 001 vehemence, from the (scrubbed) question that researched it: urgency, sentiment and
+    risk of its words (memory/emotion.py), instead of the constant default. Examples: "best pineapple cake
+    recipe" -> 0.3 (default urgency 0.3*0.5 + the sentiment of "best" 0.5*0.3); "urgent: is this laptop
+    deal a scam? I need help immediately" -> 0.57."""
+    return round(vehemence_score(urgency_of(query), sentiment_of(query), risk_of(query)), 4)
 
 
 def write_note(vault: Vault, doc: Document, path: Path, action: str, kind: str) -> NoteChange:
@@ -114,7 +123,7 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datet
                        keywords=_public_tags(data, topic, data["query"]), intent=data["intent"] or "informational",
                        content_types=["research"] + (["pricing"] if data["decay"] == "time-sensitive" else []),
                        scope="global", quality=float(data["quality"]["overall"]), created_at=now, modified_at=now,
-                       source_urls=urls, body=body, extra={})
+                       source_urls=urls, body=body, extra={}, importance=note_importance(data["query"]))
         action = "created"
     elif origin in existing.body:
         return NoteChange(vault.layout.relative(path), "unchanged", "research")  # a resumed turn: already appended
@@ -123,6 +132,7 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datet
         update = [f"## Update {now.date().isoformat()} · `{origin}`", "",
                   f"**Query:** {data['query']}", "", *findings, "", *sources]
         doc.body = doc.body.rstrip() + "\n\n" + "\n".join(update)
+        doc.importance = max(doc.importance, note_importance(data["query"]))
         doc.source_urls = list(dict.fromkeys([*doc.source_urls, *urls]))
         doc.keywords = list(dict.fromkeys([*doc.keywords, *_public_tags(data, data["query"])]))[:12]
         doc.quality = max(doc.quality, float(data["quality"]["overall"]))
@@ -173,7 +183,8 @@ def product_notes(vault: Vault, policy: Policy, data: dict[str, Any], research_n
                            primary_topic=f"product.{slugify(name, 30)}",
                            keywords=_tags(name, data["topic"]), intent="transactional",
                            content_types=["product"] + (["pricing"] if rows else []), scope="global", quality=0.7,
-                           created_at=now, modified_at=now, source_urls=[u for _, _, u in info["prices"]], body=body)
+                           created_at=now, modified_at=now, source_urls=[u for _, _, u in info["prices"]], body=body,
+                           importance=note_importance(data["query"]))
             action = "created"
         elif data["turn_id"] in existing.extra.get("turns", []):
             changes.append(NoteChange(vault.layout.relative(path), "unchanged", "product"))

@@ -59,6 +59,11 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
     meta = frontmatter.loads(note.read_text()).metadata
     assert TEMPLATE_KEYS <= set(meta) and meta["artifact_type"] == "research" and meta["status"] == "active"
     assert meta["expires"] == "2026-09-01"  # 180 days
+    from panda.research.knowledge import note_importance
+
+    row = ctx.catalog.con.execute("SELECT importance FROM documents WHERE doc_path = ?",
+                                  ["Knowledge/Research/pineapple_upside.md"]).fetchone()
+    assert row is not None and row[0] == meta["importance"] == note_importance(research["query"])  # not the constant
     assert _links_resolve(home, note) == []
     indexes = {p.name: p.read_text() for p in (home / "Meta" / "Indexes").glob("*_index.md")}
     assert set(indexes) == {"topic_index.md", "tag_index.md", "product_index.md", "recent_index.md"}
