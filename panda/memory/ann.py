@@ -78,29 +78,40 @@ class InvertedFileIndex:
         return min(self.lists, max(8, math.ceil(self.lists * self.settings.probe_share)))
 
     def search(self, vectors: np.ndarray, query: np.ndarray, limit: int,
-               allowed: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+               allowed: Callable[[np.ndarray], np.ndarray] | None) -> tuple[np.ndarray, np.ndarray] | None:
         """Rows and exact cosines of the best candidates among the probed lists, or None when the filter
-        (`allowed`: partition rows -> bool mask) leaves fewer than `limit` rows there (scan exactly)."""
+        (`allowed`: partition rows -> bool mask; None: no filter) leaves fewer than `limit` rows there
+        (scan exactly)."""
         nearest = np.argsort(-(self.centroids @ query))[: self.probes()]
         q = query @ self.basis  # v.q = mean.q + (v - mean).q, and mean.q is the same for every row
         q_head, q_tail = q[: self.head], q[self.head:]
-        pos, coarse = [], []
-        for lst in nearest:
-            lo, hi = self.bounds[lst], self.bounds[lst + 1]
-            if hi > lo:
-                pos.append(np.arange(lo, hi))
-                coarse.append(self.coarse_head[lo:hi] @ q_head)
-        if not pos:
+        spans = [(lo, hi) for lo, hi in zip(self.bounds[nearest].tolist(), self.bounds[nearest + 1].tolist(), strict=True)
+                 if hi > lo]
+        if not spans:
             return None
-        positions, scores = np.concatenate(pos), np.concatenate(coarse)
-        keep = allowed(self.rows[positions])
-        positions, scores = positions[keep], scores[keep]
-        if positions.size < limit:
+        scores = np.concatenate([self.coarse_head[lo:hi] @ q_head for lo, hi in spans])
+        # Entry i of `scores` is list-order position starts[k] + i - offsets[k], k the span holding it:
+        # positions are worked out for the entries that survive a cut, not for every probed row.
+        starts = np.array([lo for lo, _ in spans], dtype=np.int64)
+        offsets = np.cumsum([0] + [hi - lo for lo, hi in spans[:-1]], dtype=np.int64)
+
+        def positions_of(entries: np.ndarray) -> np.ndarray:
+            k = np.searchsorted(offsets, entries, side="right") - 1
+            return starts[k] + entries - offsets[k]
+
+        positions: np.ndarray | None = None
+        if allowed is not None:
+            positions = positions_of(np.arange(scores.size))
+            keep = allowed(self.rows[positions])
+            positions, scores = positions[keep], scores[keep]
+        if scores.size < limit:
             return None
         refine = max(self.settings.refine, 4 * self.settings.rerank, 16 * limit)
-        if positions.size > refine and q_tail.size:
+        if scores.size > refine and q_tail.size:
             top = np.argpartition(-scores, refine)[:refine]
-            positions, scores = positions[top], scores[top]
+            positions, scores = (positions_of(top) if positions is None else positions[top]), scores[top]
+        elif positions is None:
+            positions = positions_of(np.arange(scores.size))
         if q_tail.size:
             scores = scores + self.coarse_tail[positions] @ q_tail
         cut = max(self.settings.rerank, 4 * limit)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -31,6 +32,7 @@ import numpy as np
 from panda.catalog.store import GLOBAL_PARTITION as GLOBAL
 from panda.catalog.store import NO_OWNER_PARTITION as NOBODY
 from panda.catalog.store import Catalog, SearchFilters
+from panda.memory import compute_threads
 from panda.memory.ann import AnnSettings, InvertedFileIndex
 
 
@@ -238,42 +240,56 @@ class SearchIndex:
         return [self.parts[k] for k in self._visible_keys(filters)]
 
     @staticmethod
-    def _mask(part: _Partition, filters: SearchFilters, rows: np.ndarray | None = None) -> np.ndarray:
-        """Which rows pass the filters: every row of the partition, or only `rows` (in their order)."""
+    def _mask(part: _Partition, filters: SearchFilters, rows: np.ndarray | None = None) -> np.ndarray | None:
+        """Which rows pass the filters: every row of the partition, or only `rows` (in their order).
+        None when no filter applies to this partition (every row passes; callers skip the work)."""
         sel: Any = slice(None) if rows is None else rows
         n = part.size if rows is None else len(rows)
         now = (filters.now or datetime.now(UTC)).timestamp()
-        mask = np.ones(n, dtype=bool)
+        tests: list[Callable[[], np.ndarray]] = []
         if filters.session_id is not None:
-            mask &= part.session[sel] == filters.session_id
+            tests.append(lambda: part.session[sel] == filters.session_id)
         if filters.session_prefix is not None:
             prefix = filters.session_prefix
-            mask &= np.fromiter((isinstance(s, str) and s.startswith(prefix) for s in part.session[sel]), bool, n)
+            tests.append(lambda: np.fromiter((isinstance(s, str) and s.startswith(prefix) for s in part.session[sel]),
+                                             bool, n))
         if filters.scope is not None:
-            mask &= part.scope[sel] == filters.scope
+            tests.append(lambda: part.scope[sel] == filters.scope)
         if filters.content_types:
             wanted = set(filters.content_types)
-            picked = range(part.size) if rows is None else rows.tolist()
-            mask &= np.fromiter((bool(wanted.intersection(part.ctypes[r])) for r in picked), bool, n)
+            tests.append(lambda: np.fromiter((bool(wanted.intersection(part.ctypes[r]))
+                                              for r in (range(part.size) if rows is None else rows.tolist())), bool, n))
         if filters.kinds:
-            mask &= np.isin(part.kind[sel], list(filters.kinds))
+            tests.append(lambda: np.isin(part.kind[sel], list(filters.kinds)))
         if filters.topic_prefix:
             t = filters.topic_prefix
-            mask &= np.fromiter((isinstance(x, str) and (x == t or x.startswith(t + ".") or t.startswith(x + "."))
-                                 for x in part.topic[sel]), bool, n)
+            tests.append(lambda: np.fromiter((isinstance(x, str) and (x == t or x.startswith(t + ".") or t.startswith(x + "."))
+                                              for x in part.topic[sel]), bool, n))
         if filters.min_quality > 0:
-            mask &= part.quality[sel] >= filters.min_quality
+            tests.append(lambda: part.quality[sel] >= filters.min_quality)
         if not filters.include_expired and now >= part.first_expiry:
-            mask &= (part.expires[sel] > now) | part.is_note[sel]
+            tests.append(lambda: (part.expires[sel] > now) | part.is_note[sel])
         if not filters.include_invalid and now >= part.first_expiry:
-            mask &= part.invalid[sel] > now
+            tests.append(lambda: part.invalid[sel] > now)
         if filters.created_before is not None:
-            created = part.created[sel]
-            mask &= (created <= filters.created_before.timestamp()) | np.isnan(created)
+            before = filters.created_before.timestamp()
+            tests.append(lambda: (part.created[sel] <= before) | np.isnan(part.created[sel]))
         if filters.created_after is not None:
-            mask &= part.created[sel] >= filters.created_after.timestamp()
+            after = filters.created_after.timestamp()
+            tests.append(lambda: part.created[sel] >= after)
+        if not tests:
+            return None
+        mask = tests[0]()
+        for test in tests[1:]:
+            mask &= test()
         return mask
 
+    @classmethod
+    def _filtered(cls, part: _Partition, filters: SearchFilters) -> bool:
+        """Whether any filter applies to this partition's rows (`_mask` decides, over no rows)."""
+        return cls._mask(part, filters, _NO_ROWS) is not None
+
+    @compute_threads.on_single_blas
     def bm25(self, terms: list[str], filters: SearchFilters, limit: int, k1: float = 1.2,
              b: float = 0.75) -> list[tuple[str, float]]:
         self.refresh()
@@ -300,13 +316,14 @@ class SearchIndex:
             if not all_rows:
                 continue
             # One pass for all terms: a row's terms are summed in query-term order, as term by term would.
-            scores = np.bincount(np.concatenate(all_rows), weights=np.concatenate(contributions), minlength=part.size)
-            hits = np.flatnonzero(scores > 0)  # every term weight is positive: scored = matched
-            hits = hits[self._mask(part, filters, hits)]
-            out += _top(part.ids, hits, scores[hits], limit)
+            matched = np.concatenate(all_rows)
+            scores = np.bincount(matched, weights=np.concatenate(contributions), minlength=part.size)
+            mask = self._mask(part, filters, matched)
+            out += _top_matched(part.ids, matched if mask is None else matched[mask], scores, limit, len(all_rows))
         out.sort(key=lambda item: (-item[1], item[0]))
         return out[:limit]
 
+    @compute_threads.on_single_blas
     def vectors(self, vector: Any, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
         self.refresh()
         query = np.asarray(vector, dtype=np.float32)
@@ -317,17 +334,22 @@ class SearchIndex:
             if part.vectors.shape[1] != query.shape[0]:
                 continue
             found = None
-            if part.ann is not None:
+            if part.ann is not None:  # its rows all have vectors
                 def allowed(rows: np.ndarray, part: _Partition = part) -> np.ndarray:
-                    return part.has_vector[rows] & self._mask(part, filters, rows)
+                    mask = self._mask(part, filters, rows)
+                    return np.ones(len(rows), dtype=bool) if mask is None else mask
 
-                found = part.ann.search(part.vectors, query, limit, allowed)
+                found = part.ann.search(part.vectors, query, limit, allowed if self._filtered(part, filters) else None)
             if found is None:  # a small partition, or a filter the probed lists cannot satisfy: scan exactly
-                rows = np.flatnonzero(part.has_vector & self._mask(part, filters))
+                mask = self._mask(part, filters)
+                rows = np.flatnonzero(part.has_vector if mask is None else part.has_vector & mask)
                 found = rows, part.vectors[rows] @ query
             out += _top(part.ids, found[0], found[1].astype(np.float64), limit)
         out.sort(key=lambda item: (-item[1], item[0]))
         return out[:limit]
+
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def _arrow(con: Any, sql: str, params: list[Any]) -> Any:
@@ -338,6 +360,30 @@ def _arrow(con: Any, sql: str, params: list[Any]) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return con.execute(sql, params).to_arrow_table()
+
+
+def _top_matched(ids: np.ndarray, matched: np.ndarray, scores: np.ndarray, limit: int,
+                 terms: int) -> list[tuple[str, float]]:
+    """`_top` over the distinct rows of `matched` (a row appears once per query term it holds, at most
+    `terms` times; `scores` covers the whole partition), without a pass over the whole partition.
+
+    `_top` keeps every row scoring at least the (2 x limit)-th best. Among the best 2 x limit x terms
+    entries of `matched` there are at least 2 x limit distinct rows, so that score is found there; then
+    every matched row scoring at least it is taken. Example: matched [7, 3, 7, 9], scores[3] = 1.0,
+    scores[7] = 2.0, scores[9] = 0.5, limit 1, terms 2 -> rows 7 and 3 (the 2nd best distinct score is 1.0).
+    """
+    if matched.size == 0:
+        return []
+    values = scores[matched]
+    want = 2 * limit
+    if matched.size > want * terms:
+        best = np.argpartition(-values, want * terms)[: want * terms]
+        distinct = np.unique(matched[best])
+        if distinct.size >= want:
+            cut = np.partition(-scores[distinct], want - 1)[want - 1]
+            chosen = np.unique(matched[values >= -cut])
+            return [(str(ids[r]), float(scores[r])) for r in chosen]
+    return _top(ids, (rows := np.unique(matched)), scores[rows], limit)
 
 
 def _top(ids: np.ndarray, rows: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[str, float]]:

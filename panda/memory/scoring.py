@@ -101,6 +101,9 @@ def similar_words(a: str, b: str, threshold: float = 0.85) -> bool:
     return matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold and matcher.ratio() >= threshold
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 class FuzzyWords:
     """Seed 003's fuzzy match for one search: which query words a document holds exactly or at >= 85 %
     similarity. Each (query word, document word) pair is compared once per search, however many
@@ -110,12 +113,16 @@ class FuzzyWords:
         self.threshold, self.exact_max_len = threshold, exact_max_len
         self.similar: dict[str, set[str]] = {}  # query word -> document words it matches
         self.checked: dict[str, set[str]] = {}  # query word -> document words compared with it
+        self.complete: set[str] = set()  # query words compared with every word `share` will be asked about
 
-    def prepare(self, query_words: list[str], vocabulary: set[str]) -> None:
+    def prepare(self, query_words: list[str], vocabulary: set[str], complete: bool = False) -> None:
         """Compare every query word with every word of `vocabulary` it has not met yet (a search passes all
         its candidates' words at once): the length and character-set bounds of similar_words run
-        vectorised, SequenceMatcher only on the pairs that pass them."""
+        vectorised, SequenceMatcher only on the pairs that pass them. `complete`: the vocabulary holds
+        every document word later `share` calls will pass, so they need not check (a search's ranking)."""
         t, short = self.threshold, self.exact_max_len
+        if complete:
+            self.complete.update(query_words)
         todo = {}
         for word in set(query_words):
             checked = self.checked.setdefault(word, set())
@@ -150,15 +157,12 @@ class FuzzyWords:
         if not query_words:
             return 0.0
         vocabulary = set(doc_words)
-        unseen = [w for w in query_words if not vocabulary <= self.checked.get(w, set())]
+        unseen = [w for w in query_words if w not in self.complete and not vocabulary <= self.checked.get(w, set())]
         if unseen:
             self.prepare(unseen, vocabulary)
-        hits = 0
-        for word in query_words:
-            if word in vocabulary:
-                hits += 1
-            elif self.similar.get(word, set()) & vocabulary:
-                hits += 1
+        similar = self.similar
+        hits = sum(1 for word in query_words
+                   if word in vocabulary or not similar.get(word, _NONE).isdisjoint(vocabulary))
         return hits / len(query_words)
 
 

@@ -26,7 +26,7 @@ from panda.documents.model import Document, new_id, utc
 from panda.documents.paths import validate_name
 from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
-from panda.memory import conversation_signals, current_facts, scoring
+from panda.memory import compute_threads, conversation_signals, current_facts, scoring
 from panda.memory.ann import AnnSettings
 from panda.memory.embeddings import Embedder
 from panda.memory.index import SearchIndex
@@ -147,26 +147,27 @@ class MemoryStore:
             include_expired=expired_ok, now=now, created_before=utc(as_of) if as_of else None,
             created_after=scoring.time_range_start(time_range, now),
         )
-        vector = self.query_vector(query)
-        pool = max(rp.candidate_pool, limit * 3)
-        if self.search_index is not None:
-            lexical = dict(self.search_index.bm25(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
-            semantic = self.search_index.vectors(vector, filters, pool)
-        else:
-            lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
-            semantic = self.catalog.vector_candidates(vector.tolist(), filters, pool)
-        ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
-        if exclude_ids:
-            ids = [i for i in ids if i not in exclude_ids]
-        if self.search_index is not None:
-            rows = self.search_index.rows(ids, vector)
-        else:
-            rows = self.catalog.candidate_rows(ids, vector.tolist())
-        rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
-        results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)
-                   if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
-        if user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not time_range:
-            results = self.facts_first(results, query, user_id, now)
+        with compute_threads.single_blas():  # steadier and faster: memory/compute_threads.py
+            vector = self.query_vector(query)
+            pool = max(rp.candidate_pool, limit * 3)
+            if self.search_index is not None:
+                lexical = dict(self.search_index.bm25(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+                semantic = self.search_index.vectors(vector, filters, pool)
+            else:
+                lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+                semantic = self.catalog.vector_candidates(vector.tolist(), filters, pool)
+            ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
+            if exclude_ids:
+                ids = [i for i in ids if i not in exclude_ids]
+            if self.search_index is not None:
+                rows = self.search_index.rows(ids, vector)
+            else:
+                rows = self.catalog.candidate_rows(ids, vector.tolist())
+            rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
+            results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)
+                       if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
+            if user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not time_range:
+                results = self.facts_first(results, query, user_id, now)
         results = results[:limit]
         elapsed = (time.perf_counter() - started) * 1000
         if record:
@@ -355,7 +356,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
     matcher = scoring.FuzzyWords(rp.fuzzy_threshold, rp.fuzzy_exact_max_len)  # word pairs compared once a search
     doc_words = {row["id"]: words(row.get("search_text") or "")[:150] for row in rows}
     titles = {w for row in rows for w in words(row["title"] or "")}
-    matcher.prepare(query_words, {w for ws in doc_words.values() for w in ws} | titles)
+    matcher.prepare(query_words, {w for ws in doc_words.values() for w in ws} | titles, complete=True)
     results = []
     for row in rows:
         created = utc(row["created_at"]) if row["created_at"] else now

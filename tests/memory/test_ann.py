@@ -36,6 +36,9 @@ def test_ivf_finds_nearly_what_the_exact_scan_finds_with_exact_scores():
     overlap = 0
     for q in queries:
         rows, sims = index.search(vectors, q, 10, lambda r: np.ones(len(r), dtype=bool))
+        unfiltered = index.search(vectors, q, 10, None)  # no filter: positions found for the survivors only
+        assert unfiltered is not None
+        assert sorted(unfiltered[0].tolist()) == sorted(rows.tolist())
         assert usable[rows].all()
         np.testing.assert_allclose(sims, vectors[rows] @ q, rtol=1e-6)  # exact cosines, not coarse ones
         mine = set(rows[np.argsort(-sims)[:10]].tolist())

@@ -6,10 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from panda.catalog.store import Catalog, SearchFilters
 from panda.documents.model import Document
-from panda.memory.index import SearchIndex
+from panda.memory.index import SearchIndex, _top, _top_matched
 from panda.memory.text import tokenize
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -117,3 +119,17 @@ def test_index_rows_equal_candidate_rows_and_follow_counter_increments():
     except RuntimeError:
         pass
     assert index.rows(ids[:1], query)[0]["usage_count"] == 0  # a rolled-back increment is not kept
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=120), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_the_best_matched_rows_are_what_a_pass_over_every_matched_row_gives(matched, limit, seed):
+    """BM25's top rows come from the postings it matched (index._top_matched), repeated rows and ties
+    included, equal to `_top` over the distinct rows."""
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(1, 6, size=41).astype(np.float64)  # few values: many ties at the cut
+    rows = np.array(matched, dtype=np.int64)
+    ids = np.array([f"r{i:02d}" for i in range(41)], dtype=object)
+    terms = max(np.bincount(rows).max(), 1)  # a row appears at most once per query term
+    distinct = np.unique(rows)
+    assert sorted(_top_matched(ids, rows, scores, limit, int(terms))) == sorted(_top(ids, distinct, scores[distinct], limit))
