@@ -19,6 +19,7 @@ exact top 60 on 94 % of rows.)
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections import Counter
@@ -68,6 +69,11 @@ class _Partition:
     @property
     def size(self) -> int:
         return len(self.ids)
+
+    @functools.cached_property
+    def total_length(self) -> float:
+        """Sum of the rows' lengths (BM25's average document length; the lengths never change in place)."""
+        return float(self.length.sum())
 
 
 COUNTERS = ("reference_count", "usage_count", "validation_count", "validation_success")
@@ -299,7 +305,7 @@ class SearchIndex:
         docs = sum(self.parts[k].size for k in keys)
         if not unique or docs == 0:
             return []
-        n, avgdl = float(docs), (float(sum(self.parts[k].length.sum() for k in keys)) / docs) or 1.0
+        n, avgdl = float(docs), (sum(self.parts[k].total_length for k in keys) / docs) or 1.0
         df = {t: sum(self.part_df.get(k, Counter()).get(t, 0) for k in keys) for t in unique}
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in unique if df[t]}
         out: list[tuple[str, float]] = []
@@ -310,9 +316,12 @@ class SearchIndex:
                 if found is None:
                     continue
                 rows, tf = found
-                norm = tf + k1 * (1 - b + b * part.length[rows] / avgdl)
+                norm = part.length[rows]  # tf + k1 * (1 - b + b * length / avgdl), in place
+                norm *= k1 * b / avgdl
+                norm += k1 * (1 - b)
+                norm += tf
                 all_rows.append(rows)
-                contributions.append(weight * tf * (k1 + 1) / norm)
+                contributions.append(np.divide(tf * (weight * (k1 + 1)), norm, out=norm))
             if not all_rows:
                 continue
             # One pass for all terms: a row's terms are summed in query-term order, as term by term would.
