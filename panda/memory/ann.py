@@ -43,6 +43,7 @@ CHUNK = 65_536
 class AnnSettings:
     min_rows: int = 50_000
     probe_share: float = 0.15  # of the lists, at least 8
+    probe_rows: int = 0  # and at least enough lists to hold this many rows (a smaller partition probes a larger share)
     dims: int = 128  # principal components of the coarse scan
     rerank: int = 1500  # rows re-scored exactly, at least 4 x the limit
     refine: int = 16_000  # rows whose second half of components is added before the re-ranking cut
@@ -75,7 +76,10 @@ class InvertedFileIndex:
         return len(self.centroids)
 
     def probes(self) -> int:
-        return min(self.lists, max(8, math.ceil(self.lists * self.settings.probe_share)))
+        """Lists a query scans: `probe_share` of them, at least 8, and at least as many as hold `probe_rows`
+        rows on average. Example: 100,000 rows in 316 lists, share 0.15, probe_rows 40,000 -> 127 lists."""
+        by_rows = math.ceil(self.settings.probe_rows * self.lists / max(1, self.rows.size))
+        return min(self.lists, max(8, math.ceil(self.lists * self.settings.probe_share), by_rows))
 
     def search(self, vectors: np.ndarray, query: np.ndarray, limit: int,
                allowed: Callable[[np.ndarray], np.ndarray] | None) -> tuple[np.ndarray, np.ndarray] | None:

@@ -133,18 +133,19 @@ class FuzzyWords:
                 todo[word] = new
         if not todo:
             return
-        fresh = sorted({w for new in todo.values() for w in new if len(w) > short})
+        fresh = [w for w in set().union(*todo.values()) if len(w) > short]
         if not fresh:
             return
-        index = {w: i for i, w in enumerate(fresh)}
-        lengths = np.fromiter((len(w) for w in fresh), dtype=np.int64, count=len(fresh))
-        masks = np.fromiter((_char_mask(w) for w in fresh), dtype=np.uint64, count=len(fresh))
+        index: dict[str, int] = {}
+        lengths = np.fromiter(map(len, fresh), dtype=np.int64, count=len(fresh))
+        masks = np.fromiter(map(_char_mask, fresh), dtype=np.uint64, count=len(fresh))
         for word, new in todo.items():
             n = len(word)
             total = lengths + n
             ok = (2 * np.minimum(lengths, n) >= t * total) & \
                 (np.bitwise_count(masks ^ np.uint64(_char_mask(word))) <= (1 - t) * total)
             if len(new) < len(fresh):  # only the words this query word has not met
+                index = index or {w: i for i, w in enumerate(fresh)}
                 member = np.zeros(len(fresh), dtype=bool)
                 member[[index[w] for w in new if w in index]] = True
                 ok &= member

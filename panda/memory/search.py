@@ -73,8 +73,8 @@ class MemoryStore:
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # a turn searches the same text twice
         # Candidates from the in-memory index (memory/index.py) unless the policy turns it off.
         rp = policy.retrieval
-        ann = AnnSettings(min_rows=rp.ann_min_rows, probe_share=rp.ann_probe_share, dims=rp.ann_dims, rerank=rp.ann_rerank,
-                          refine=rp.ann_refine)
+        ann = AnnSettings(min_rows=rp.ann_min_rows, probe_share=rp.ann_probe_share, probe_rows=rp.ann_probe_rows,
+                          dims=rp.ann_dims, rerank=rp.ann_rerank, refine=rp.ann_refine)
         self.search_index: SearchIndex | None = SearchIndex(catalog, ann) if rp.in_memory_index else None
         # A shard of a sharded run (pipeline/sharding.py) writes no global file and no counter back to the vault.
         self.in_shard = False
@@ -355,8 +355,8 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
     query_words = [w for w in words(query) if len(w) > 1]
     matcher = scoring.FuzzyWords(rp.fuzzy_threshold, rp.fuzzy_exact_max_len)  # word pairs compared once a search
     doc_words = {row["id"]: words(row.get("search_text") or "")[:150] for row in rows}
-    titles = {w for row in rows for w in words(row["title"] or "")}
-    matcher.prepare(query_words, {w for ws in doc_words.values() for w in ws} | titles, complete=True)
+    title_words = {row["id"]: words(row["title"] or "") for row in rows}
+    matcher.prepare(query_words, {w for ws in [*doc_words.values(), *title_words.values()] for w in ws}, complete=True)
     results = []
     for row in rows:
         created = utc(row["created_at"]) if row["created_at"] else now
@@ -393,7 +393,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
         by_id = {row["id"]: row for row in rows}
         content_words = [w for w in query_words if w not in STOP_WORDS]
         tiers = [scoring.priority_tier(r.factors["topic_match"] > 0, content_words, list(by_id[r.id].get("keywords") or []),
-                                       words(r.title), rp.fuzzy_threshold,
+                                       title_words[r.id], rp.fuzzy_threshold,
                                        matcher if rp.fuzzy_exact_max_len == 3 else None) for r in results]
         results = [results[i] for i in scoring.order_by_priority([r.score for r in results], tiers, rp.priority_band)]
     return results
