@@ -1,0 +1,49 @@
+"""A query's embedding (one text: the traced encoder) is the vector a batch gives; search threads."""
+
+from __future__ import annotations
+
+import numpy as np
+from threadpoolctl import threadpool_info
+
+from panda.memory import compute_threads
+from panda.memory.embeddings import QueryEncoder, SentenceEmbedder
+
+QUESTIONS = ["where does dana live", "What did Caroline research after the LGBTQ support group meeting?",
+             "Biscuit", " ".join(["a question far longer than the model's maximum sequence length"] * 30)]
+
+
+def test_one_text_goes_through_the_traced_encoder_and_gives_the_batch_vector(embedder: SentenceEmbedder):
+    assert embedder._query_encoder() is not None  # the default model gets the fast path
+    batch = embedder.embed([*QUESTIONS, "padding makes this a batch"])[: len(QUESTIONS)]
+    for text, expected in zip(QUESTIONS, batch, strict=True):
+        single = embedder.embed([text])
+        assert single.shape == (1, embedder.dim) and single.dtype == np.float32
+        assert float(single[0] @ expected) > 0.9999
+        assert abs(float(np.linalg.norm(single[0])) - 1.0) < 1e-5
+
+
+class _Pooling:
+    def get_config_dict(self) -> dict[str, object]:
+        return {"pooling_mode": "cls"}
+
+
+def test_a_model_without_mean_pooling_is_left_to_encode():
+    class Transformer:
+        auto_model = None
+
+    assert QueryEncoder.build([Transformer(), _Pooling()]) is None
+
+
+def _blas_threads() -> list[int]:
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_a_search_runs_blas_on_one_thread_and_gives_the_threads_back():
+    before = _blas_threads()
+    assert before  # numpy's BLAS is loaded
+    with compute_threads.single_blas():
+        assert _blas_threads() == [1] * len(before)
+        with compute_threads.single_blas():  # nested: still one, and the outer block restores
+            assert _blas_threads() == [1] * len(before)
+        assert _blas_threads() == [1] * len(before)
+    assert _blas_threads() == before
