@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from threadpoolctl import threadpool_info
 
@@ -47,3 +49,33 @@ def test_a_search_runs_blas_on_one_thread_and_gives_the_threads_back():
             assert _blas_threads() == [1] * len(before)
         assert _blas_threads() == [1] * len(before)
     assert _blas_threads() == before
+
+
+LATE_BLAS = """
+import json, numpy
+from threadpoolctl import threadpool_info
+from panda.memory import compute_threads
+
+def blas():
+    return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+with compute_threads.single_blas():
+    first = blas()
+import scipy.linalg  # brings its own OpenBLAS after the first search
+with compute_threads.single_blas():
+    second = blas()
+print(json.dumps({"first": first, "second": second, "after": blas()}))
+"""
+
+
+def test_a_blas_loaded_after_the_first_search_is_held_to_one_thread_too():
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    out = subprocess.run([sys.executable, "-c", LATE_BLAS], capture_output=True, text=True, env=env, check=True)
+    seen = json.loads(out.stdout)
+    assert len(seen["second"]) > len(seen["first"])  # a library arrived between the two searches
+    assert set(seen["second"].values()) == {1}
+    assert set(seen["after"].values()) == {2}
