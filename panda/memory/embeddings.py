@@ -74,11 +74,11 @@ class SentenceEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         if len(texts) == 1 and (encoder := self._query_encoder()) is not None:
             with compute_threads.single_blas(), compute_threads.torch_threads(compute_threads.QUERY_TORCH_THREADS):
-                return encoder.encode(texts[0][:2000])[None, :]
+                return encoder.encode(texts[0][:MAX_CHARS])[None, :]
         model = self._model()
         with compute_threads.torch_threads(1 if len(texts) <= SMALL_BATCH else None):
             vectors = model.encode(  # type: ignore[attr-defined]
-                [t[:2000] for t in texts], batch_size=self.batch_size, normalize_embeddings=True,
+                [t[:MAX_CHARS] for t in texts], batch_size=self.batch_size, normalize_embeddings=True,
                 show_progress_bar=False, convert_to_numpy=True,
             )
         return np.asarray(vectors, dtype=np.float32)
@@ -144,4 +144,5 @@ class QueryEncoder:
         return np.asarray(vector.numpy(), dtype=np.float32)
 
 
+MAX_CHARS = 2000  # characters of a text passed to the tokenizer (more would be cut at the model's maximum length)
 SMALL_BATCH = 8  # a few texts: one thread is steadier than two (memory/compute_threads.py)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 from threadpoolctl import threadpool_info
@@ -69,10 +72,6 @@ print(json.dumps({"first": first, "second": second, "after": blas()}))
 
 
 def test_a_blas_loaded_after_the_first_search_is_held_to_one_thread_too():
-    import json
-    import subprocess
-    import sys
-
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
     out = subprocess.run([sys.executable, "-c", LATE_BLAS], capture_output=True, text=True, env=env, check=True)
     seen = json.loads(out.stdout)
