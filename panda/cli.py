@@ -34,6 +34,8 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
         values["model"] = args.model
     if getattr(args, "base_url", None):
         values["openai_base_url"] = args.base_url
+    if getattr(args, "embedding_model", None):
+        values["embedding_model"] = args.embedding_model
     role_models = {}
     for item in getattr(args, "role_model", None) or []:
         role, sep, model = item.partition("=")
@@ -56,9 +58,13 @@ def _now(value: str | None) -> datetime | None:
 
 
 def _input_file(args: argparse.Namespace) -> Path:
-    path = Path(args.file)
-    if not path.exists():
-        raise MissingInputError(f"{path} does not exist")  # main() prints "panda CMD: ..." and exits 2
+    return _existing_file(args.file)
+
+
+def _existing_file(name: str, option: str = "") -> Path:
+    path = Path(name)
+    if not path.exists():  # main() prints "panda CMD: ..." and exits 2
+        raise MissingInputError(f"{option + ' ' if option else ''}{path} does not exist")
     return path
 
 
@@ -290,7 +296,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(json.dumps(metrics, indent=2))
         return 0
     print(f"{metrics['dataset']} {metrics['mode']} run {metrics['run_id']}: {metrics['items']} questions, "
-          f"{metrics['seconds']} s")
+          f"{metrics['seconds']} s; embedder {metrics['embedder']} (lexical mix {metrics['lexical_mix']})")
     for k in ks:
         print(f"  recall@{k}: {metrics[f'recall@{k}']}")
     for key in ("f1", "exact_match", "J", "abstention_accuracy", "context_tokens_mean"):
@@ -348,9 +354,33 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     from panda.jobs.reindex import reindex
     from panda.runtime import open_home
 
-    ctx = open_home(_settings(args))
+    ctx = open_home(_settings(args), reembedding=not args.dry_run)
     report = reindex(ctx, dry_run=args.dry_run)
     ctx.catalog.close()
+    print(json.dumps(report.as_dict()))
+    return 0
+
+
+def cmd_tune_embedder(args: argparse.Namespace) -> int:
+    from panda.memory.embedder_tuning import TuningSettings, tune_embedder
+    from panda.memory.embeddings import tuned_model_path
+
+    sources = [(name, _existing_file(getattr(args, name), f"--{name}"), args.only)
+               for name in ("locomo", "longmemeval") if getattr(args, name)]
+    if not sources:
+        print("panda tune-embedder: give --locomo FILE and/or --longmemeval FILE", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else tuned_model_path()
+    try:
+        chosen = TuningSettings(epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed)
+        if args.lexical_mix is not None:
+            if not 0.0 <= args.lexical_mix <= 1.0:
+                raise ValueError(f"--lexical-mix must be between 0 and 1, got {args.lexical_mix}")
+            chosen.lexical_mix = args.lexical_mix
+        report = tune_embedder(sources, out, chosen)
+    except ValueError as exc:
+        print(f"panda tune-embedder: {exc}", file=sys.stderr)
+        return 2
     print(json.dumps(report.as_dict()))
     return 0
 
@@ -439,6 +469,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def home_arg(p: argparse.ArgumentParser) -> None:
         p.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
+        p.add_argument("--embedding-model", help="embedder: default (the tuned model when setup built it, else base), "
+                                                 "base (all-MiniLM-L6-v2) or a sentence-transformers folder "
+                                                 "(default $PANDA_EMBEDDING_MODEL)")
 
     def shard_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--executor", choices=["ray", "serial"],
@@ -573,6 +606,18 @@ def build_parser() -> argparse.ArgumentParser:
     home_arg(reindex)
     reindex.add_argument("--dry-run", action="store_true")
     reindex.set_defaults(func=cmd_reindex)
+
+    tune = sub.add_parser("tune-embedder", help="fine-tune the embedder on benchmark questions and their evidence turns")
+    tune.add_argument("--locomo", help="a LoCoMo JSON file")
+    tune.add_argument("--longmemeval", help="a LongMemEval JSON file")
+    tune.add_argument("--only", action="append", help="LoCoMo sample id / LongMemEval question type (repeatable)")
+    tune.add_argument("--out", help="model folder to write (default: the tuned default in the model cache)")
+    tune.add_argument("--epochs", type=int, default=3)
+    tune.add_argument("--learning-rate", type=float, default=5e-5)
+    tune.add_argument("--seed", type=int, default=0)
+    tune.add_argument("--lexical-mix", type=float, help="BM25's share of relevance to record for this model "
+                                                        "(default: the one chosen in the tuning experiments)")
+    tune.set_defaults(func=cmd_tune_embedder)
 
     check = sub.add_parser("check", help="the vault doctor: frontmatter, links, catalog == reindex, orphans, "
                                          "private data in global files (exit 1 with the list)")

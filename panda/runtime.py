@@ -15,8 +15,9 @@ from typing import Any
 from panda.catalog.store import Catalog
 from panda.config import Settings, load_policy
 from panda.documents.vault import Vault
+from panda.errors import ConfigError
 from panda.llm.backend import Backend
-from panda.memory.embeddings import Embedder, SentenceEmbedder
+from panda.memory.embeddings import BASE_IDENTITY, EMBEDDER_SETTING, Embedder, SentenceEmbedder
 from panda.memory.search import MemoryStore
 from panda.pipeline.state import PipelineContext
 
@@ -62,20 +63,45 @@ def make_backend(settings: Settings) -> Backend:
     return factory(settings)
 
 
+def check_embedder(catalog: Catalog, embedder: Embedder, where: Path, reembedding: bool = False) -> None:
+    """The one rule for every opener: a catalog's vectors and its queries come from the same model.
+
+    A catalog records the identity of the embedder that made its vectors (SentenceEmbedder.identity); one
+    with documents but no record predates the record and was made by the base model. A different model
+    is refused (its cosines against those vectors would be noise) unless the caller re-embeds everything
+    (`reembedding`: `panda reindex`, which records the new identity when it has finished)."""
+    current = getattr(embedder, "identity", None)
+    if current is None or reembedding:  # an embedder without an identity (tests' stand-ins) is not checked
+        return
+    recorded = catalog.setting(EMBEDDER_SETTING)
+    if recorded is None and catalog.count_documents():
+        recorded = BASE_IDENTITY
+    if recorded is None:
+        if not catalog.read_only:
+            catalog.set_setting(EMBEDDER_SETTING, current)
+        return
+    if recorded != current:
+        raise ConfigError(f"{where}: the catalog's vectors were made by embedder {recorded!r}, but this run uses "
+                          f"{current!r}. Re-embed with `panda reindex --home {where}` (same embedding settings), or "
+                          "run with the embedder that made them (embedding_model: \"base\" is all-MiniLM-L6-v2).")
+
+
 def open_home(settings: Settings, embedder: Embedder | None = None, backend: Backend | None = None,
-              read_only: bool = False, in_shard: bool = False) -> PipelineContext:
+              read_only: bool = False, in_shard: bool = False, reembedding: bool = False) -> PipelineContext:
     """Open a home to write (the default: takes the home's writer lock, waiting for another writer) or,
     with `read_only`, to read (a consistent snapshot; never fails because a writer is busy).
 
     A shard of a sharded run (`in_shard`) opens its catalog partition (`settings.catalog_file`) and writes
     no global file and no counter back to the vault (pipeline/sharding.py). A writer first finishes what
-    an earlier process left: journalled reader searches and counter write-backs (both exactly once)."""
+    an earlier process left: journalled reader searches and counter write-backs (both exactly once).
+    The embedder must be the one that made the catalog's vectors (check_embedder) unless `reembedding`."""
     settings.home.mkdir(parents=True, exist_ok=True)
     vault = Vault(settings.home)
     policy = load_policy(settings.home)
     catalog = Catalog.open_reader(settings.catalog_path) if read_only else Catalog(settings.catalog_path)
     try:
         embedder = embedder or SentenceEmbedder(settings.embedding_model)
+        check_embedder(catalog, embedder, settings.home, reembedding)
         memory = MemoryStore(vault, catalog, embedder, policy)
         memory.in_shard = catalog.counters_authoritative = in_shard
         if not catalog.read_only:

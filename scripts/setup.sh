@@ -68,5 +68,19 @@ print("embedding dims:", SentenceEmbedder().embed(["hello"]).shape[1])
 PY
 }
 step "models (fetch, verify by hash, convert once) and the embedder" prepare_models
+
+# The default embedder: all-MiniLM-L6-v2 tuned on LoCoMo's questions and evidence turns
+# (panda/memory/embedder_tuning.py), built once into the model cache; without the data the base model is used.
+TUNING_DATA="${PANDA_TUNING_DATA:-../shared/data/locomo/locomo_conv0-7.json}"
+tune_default_embedder() {
+  python -c "from panda.memory.embeddings import MANIFEST, tuned_model_path; import sys; sys.exit(0 if (tuned_model_path() / MANIFEST).is_file() else 1)" \
+    && { echo "tuned embedder already built"; return 0; }
+  panda tune-embedder --locomo "$TUNING_DATA"
+}
+if [ -f "$TUNING_DATA" ]; then
+  step "tuned embedder (fine-tune all-MiniLM-L6-v2 on $TUNING_DATA, once)" tune_default_embedder
+else
+  echo "setup: no $TUNING_DATA: the base embedder (all-MiniLM-L6-v2) is the default"
+fi
 grep -E "^(model ready|embedding dims)" "$LOG" | sed 's/^/  /'
 echo "setup complete: . $VENV/bin/activate (full log: $LOG)"

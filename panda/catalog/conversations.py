@@ -32,6 +32,12 @@ class Conversations:
         known = dict(rows)
         return [known.get(i) for i in ids]
 
+    def indexed_texts(self, user_id: str) -> dict[str, str]:
+        """A user's messages by dataset id (external_id) → the text their documents are indexed with."""
+        rows = self.con.execute("""SELECT m.external_id, d.search_text FROM messages m JOIN documents d ON d.id = m.id
+                                   WHERE m.user_id = ? AND m.external_id IS NOT NULL""", [user_id]).fetchall()
+        return {str(e): str(t or "") for e, t in rows}
+
     def upsert_messages(self, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return

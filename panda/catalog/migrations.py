@@ -221,6 +221,11 @@ def m012_user_preferences(con: duckdb.DuckDBPyConnection) -> None:
         FROM p""")
 
 
+def m013_catalog_settings(con: duckdb.DuckDBPyConnection) -> None:
+    # Facts about the catalog itself, e.g. which embedder made its vectors (runtime.check_embedder).
+    con.execute("CREATE TABLE catalog_settings (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -234,6 +239,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m010_session_lifecycle", m010_session_lifecycle),
     ("m011_knowledge_queue", m011_knowledge_queue),
     ("m012_user_preferences", m012_user_preferences),
+    ("m013_catalog_settings", m013_catalog_settings),
 ]
 
 

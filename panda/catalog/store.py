@@ -345,6 +345,17 @@ class Catalog:
         rows = self._dicts(f"SELECT {', '.join(DOC_COLUMNS)} FROM documents WHERE doc_path = ? LIMIT 1", [doc_path])
         return rows[0] if rows else None
 
+    def setting(self, key: str) -> str | None:
+        """A value from catalog_settings; None if unset (or a read-only catalog older than the table)."""
+        try:
+            row = self.con.execute("SELECT value FROM catalog_settings WHERE key = ?", [key]).fetchone()
+        except duckdb.CatalogException:
+            return None
+        return None if row is None else str(row[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.con.execute("INSERT OR REPLACE INTO catalog_settings VALUES (?, ?)", [key, value])
+
     def count_documents(self) -> int:
         return int(self.con.execute("SELECT count(*) FROM documents").fetchone()[0])  # type: ignore[index]
 

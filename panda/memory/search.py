@@ -79,6 +79,14 @@ class MemoryStore:
         # A shard of a sharded run (pipeline/sharding.py) writes no global file and no counter back to the vault.
         self.in_shard = False
 
+    def lexical_mix(self) -> float:
+        """BM25's share of relevance: the policy's if set, else the embedder's own (a tuned model records the
+        mix chosen with it), else scoring.DEFAULT_LEXICAL_MIX."""
+        chosen = self.policy.retrieval.lexical_mix
+        if chosen is None:
+            chosen = getattr(self.embedder, "lexical_mix", None)
+        return scoring.DEFAULT_LEXICAL_MIX if chosen is None else float(chosen)
+
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""
         if query in self._query_vectors:
@@ -164,7 +172,8 @@ class MemoryStore:
             else:
                 rows = self.catalog.candidate_rows(ids, vector.tolist())
             rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
-            results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy)
+            results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy,
+                                               self.lexical_mix())
                        if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
             if user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not time_range:
                 results = self.facts_first(results, query, user_id, now)
@@ -346,10 +355,12 @@ def retrieval_entry(user_id: str | None, session_id: str | None, turn_id: str | 
 
 
 def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, query_topic: str | None,
-         now: datetime, policy: Policy) -> list[SearchResult]:
+         now: datetime, policy: Policy, lexical_mix: float | None = None) -> list[SearchResult]:
     """Score candidate rows with the seed factors and sort, best first (ties by id)."""
     rp = policy.retrieval
-    rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, rp.lexical_mix)
+    mix = lexical_mix if lexical_mix is not None else (rp.lexical_mix if rp.lexical_mix is not None
+                                                       else scoring.DEFAULT_LEXICAL_MIX)
+    rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, mix)
     signals = conversation_signals.SignalWeights(rp.speaker_weight, rp.neighbour_weight, rp.date_weight, rp.date_scale_days)
     rel = scoring.rescaled(conversation_signals.adjust(rel, rows, query, now, signals))  # best = 1 again
     query_words = [w for w in words(query) if len(w) > 1]

@@ -26,6 +26,7 @@ def test_locomo_retrieval_only_scores_and_stores_the_run(ctx, embedder, tmp_path
     assert 0.0 <= m["recall@1"] <= m["recall@5"] <= m["recall@10"] <= 1.0
     assert m["recall@10"] >= 0.5  # real retrieval: plain chance would be ~10/369
     assert m["f1"] is None and set(m["recall_by_category"]) <= {"1", "2", "3", "4", "5"}
+    assert m["embedder"] == embedder.identity and m["lexical_mix"] == (embedder.lexical_mix or 0.65)
     stored = load_items(ctx.catalog, run["run_id"])  # validated again on the way out
     assert stored.height == 25 and set(stored["conversation"].to_list()) == {"conv-30"}
     assert json.loads(stored["recall"][0]).keys() == {"1", "5", "10"}

@@ -1,0 +1,168 @@
+"""The tuned embedder: training pairs, the tuning run itself, and which model a home may be searched with."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from panda.cli import main
+from panda.config import Settings
+from panda.errors import ConfigError
+from panda.memory import embeddings
+from panda.memory.embedder_tuning import (
+    HARD_NEGATIVES,
+    TUNED_LEXICAL_MIX,
+    TuningSettings,
+    collect_pairs,
+    learning_rate_at,
+    pairs_for_question,
+    tune_embedder,
+)
+from panda.memory.embeddings import BASE_IDENTITY, MANIFEST, SentenceEmbedder, resolve_model
+from panda.memory.ingest import ingest_messages
+from panda.memory.messages import MessageInput
+from panda.runtime import open_home
+from tests.conftest import SHARED_DATA
+
+LOCOMO = SHARED_DATA / "locomo" / "locomo_conv0-7.json"
+
+
+def test_a_pair_per_found_evidence_turn_with_the_best_non_evidence_turns_as_negatives() -> None:
+    texts = {f"D1:{i}": f"turn {i}" for i in range(1, 10)}
+    pairs = pairs_for_question("q?", ["D1:3", "D1:3", "D1:5", "D9:9"], ["D1:3", "D1:7", "D1:5", "D1:1", "D8:1", "D1:2",
+                                                                          "D1:4", "D1:6", "D1:8"], texts)
+    assert [p.evidence for p in pairs] == ["turn 3", "turn 5"]  # duplicate and unknown evidence dropped
+    assert pairs[0].negatives == ("turn 7", "turn 1", "turn 2", "turn 4", "turn 6")[:HARD_NEGATIVES]
+    assert all("turn 3" not in p.negatives and "turn 5" not in p.negatives for p in pairs)
+    assert pairs_for_question("q?", ["D7:1"], [], texts) == []
+
+
+def test_the_learning_rate_warms_up_then_decays_to_zero() -> None:
+    steps = 100
+    rates = [learning_rate_at(s, steps) for s in range(steps)]
+    assert rates[0] == pytest.approx(0.1) and rates[9] == pytest.approx(0.91)
+    assert max(rates) == rates[9] and rates[-1] == pytest.approx(0.01)
+    assert all(a >= b for a, b in zip(rates[9:], rates[10:], strict=False))
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="needs ../shared/data/locomo")
+def test_tuning_on_one_conversation_pulls_its_questions_towards_their_evidence(tmp_path: Path,
+                                                                             embedder: SentenceEmbedder) -> None:
+    base = SentenceEmbedder("base")
+    pairs = collect_pairs("locomo", LOCOMO, ["conv-30"], tmp_path, base)
+    assert len(pairs) > 100 and all(p.negatives for p in pairs)
+    out = tmp_path / "tuned"
+    report = tune_embedder([("locomo", LOCOMO, ["conv-30"])], out, TuningSettings(epochs=1), work_dir=tmp_path)
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert report.pairs == manifest["pairs"] == len(pairs)
+    assert manifest["lexical_mix"] == TUNED_LEXICAL_MIX and manifest["sources"] == ["locomo:locomo_conv0-7.json (conv-30)"]
+    tuned = SentenceEmbedder(str(out))
+    assert tuned.lexical_mix == TUNED_LEXICAL_MIX and tuned.identity.startswith("tuned@")
+    assert base.identity == BASE_IDENTITY and base.lexical_mix is None
+
+    def margin(model: SentenceEmbedder) -> float:  # cosine to the evidence minus cosine to the first negative
+        q = model.embed([p.question for p in pairs])
+        e = model.embed([p.evidence for p in pairs])
+        n = model.embed([p.negatives[0] for p in pairs])
+        return float(np.mean((q * e).sum(1) - (q * n).sum(1)))
+
+    assert margin(tuned) > margin(base) + 0.05
+    assert not list(tmp_path.glob(".tuned-*")) and not list(tmp_path.glob("panda-tune-*"))  # no staging left
+
+
+def test_the_default_model_is_the_tuned_one_once_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PANDA_MODEL_CACHE", str(tmp_path))
+    assert resolve_model(None) == resolve_model("base") == embeddings.default_model_path()
+    tuned = tmp_path / embeddings.TUNED_FOLDER
+    tuned.mkdir()
+    (tuned / MANIFEST).write_text(json.dumps({"lexical_mix": 0.3, "created_at": "2026-11-22T23:00:00+00:00"}))
+    assert resolve_model(None) == resolve_model("default") == str(tuned)
+    assert resolve_model("base") == embeddings.default_model_path()
+    assert resolve_model("/some/folder") == "/some/folder"
+    described = SentenceEmbedder()  # the weights are not loaded until a text is embedded
+    assert described.identity == "embedder-tuned@2026-11-22T23:00:00+00:00" and described.lexical_mix == 0.3
+
+
+class Relabelled:
+    """The real embedder under another identity: what a home sees when the configured model changes."""
+
+    def __init__(self, inner: SentenceEmbedder, identity: str, lexical_mix: float | None = None) -> None:
+        self.inner, self.identity, self.lexical_mix, self.dim = inner, identity, lexical_mix, inner.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed(texts)
+
+
+def _one_message(home: Path, embedder: object) -> None:
+    ctx = open_home(Settings(home=home, backend="scripted"), embedder=embedder)  # type: ignore[arg-type]
+    try:
+        ingest_messages(ctx, [MessageInput(user_id="dana", thread_id="t", timestamp=datetime(2026, 1, 5, 9, 0, tzinfo=UTC),
+                                           role="user", content="I adopted a greyhound called Pixel")])
+    finally:
+        ctx.catalog.close()
+
+
+def test_a_home_is_searched_only_with_the_embedder_that_made_its_vectors(tmp_path: Path,
+                                                                        embedder: SentenceEmbedder) -> None:
+    home = tmp_path / "home"
+    first, second = Relabelled(embedder, "model-one"), Relabelled(embedder, "model-two", 0.3)
+    _one_message(home, first)
+    with pytest.raises(ConfigError, match="model-one.*model-two.*panda reindex"):
+        open_home(Settings(home=home), embedder=second)  # type: ignore[arg-type]
+    from panda.jobs.reindex import reindex
+
+    ctx = open_home(Settings(home=home), embedder=second, reembedding=True)  # type: ignore[arg-type]
+    try:
+        report = reindex(ctx)
+        assert report.messages == 1
+        assert ctx.catalog.setting(embeddings.EMBEDDER_SETTING) == "model-two"
+        assert ctx.memory.lexical_mix() == 0.3  # the embedder's own mix, the policy setting none
+        assert ctx.memory.search("greyhound", user_id="dana")[0].snippet.count("Pixel")
+    finally:
+        ctx.catalog.close()
+    with pytest.raises(ConfigError, match="model-two"):
+        open_home(Settings(home=home), embedder=first)  # type: ignore[arg-type]
+    open_home(Settings(home=home), embedder=second).catalog.close()  # type: ignore[arg-type]
+
+
+def test_a_home_older_than_the_record_belongs_to_the_base_model(tmp_path: Path, embedder: SentenceEmbedder) -> None:
+    home = tmp_path / "home"
+    _one_message(home, Relabelled(embedder, BASE_IDENTITY))
+    ctx = open_home(Settings(home=home), embedder=Relabelled(embedder, BASE_IDENTITY))  # type: ignore[arg-type]
+    ctx.catalog.con.execute("DELETE FROM catalog_settings")  # as a catalog from before stop 23 has it
+    ctx.catalog.close()
+    with pytest.raises(ConfigError, match="all-MiniLM-L6-v2"):
+        open_home(Settings(home=home), embedder=Relabelled(embedder, "tuned@x"))  # type: ignore[arg-type]
+    ctx = open_home(Settings(home=home), embedder=Relabelled(embedder, BASE_IDENTITY))  # type: ignore[arg-type]
+    assert ctx.memory.lexical_mix() == 0.65  # neither policy nor embedder sets one: the base model's
+    ctx.catalog.close()
+
+
+def test_an_interrupted_reindex_leaves_a_home_no_model_may_search(tmp_path: Path, embedder: SentenceEmbedder,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    _one_message(home, Relabelled(embedder, "model-one"))
+    from panda.jobs import reindex as reindex_module
+
+    def crash(*args: object, **kwargs: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("panda.memory.ingest.index_transcripts", crash)
+    ctx = open_home(Settings(home=home), embedder=Relabelled(embedder, "model-two"), reembedding=True)  # type: ignore[arg-type]
+    with pytest.raises(KeyboardInterrupt):
+        reindex_module.reindex(ctx)
+    ctx.catalog.close()
+    for identity in ("model-one", "model-two"):
+        with pytest.raises(ConfigError, match="reindex-incomplete"):
+            open_home(Settings(home=home), embedder=Relabelled(embedder, identity))  # type: ignore[arg-type]
+
+
+def test_tune_embedder_needs_a_source(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["tune-embedder", "--out", str(tmp_path / "m")]) == 2
+    assert "--locomo FILE" in capsys.readouterr().err
+    assert main(["tune-embedder", "--locomo", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json does not exist" in capsys.readouterr().err
