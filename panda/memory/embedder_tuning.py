@@ -143,7 +143,8 @@ def train(pairs: list[TrainingPair], base_model: str, settings: TuningSettings,
     order, losses = list(pairs), []
 
     def encode(texts: list[str]) -> Any:
-        features = model.tokenize(texts)
+        prepare = getattr(model, "preprocess", None) or model.tokenize  # tokenize: sentence-transformers < 6
+        features = prepare(texts)
         return F.normalize(model(features)["sentence_embedding"], dim=-1)
 
     model.train()
