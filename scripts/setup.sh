@@ -73,7 +73,7 @@ step "models (fetch, verify by hash, convert once) and the embedder" prepare_mod
 # (panda/memory/embedder_tuning.py), built once into the model cache; without the data the base model is used.
 TUNING_DATA="${PANDA_TUNING_DATA:-../shared/data/locomo/locomo_conv0-7.json}"
 tune_default_embedder() {
-  python -c "from panda.memory.embeddings import MANIFEST, tuned_model_path; import sys; sys.exit(0 if (tuned_model_path() / MANIFEST).is_file() else 1)" \
+  python -c "import sys; from panda.memory.embeddings import tuned_model_built; sys.exit(0 if tuned_model_built() else 1)" \
     && { echo "tuned embedder already built"; return 0; }
   panda tune-embedder --locomo "$TUNING_DATA"
 }

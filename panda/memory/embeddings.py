@@ -48,10 +48,14 @@ def tuned_model_path() -> Path:
     return cache_root() / TUNED_FOLDER
 
 
+def tuned_model_built() -> bool:
+    return (tuned_model_path() / MANIFEST).is_file()
+
+
 def resolve_model(model: str | None) -> str:
     """The folder a model setting names: None/"default" → the tuned model if built, else the base model."""
     if model in (None, "", "default"):
-        return str(tuned_model_path()) if (tuned_model_path() / MANIFEST).is_file() else default_model_path()
+        return str(tuned_model_path()) if tuned_model_built() else default_model_path()
     if model == "base":
         return default_model_path()
     return model

@@ -215,6 +215,15 @@ def combine(f: Factors, policy: RetrievalPolicy) -> float:
 DEFAULT_LEXICAL_MIX = 0.65  # BM25's share with the base embedder (LoCoMo, stop 20; a tuned one records its own)
 
 
+def chosen_lexical_mix(policy_mix: float | None, embedder_mix: float | None) -> float:
+    """BM25's share of relevance: the policy's if set, else the embedder's own (a tuned model records the
+    mix chosen with it), else DEFAULT_LEXICAL_MIX. Example: (None, 0.3) -> 0.3; (0.5, 0.3) -> 0.5."""
+    for mix in (policy_mix, embedder_mix):
+        if mix is not None:
+            return float(mix)
+    return DEFAULT_LEXICAL_MIX
+
+
 def relevance(bm25: dict[str, float], cosine: dict[str, float], lexical_mix: float) -> dict[str, float]:
     """Hybrid relevance of every candidate, best = 1: mix * bm25/max + (1-mix) * min-max(cosine).
 

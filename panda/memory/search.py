@@ -80,12 +80,8 @@ class MemoryStore:
         self.in_shard = False
 
     def lexical_mix(self) -> float:
-        """BM25's share of relevance: the policy's if set, else the embedder's own (a tuned model records the
-        mix chosen with it), else scoring.DEFAULT_LEXICAL_MIX."""
-        chosen = self.policy.retrieval.lexical_mix
-        if chosen is None:
-            chosen = getattr(self.embedder, "lexical_mix", None)
-        return scoring.DEFAULT_LEXICAL_MIX if chosen is None else float(chosen)
+        """BM25's share of relevance for this store (scoring.chosen_lexical_mix)."""
+        return scoring.chosen_lexical_mix(self.policy.retrieval.lexical_mix, getattr(self.embedder, "lexical_mix", None))
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""
@@ -358,8 +354,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
          now: datetime, policy: Policy, lexical_mix: float | None = None) -> list[SearchResult]:
     """Score candidate rows with the seed factors and sort, best first (ties by id)."""
     rp = policy.retrieval
-    mix = lexical_mix if lexical_mix is not None else (rp.lexical_mix if rp.lexical_mix is not None
-                                                       else scoring.DEFAULT_LEXICAL_MIX)
+    mix = scoring.chosen_lexical_mix(rp.lexical_mix, None) if lexical_mix is None else lexical_mix
     rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, mix)
     signals = conversation_signals.SignalWeights(rp.speaker_weight, rp.neighbour_weight, rp.date_weight, rp.date_scale_days)
     rel = scoring.rescaled(conversation_signals.adjust(rel, rows, query, now, signals))  # best = 1 again
