@@ -229,7 +229,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
           f"tokens, ${llm['total_cost_usd']:.4f}, {llm['error_count']} errors; {retrieval['total_retrievals']} "
           f"retrievals, session cache hit rate {stats['totals']['cache_hit_rate']:.0%}")
     for title, rows in (("LLM calls", stats["llm"]), ("retrievals", stats["retrieval"]),
-                        ("messages", stats["messages"]), ("events", stats["events"])):
+                        ("messages", stats["messages"]),
+                        ("topics suggested outside the vocabulary", stats["suggested_topics"]), ("events", stats["events"])):
         print(f"\n{title}:")
         for row in rows or [{"-": "none"}]:
             print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))

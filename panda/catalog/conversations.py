@@ -187,6 +187,10 @@ class Conversations:
         messages = self.catalog._dicts(f"""
             SELECT role, enrichment_status, count(*) AS messages FROM messages
             WHERE created_at >= ? AND created_at < ?{user} GROUP BY 1, 2 ORDER BY 1, 2""", p)
+        suggested = self.catalog._dicts(f"""
+            SELECT json_extract_string(metadata, '$.suggested_topic') AS topic, count(*) AS messages FROM messages
+            WHERE created_at >= ? AND created_at < ?{user} AND json_extract_string(metadata, '$.suggested_topic') IS NOT NULL
+            GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 20""", p)  # seed 004's suggested_topic: what the vocabulary lacks
         events = self.catalog._dicts(f"""
             SELECT event_type, count(*) AS events FROM system_events
             WHERE {at('created_at')} >= ? AND {at('created_at')} < ?{user}
@@ -207,4 +211,5 @@ class Conversations:
                 # seed 004 get_usage_stats: the totals, then the breakdowns Panda adds
                 "totals": {"llm": totals, "retrieval": cache,
                            "cache_hit_rate": round(cache["cache_hits"] / lookups, 4) if lookups else 0.0},
-                "llm": llm, "retrieval": retrieval, "messages": messages, "events": events}
+                "llm": llm, "retrieval": retrieval, "messages": messages, "suggested_topics": suggested,
+                "events": events}

@@ -37,11 +37,12 @@ THREAD_SESSIONS = 10  # seed 004: a thread summary is built from its last 10 ses
 
 
 def session_text(transcript: SessionTranscript, max_words: int = INPUT_WORDS) -> str:
-    """'Author: content' lines, keeping the end of long sessions (pure).
+    """'Author: content' lines of the messages worth summarising, keeping the end of long sessions (pure).
 
-    Example: two messages 'Ann: hi' and 'Bob: hello' -> 'Ann: hi\\nBob: hello'.
+    Example: two messages 'Ann: hi' and 'Bob: hello' -> 'Ann: hi\\nBob: hello'; 'Ann: hi' enriched with
+    should_summarize False is left out (seed 004: the summary reads only the messages marked for it).
     """
-    lines = [f"{m.author}: {' '.join(m.content.split())}" for m in transcript.messages]
+    lines = [f"{m.author}: {' '.join(m.content.split())}" for m in transcript.messages if summarisable(m)]
     out: list[str] = []
     budget = max_words
     for line in reversed(lines):
@@ -53,6 +54,13 @@ def session_text(transcript: SessionTranscript, max_words: int = INPUT_WORDS) ->
         out.append(line)
         budget -= n
     return "\n".join(reversed(out))
+
+
+def thread_text(sessions: list[SessionTranscript]) -> str:
+    """What a thread summary is written from: its last THREAD_SESSIONS session summaries, oldest first (pure).
+
+    Example: sessions 1..12 summarised 's1'..'s12' -> 'Session 3: s3' ... 'Session 12: s12', one a line."""
+    return "\n".join(f"Session {t.number}: {t.summary}" for t in sessions[-THREAD_SESSIONS:])
 
 
 def has_ended(transcript: SessionTranscript, now: Any, gap_minutes: int) -> bool:
@@ -78,7 +86,12 @@ def worth_summarising(transcript: SessionTranscript) -> bool:
 
     Example: two messages enriched with should_summarize False -> False; one of them not enriched -> True.
     """
-    return any(m.metadata.get("should_summarize", True) is not False for m in transcript.messages)
+    return any(summarisable(m) for m in transcript.messages)
+
+
+def summarisable(message: Any) -> bool:
+    """Seed 004's should_summarize for one message: False only when its enrichment said so."""
+    return message.metadata.get("should_summarize", True) is not False
 
 
 def _request(job: JobRun, kind: str, text: str, user_id: str, session_id: str | None) -> ChatRequest:
@@ -147,8 +160,7 @@ def summarise_threads(job: JobRun, threads: set[tuple[str, str]], report: JobRep
             work.append((user_id, thread, sessions))
     if job.dry_run or not work:
         return
-    requests = [_request(job, "thread", "\n".join(f"Session {t.number}: {t.summary}" for t in sessions[-THREAD_SESSIONS:]),
-                         user_id, None) for user_id, thread, sessions in work]
+    requests = [_request(job, "thread", thread_text(sessions), user_id, None) for user_id, thread, sessions in work]
     from panda.catalog.conversations import Conversations
 
     conv = Conversations(job.ctx.catalog)

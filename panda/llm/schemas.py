@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from panda.memory import vocabulary as V
 
@@ -177,4 +177,12 @@ class Enrichment(_Reply):
     contains_preference: bool
     should_summarize: bool
     confidence: Literal[V.CONFIDENCE]  # type: ignore[valid-type]
+    suggested_topic: Annotated[str, Field(max_length=40)] | None = None  # seed 004: a new topic if none fits
     stated: list[StatedFact] = Field(default_factory=list, max_length=2)
+
+    @field_validator("suggested_topic")
+    @classmethod
+    def _new_topic_only(cls, value: str | None) -> str | None:
+        """A suggestion is kept as a vocabulary-style key, and only when the vocabulary lacks it (it is what a
+        vocabulary review reads: `panda stats`). Example: 'Rock Climbing' -> 'rock_climbing'; 'pets' -> None."""
+        return V.new_topic_key(value)

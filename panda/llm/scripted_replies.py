@@ -100,7 +100,15 @@ def scripted_enrichment(prompt: str) -> dict[str, Any]:
             "entities": [], "importance": 0.8 if "!" in text else 0.4,
             "sentiment": "positive" if any(w in lower for w in ("love", "great", "happy")) else "neutral",
             "is_actionable": "?" in text, "contains_decision": False, "contains_preference": bool(stated),
-            "should_summarize": True, "confidence": "medium", "stated": stated}
+            "should_summarize": True, "confidence": "medium", "stated": stated,
+            "suggested_topic": None if topics else _longest_word(lower)}
+
+
+def _longest_word(text: str) -> str | None:
+    """The scripted enrichment's suggested topic when no topic cue matched: the message's longest word of six
+    letters or more. Example: 'my beekeeping hives' -> 'beekeeping'; 'hi there' -> None."""
+    words = [w for w in re.findall(r"[a-z]+", text) if len(w) >= 6]
+    return max(words, key=len) if words else None
 
 
 def scripted_findings(prompt: str) -> dict[str, Any]:

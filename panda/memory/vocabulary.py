@@ -32,6 +32,15 @@ SESSION_OUTCOMES = ("resolved", "escalated", "abandoned", "ongoing", "transferre
 SENTIMENTS = ("positive", "neutral", "negative", "mixed")
 CONFIDENCE = ("high", "medium", "low")
 
+
+def new_topic_key(suggestion: str | None) -> str | None:
+    """An enrichment's suggested_topic as a topic key, or None when empty or already in TOPICS (pure).
+
+    Example: new_topic_key(' Rock Climbing! ') -> 'rock_climbing'; new_topic_key('Pets') -> None;
+    new_topic_key('--') -> None."""
+    key = "_".join("".join(c if c.isalnum() else " " for c in (suggestion or "").lower()).split())[:40]
+    return key if key and key not in TOPICS else None
+
 # Fact attributes with one current value; a new value invalidates the old one (bi-temporal facts).
 SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status", "partner", "name", "age",
                             "school", "budget", "car")

@@ -169,7 +169,7 @@ def test_should_summarize_gates_session_summaries():
     from datetime import UTC, datetime, timedelta
 
     from panda.documents.transcript import SessionTranscript, TranscriptMessage
-    from panda.jobs.summarisation import needs_summary, worth_summarising
+    from panda.jobs.summarisation import needs_summary, session_text, worth_summarising
 
     t = datetime(2026, 1, 1, 9, tzinfo=UTC)
     chit_chat = SessionTranscript("ann", "c", 1, messages=[
@@ -178,3 +178,30 @@ def test_should_summarize_gates_session_summaries():
     assert not worth_summarising(chit_chat) and not needs_summary(chit_chat, t + timedelta(hours=2), 30)
     chit_chat.messages[1].metadata = {}  # not enriched: summarised as before
     assert worth_summarising(chit_chat) and needs_summary(chit_chat, t + timedelta(hours=2), 30)
+    chit_chat.messages[1].content = "I adopted a ferret."
+    assert session_text(chit_chat) == "ann: I adopted a ferret."  # the summary reads only what is marked for it
+
+
+def test_a_thread_summary_reads_its_last_ten_session_summaries():
+    from panda.documents.transcript import SessionTranscript
+    from panda.jobs.summarisation import THREAD_SESSIONS, thread_text
+
+    sessions = [SessionTranscript("ann", "c", n, summary=f"s{n}") for n in range(1, 13)]
+    lines = thread_text(sessions).splitlines()
+    assert THREAD_SESSIONS == 10 and len(lines) == 10
+    assert lines[0] == "Session 3: s3" and lines[-1] == "Session 12: s12"
+    assert thread_text(sessions[:2]) == "Session 1: s1\nSession 2: s2"
+
+
+def test_suggested_topic_becomes_a_new_topic_key_or_nothing():
+    from panda.llm.schemas import Enrichment
+    from panda.memory.vocabulary import new_topic_key
+
+    assert new_topic_key(" Rock Climbing! ") == "rock_climbing" and new_topic_key("Pets") is None
+    assert new_topic_key("--") is None and new_topic_key(None) is None
+    base = {"turn_type": "new_topic", "needs_retrieval": "none", "topics": [], "category": "conversation",
+            "message_type": "statement", "importance": 0.5, "sentiment": "neutral", "is_actionable": False,
+            "contains_decision": False, "contains_preference": False, "should_summarize": True, "confidence": "low"}
+    assert Enrichment.model_validate(base).suggested_topic is None  # optional, as in the seed's schema
+    assert Enrichment.model_validate({**base, "suggested_topic": "Bee keeping"}).suggested_topic == "bee_keeping"
+    assert "suggested_topic" in Enrichment.model_json_schema()["properties"]

@@ -185,3 +185,28 @@ def test_contains_preference_gates_preference_extraction(ctx, tmp_path: Path):
     ctx.catalog.con.execute("UPDATE messages SET enrichment_status = 'failed'")  # enrich again
     enrich_pending(ctx, ScriptedBackend(responder=with_preference))
     assert any(e.value == "jazz" for e in ctx.vault.memory_file("ann", "preference").entries)
+
+
+def test_suggested_topic_is_kept_and_counted_for_a_vocabulary_review(ctx, tmp_path: Path):
+    """Seed 004's suggested_topic: a message no vocabulary topic fits keeps the model's suggestion (as a topic
+    key) in its metadata, in the transcript and the catalog; `panda stats` counts the suggestions. A
+    suggestion already in the vocabulary is dropped."""
+    lines = [f'{{"user_id": "ann", "session_id": "chat", "timestamp": "2026-01-10T09:0{i}:00Z", "role": "user", '
+             f'"content": "{text}"}}' for i, text in enumerate(["My beekeeping hives survived the winter.",
+                                                               "The beekeeping club meets on Sunday.",
+                                                               "Our dog Rex loves the snow."])]
+    messages, _ = read_messages(write_jsonl(tmp_path / "m.jsonl", lines))
+    ingest_messages(ctx, messages)
+
+    def suggesting(request):
+        reply = schema_responder(request)
+        reply["suggested_topic"] = "Pets" if "dog" in request.messages[-1]["content"] else "Bee Keeping"
+        return reply
+
+    enrich_pending(ctx, ScriptedBackend(responder=suggesting))
+    transcript = next(iter(ctx.vault.iter_transcripts()))
+    assert [m.metadata.get("suggested_topic") for m in transcript.messages] == ["bee_keeping", "bee_keeping", None]
+    stats = Conversations(ctx.catalog).usage_stats(datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC))
+    assert stats["suggested_topics"] == [{"topic": "bee_keeping", "messages": 2}]
+    assert Conversations(ctx.catalog).usage_stats(datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC),
+                                                  "bob")["suggested_topics"] == []

@@ -117,3 +117,26 @@ def test_route_none_still_records_a_retrieval(ctx, tmp_path):
     rows = ctx.catalog.con.execute("SELECT retrieval_type, results, cache_hit, messages_in_context, turn_type "
                                    "FROM retrieval_operations WHERE retrieval_type <> 'memory.search'").fetchall()
     assert rows == [("none", 0, False, 0, "question")]  # the planner's own memory.search is recorded apart
+
+
+def test_a_session_that_ended_leaves_the_cache_with_an_event(ctx, tmp_path):
+    """Seed 004: the session cache holds the open session; a turn that comes after the session gap finds it
+    ended, drops it from the cache and records `cache_invalidated` (once), and reads no stale messages."""
+    import json
+
+    from tests.jobs.conftest import turns
+
+    t = datetime(2026, 4, 1, 9, tzinfo=UTC)
+    times = [t, t + timedelta(minutes=1), t + timedelta(minutes=2), t + timedelta(hours=3), t + timedelta(hours=3, minutes=1)]
+    queries = ["I have a cat called Miso.", "What is my cat called?", "Which food suits Miso?", "Good evening!", "Thanks."]
+    turns(ctx, tmp_path, [json.dumps({"user_id": "ann", "session_id": "chat", "turn_id": f"a{i}",
+                                      "timestamp": when.isoformat(), "query": q})
+                          for i, (when, q) in enumerate(zip(times, queries, strict=True))])
+    assert not ctx.session_cache.holds("ann:chat-s0001")
+    events = ctx.catalog.con.execute("SELECT entity_id, created_at FROM system_events "
+                                     "WHERE event_type = 'cache_invalidated'").fetchall()
+    assert [e[0] for e in events] == ["ann:chat-s0001"] and events[0][1] == times[3]
+    gathers = ctx.catalog.con.execute("SELECT turn_id, cache_hit, messages_in_context FROM retrieval_operations "
+                                      "WHERE retrieval_type <> 'memory.search' ORDER BY created_at").fetchall()
+    assert gathers[2][1] is True  # the open session, from the cache
+    assert gathers[3][1] is False and gathers[3][2] == 0  # after the gap: no stale session messages
