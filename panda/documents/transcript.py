@@ -72,6 +72,7 @@ class SessionTranscript:
     summary_counters: dict[str, int] = field(default_factory=dict)  # reference/usage counts kept on compression
     archived_month: str | None = None  # archive/YYYY-MM/... once archived
     ended_at: datetime | None = None  # set by the summarisation job when the session gap has passed
+    outcome: str | None = None  # seed 004's session outcome, judged with its summary (resolved, ongoing, ...)
 
     @property
     def lifecycle(self) -> str:
@@ -125,6 +126,8 @@ class SessionTranscript:
             meta["summary_generated_at"] = iso(self.summary_generated_at)
         if self.ended_at:
             meta["ended_at"] = iso(self.ended_at)
+        if self.outcome:
+            meta["outcome"] = self.outcome
         if self.stage != "active":
             meta.update(stage=self.stage, compressed_at=iso(self.compressed_at), compressed_ids=self.compressed_ids,
                         summary_counters=self.summary_counters)
@@ -155,7 +158,8 @@ class SessionTranscript:
                          last_message_at=parse_time(m.get("last_message_at")) if m.get("stage") else None,
                          summary_counters={str(k): int(v) for k, v in _dict(m.get("summary_counters")).items()},
                          archived_month=str(m["archived_month"]) if m.get("archived_month") else None,
-                         ended_at=parse_time(m.get("ended_at")))
+                         ended_at=parse_time(m.get("ended_at")),
+                         outcome=str(m["outcome"]) if m.get("outcome") else None)
         current: TranscriptMessage | None = None
         lines: list[str] = []
         pending_head: tuple[str, str] | None = None

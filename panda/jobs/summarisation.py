@@ -27,12 +27,13 @@ from panda.jobs.common import JobReport, JobRun
 from panda.llm.backend import ChatRequest
 from panda.llm.prompts import load_prompt
 from panda.llm.roles import NERVES, sampling_for
-from panda.llm.schemas import Summary
+from panda.llm.schemas import SessionSummary, Summary
 from panda.memory.ingest import catalog_session_id, catalog_thread_id, index_transcripts, transcript_rel_path
 from panda.memory.summaries import ThreadSummary, read_thread_summary, write_session_note, write_thread_summary
 
 CHUNK = 64
 INPUT_WORDS = 700  # what a session contributes to its prompt (the 135M model's context is small)
+SCHEMAS: dict[str, type[Summary]] = {"session": SessionSummary, "thread": Summary}  # the reply's schema by kind
 THREAD_SESSIONS = 10  # seed 004: a thread summary is built from its last 10 session summaries
 
 
@@ -99,28 +100,29 @@ def _request(job: JobRun, kind: str, text: str, user_id: str, session_id: str | 
     limit = max(20, int(job.ctx.policy.retention.summary_token_limit * 0.7))  # ~0.75 words a token
     return ChatRequest(role=NERVES, messages=template.render(kind=kind, limit=limit, text=text),
                        sampling=sampling_for(NERVES, job.ctx.policy.llm, job.ctx.policy.retention.summary_token_limit + 40),
-                       schema=Summary.model_json_schema(), phase=f"summarize_{kind}", prompt_version=template.id,
+                       schema=SCHEMAS[kind].model_json_schema(), phase=f"summarize_{kind}", prompt_version=template.id,
                        user_id=user_id, session_id=session_id)
 
 
-def generate(job: JobRun, requests: list[ChatRequest]) -> list[str | None]:
-    """Run requests in batches; the parsed summary of each, or None when the reply did not parse."""
-    out: list[str | None] = []
+def generate(job: JobRun, requests: list[ChatRequest], kind: str) -> list[Summary | None]:
+    """Run requests in batches; the parsed reply of each, or None when it did not parse or its summary is empty."""
+    out: list[Summary | None] = []
     backend = job.backend()
     for start in range(0, len(requests), CHUNK):
         chunk = requests[start:start + CHUNK]
         results = backend.generate(chunk)
         calls = []
         for request, result in zip(chunk, results, strict=True):
-            text, status, error = None, "ok", result.error
+            reply, status, error = None, "ok", result.error
             if result.error:
                 status = "error"
             else:
                 try:
-                    text = Summary.model_validate_json(result.text).summary.strip() or None
+                    parsed = SCHEMAS[kind].model_validate_json(result.text)
+                    reply = parsed.model_copy(update={"summary": parsed.summary.strip()}) if parsed.summary.strip() else None
                 except ValidationError as exc:
                     status, error = "parse_error", str(exc.errors()[0]["msg"])
-            out.append(text)
+            out.append(reply)
             calls.append({"user_id": request.user_id, "session_id": request.session_id, "turn_id": None,
                           "phase": request.phase, "role": NERVES, "model": result.model or backend.model_for(NERVES),
                           "prompt_version": request.prompt_version, "prompt_tokens": result.prompt_tokens,
@@ -136,10 +138,10 @@ def summarise_sessions(job: JobRun, transcripts: list[SessionTranscript]) -> lis
         return []
     requests = [_request(job, "session", session_text(t), t.user_id, catalog_session_id(t)) for t in transcripts]
     done = []
-    for transcript, summary in zip(transcripts, generate(job, requests), strict=True):
-        if summary is None:
+    for transcript, reply in zip(transcripts, generate(job, requests, "session"), strict=True):
+        if not isinstance(reply, SessionSummary):
             continue
-        transcript.summary, transcript.summary_generated_at = summary, job.now
+        transcript.summary, transcript.summary_generated_at, transcript.outcome = reply.summary, job.now, reply.outcome
         rel = transcript_rel_path(job.ctx, transcript)
         atomic_write_text(job.ctx.vault.layout.resolve_relative(rel), transcript.render())
         write_session_note(job.ctx.vault.layout, transcript, rel)
@@ -164,12 +166,12 @@ def summarise_threads(job: JobRun, threads: set[tuple[str, str]], report: JobRep
     from panda.catalog.conversations import Conversations
 
     conv = Conversations(job.ctx.catalog)
-    for (user_id, thread, sessions), summary in zip(work, generate(job, requests), strict=True):
-        if summary is None:
+    for (user_id, thread, sessions), reply in zip(work, generate(job, requests, "thread"), strict=True):
+        if reply is None:
             report.change("thread_summaries_failed", f"{user_id}/{thread}: reply did not parse; retried next run")
             continue
-        write_thread_summary(job.ctx.vault.layout, user_id, thread, ThreadSummary(summary, job.now, len(sessions)))
-        conv.set_thread_summary(catalog_thread_id(user_id, thread), summary, job.now)
+        write_thread_summary(job.ctx.vault.layout, user_id, thread, ThreadSummary(reply.summary, job.now, len(sessions)))
+        conv.set_thread_summary(catalog_thread_id(user_id, thread), reply.summary, job.now)
 
 
 def mark_ended(job: JobRun, transcripts: list[SessionTranscript]) -> None:

@@ -120,6 +120,12 @@ class Summary(_Reply):
     summary: Annotated[str, Field(min_length=1, max_length=1600)]
 
 
+class SessionSummary(Summary):
+    """A session summary with seed 004's session outcome (how what was raised ended)."""
+
+    outcome: Literal[V.SESSION_OUTCOMES]  # type: ignore[valid-type]
+
+
 class ProductFinding(_Reply):
     name: Short
     price: Annotated[str, Field(max_length=40)] = ""

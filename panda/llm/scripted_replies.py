@@ -80,7 +80,10 @@ def schema_responder(request: ChatRequest) -> dict[str, Any]:
         content = request.messages[-1]["content"]
         limit = int(f.get("Limit", "50 words").split()[0])
         text = content.split("Text:", 1)[-1]
-        return {"summary": " ".join(text.split()[:limit])[:1500] or "nothing said"}
+        reply: dict[str, Any] = {"summary": " ".join(text.split()[:limit])[:1500] or "nothing said"}
+        if phase == "summarize_session":  # a session that ends on a question is left open
+            reply["outcome"] = "ongoing" if text.rstrip().endswith("?") else "resolved"
+        return reply
     if phase.startswith("compress"):
         limit = int(f.get("Limit", "50 words").split()[0])
         return {"text": " ".join(f.get("Text", "").split()[:limit])[:2400]}

@@ -162,7 +162,7 @@ def context_before(transcript: SessionTranscript, index: int, turns: int) -> str
 
 def session_profile(messages: list[Any]) -> dict[str, Any]:
     """Seed 004's session fields from its messages' enrichment (pure): the most common topic, category and
-    sentiment, the entities named (first 10). Outcome stays empty: nothing in a chat log says how it ended.
+    sentiment, the entities named (first 10). The outcome is not the messages' to say: session_outcome.
 
     Example: topics [pets], [pets, food], [food, pets] -> primary_topic 'pets'.
     """
@@ -175,7 +175,14 @@ def session_profile(messages: list[Any]) -> dict[str, Any]:
     return {"primary_topic": common([t for md in metas for t in md.get("topics", [])]),
             "category": common([str(md["category"]) for md in metas if md.get("category")]),
             "sentiment": common([str(md["sentiment"]) for md in metas if md.get("sentiment")]),
-            "entities": entities, "outcome": None}
+            "entities": entities}
+
+
+def session_outcome(transcript: SessionTranscript) -> str | None:
+    """Seed 004's session outcome: 'ongoing' while the session is open, then what the summarisation judged
+    with the summary (resolved, escalated, abandoned, ongoing, transferred); None for a session that ended
+    without one (nothing worth summarising, or a summary from before outcomes were judged)."""
+    return "ongoing" if transcript.lifecycle == "active" else transcript.outcome
 
 
 def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -189,7 +196,8 @@ def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str
                "summary_generated_at": transcript.summary_generated_at,
                "topics": sorted({t for m in msgs for t in m.metadata.get("topics", [])}),
                "importance": max((vehemence(m.metadata, m.content) for m in msgs), default=0.15), "status": transcript.lifecycle,
-               "doc_path": rel_path, "ended_at": transcript.ended_at, **session_profile(msgs)}
+               "doc_path": rel_path, "ended_at": transcript.ended_at, "outcome": session_outcome(transcript),
+               **session_profile(msgs)}
     rows = [{"id": m.id, "user_id": transcript.user_id, "thread_id": tid, "session_id": sid, "role": m.role,
              "author": m.author, "content": m.content, "created_at": m.timestamp,
              "metadata": {k: v for k, v in m.metadata.items() if k != "counters"},  # counters: documents table

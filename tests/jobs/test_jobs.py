@@ -77,6 +77,10 @@ def test_summaries_then_aging_compress_archive_delete(ctx):
     assert status() == ["summarized", "active"]  # seed 004 lifecycle: active -> ended -> summarized
     first = Conversations(ctx.catalog).sessions_of_thread("alice:chat")[0]
     assert first["ended_at"] == first["last_message_at"]  # the session ended with its last message
+    outcomes = lambda: [s["outcome"] for s in Conversations(ctx.catalog).sessions_of_thread("alice:chat")]  # noqa: E731
+    assert outcomes() == ["resolved", "ongoing"]  # judged with the summary; an open session is ongoing
+    reindex(ctx)
+    assert outcomes() == ["resolved", "ongoing"]  # the transcript holds it: a reindex gives it back
     events = [r[0] for r in ctx.catalog.con.execute(
         "SELECT event_type FROM system_events WHERE entity_id = 'alice:chat-s0001' ORDER BY created_at, event_type"
     ).fetchall()]
@@ -121,8 +125,6 @@ def test_summaries_then_aging_compress_archive_delete(ctx):
     assert archived.exists() and not path.exists()
     assert "archived" in ctx.catalog.get_document(summary_document_id("alice:chat-s0001"))["content_types"]
     assert conv.session("alice:chat-s0001")["doc_path"] == "archive/2025-01/alice/threads/chat/session_0001.md"
-
-    from panda.jobs.reindex import reindex
 
     reindex(ctx)
     assert conv.session("alice:chat-s0001")["status"] == "archived"

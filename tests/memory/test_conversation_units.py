@@ -161,7 +161,7 @@ def test_session_profile_aggregates_enrichment():
             SimpleNamespace(metadata={})]
     profile = session_profile(msgs)
     assert profile == {"primary_topic": "pets", "category": "inquiry", "sentiment": "positive",
-                       "entities": ["Noodle"], "outcome": None}
+                       "entities": ["Noodle"]}
     assert session_profile([])["primary_topic"] is None
 
 
