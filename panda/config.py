@@ -179,6 +179,7 @@ class ContextPolicy(_Strict):
     max_validation_attempts: int = 3
     link_follow_depth: int = 2
     link_follow_tokens: int = 400  # budget for the excerpts of followed links in §2
+    cache_first_tokens: int = 300  # budget for what earlier turns' webpage cache says (research/cache_first.py)
     # Seed 003: a significant research turn (APPROVE at this quality or more) leaves a note in Context/Turns.
     significant_turn_quality: float = 0.8
 

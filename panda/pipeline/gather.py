@@ -16,7 +16,9 @@ summary where one exists. The route, with what
 it searched, is recorded in retrieval_operations. Synthesis: the MIND role keeps what matters and
 says which items it used; those are the documents whose usage and trust the save phase updates. §2
 links every source with a relative markdown link (prior context.md, transcripts, memory notes,
-preferences.md). Over budget, NERVES compresses.
+preferences.md). Cache-first (seed 002 §5): the webpage cache of the user's earlier research turns that
+were gathered is read before any tool runs, in the seed's priority order (research/cache_first.py).
+Over budget, NERVES compresses.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from panda.memory.session_cache import SessionCache
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
 from panda.privacy import visibility
+from panda.research.cache_first import cached_items
 
 
 def relative_link(home: Path, from_dir: Path, doc_path: str) -> str:
@@ -203,10 +206,15 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
                              "\n\n### Sources\n- (none)")
         return
     policy = ctx.policy.context
-    followed = follow_links(ctx.vault.layout, [r.doc_path for r in state.gathered if r.doc_path],
-                            policy.link_follow_depth, policy.link_follow_tokens, state.user_id,
-                            relevance=lambda texts: similarity(ctx, query, texts))
-    items = [item_line(r) for r in state.gathered] + [f"linked {f.target.rsplit('/', 1)[-1]}: {f.excerpt}" for f in followed]
+    paths = [r.doc_path for r in state.gathered if r.doc_path]
+    relevance = lambda texts: similarity(ctx, query, texts)  # noqa: E731
+    cached = cached_items(ctx.vault.layout, paths, state.user_id, state.input.timestamp, ctx.policy,
+                          policy.cache_first_tokens, relevance)
+    followed = [f for f in follow_links(ctx.vault.layout, paths, policy.link_follow_depth, policy.link_follow_tokens,
+                                        state.user_id, relevance=relevance)
+                if "/webpage_cache/" not in f.target]  # the cache is read cache-first, in the seed's order, above
+    items = [item_line(r) for r in state.gathered] + [c.line() for c in cached] + \
+        [f"linked {f.target.rsplit('/', 1)[-1]}: {f.excerpt}" for f in followed]
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
                            variables={"query": state.query, "items": items})
     picked = [state.gathered[i - 1] for i in dict.fromkeys(reply.relevant_items) if i <= len(state.gathered)]
@@ -225,6 +233,12 @@ def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
         lines.append(f"- [{r.title or r.id}]({link}) · {r.kind}{verdict} · `{r.primary_topic}` · "
                      f"{r.created_at.date().isoformat()} · score {r.score:.2f} · quality {r.quality:.2f} · {mark}{outdated}")
         lines.append(f"  > {' '.join(r.snippet.split()[:50])}")
+    if cached:
+        lines += ["", f"### From the webpage cache (summary, then data, then passages; ≤ {policy.cache_first_tokens} tokens)"]
+        for c in cached:
+            link = relative_link(ctx.vault.home, state.turn_path, f"{c.folder}/{c.source_file}")
+            lines.append(f"- [{c.domain} · {c.level}]({link})" + (" · stale: re-read for current values" if c.stale else ""))
+            lines.append(f"  > {' '.join(c.text.split()[:60])}")
     if followed:
         lines += ["", f"### Followed links (depth ≤ {policy.link_follow_depth}, ≤ {policy.link_follow_tokens} tokens)"]
         for f in followed:

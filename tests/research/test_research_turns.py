@@ -100,6 +100,10 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
     assert site["visits"] == 3 and site["extractions"] == 1  # turns 2 and 3 read it from the cache
     section2 = (turn3 / "context.md").read_text().split("## §3")[0]
     assert "### Followed links" in section2 and "research.md" in section2  # gather followed prior turns' links
+    cached = section2.split("### From the webpage cache", 1)[1].split("###", 1)[0]  # cache-first, the seed's order
+    levels = re.findall(r"^- \[[^\]]* · (summary|data|passage)\]", cached, re.M)
+    assert levels and levels[0] == "summary" and levels == sorted(levels, key=["summary", "data", "passage"].index)
+    assert "bettycrocker" in cached and "webpage_cache/" not in section2.split("### Followed links", 1)[1]
 
     from panda.jobs.reindex import reindex
 
