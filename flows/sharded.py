@@ -56,13 +56,16 @@ def ray_task_runner(ray_address: str | None = None) -> Any:
 
 @flow(name="panda-turns-sharded", log_prints=True, task_runner=ray_task_runner())
 def process_turn_file_sharded(path: str, home: str | None = None, backend: str = "vllm", model: str | None = None,
-                              shards: int = 2) -> dict[str, Any]:
-    """Run every turn of one JSONL file, sharded by user, each shard a task on Ray."""
+                              shards: int = 2, base_url: str | None = None, role_models: dict[str, str] | None = None,
+                              embedding_model: str | None = None, enrich: bool = False) -> dict[str, Any]:
+    """Run every turn of one JSONL file, sharded by user, each shard a task on Ray; the other options are
+    `panda run`'s (flows/turns.py process_turn_file). `enrich` runs after the reduce, in the flow's process."""
     logger = get_run_logger()
     turns, errors = read_turn_file(path)
     for error in errors:
         logger.warning("skipped %s", error)
-    run = sharding.start(turns, settings_for(home, backend, model), shards)
+    settings = settings_for(home, backend, model, base_url, role_models, embedding_model)
+    run = sharding.start(turns, settings, shards)
     logger.info("sharded run %s: %d turns of %d users in %d shards", run.run_id, len(turns), len(run.users), len(run.specs))
     results: list[dict[str, Any] | BaseException] = [RuntimeError("not run")] * len(run.specs)
     try:
@@ -75,6 +78,8 @@ def process_turn_file_sharded(path: str, home: str | None = None, backend: str =
                 results[i] = exc
     finally:
         summary = sharding.finish(run, results)
+    if enrich:
+        summary["enrichment"] = enrich_after_reduce(settings, turns)
     summary["malformed_lines"] = len(errors)
     publish_summary(path, summary, errors)
     logger.info("turns by outcome: %s; shards: %s", summary["outcomes"], summary["shards"])
@@ -85,8 +90,21 @@ def process_turn_file_sharded(path: str, home: str | None = None, backend: str =
     return summary
 
 
-def sharded_on_ray(path: str, home: str | None = None, backend: str = "vllm", model: str | None = None,
-                   shards: int = 2, ray_address: str | None = None) -> dict[str, Any]:
-    """The sharded flow on the Ray cluster at `ray_address` (None: $PANDA_RAY_ADDRESS, else a local runtime)."""
+def enrich_after_reduce(settings: Any, turns: list[Any]) -> dict[str, int]:
+    from panda.memory.enrich import enrich_turn_messages
+    from panda.runtime import make_backend, open_home
+
+    backend = make_backend(settings)
+    ctx = open_home(settings, backend=backend)
+    try:
+        return enrich_turn_messages(ctx, backend, turns)
+    finally:
+        ctx.catalog.close()
+        backend.close()
+
+
+def sharded_on_ray(path: str, shards: int = 2, ray_address: str | None = None, **options: Any) -> dict[str, Any]:
+    """The sharded flow on the Ray cluster at `ray_address` (None: $PANDA_RAY_ADDRESS, else a local runtime);
+    `options`: process_turn_file_sharded's (home, backend, model, base_url, role_models, embedding_model, enrich)."""
     flow_on_ray = process_turn_file_sharded.with_options(task_runner=ray_task_runner(ray_address))
-    return flow_on_ray(path, home=home, backend=backend, model=model, shards=shards)
+    return flow_on_ray(path, shards=shards, **options)

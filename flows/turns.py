@@ -24,6 +24,7 @@ from prefect.states import State
 from flows.sharded import process_turn_file_sharded, sharded_on_ray  # noqa: F401 - the former: a deployment entrypoint
 from flows.turn_summary import publish_summary, read_turn_file
 from panda.errors import TransientError
+from panda.memory.enrich import enrich_turn_messages
 from panda.pipeline.scheduler import run_batch
 from panda.runtime import make_backend, open_home, settings_for
 
@@ -40,26 +41,36 @@ def only_transient(task: Task[..., Any], task_run: TaskRun, state: State) -> boo
 
 
 @task(retries=2, retry_delay_seconds=10, retry_condition_fn=only_transient)
-def run_turns(turns: list[Any], home: str | None, backend: str, model: str | None) -> dict[str, Any]:
-    settings = settings_for(home, backend, model)
+def run_turns(turns: list[Any], home: str | None, backend: str, model: str | None, enrich: bool = False,
+              **engine: Any) -> dict[str, Any]:
+    """The batch (and with `enrich`, its messages' enrichment), as `panda run` does it. `engine`: base_url,
+    role_models, embedding_model (runtime.settings_for)."""
+    settings = settings_for(home, backend, model, **engine)
     llm = make_backend(settings)
     ctx = open_home(settings, backend=llm)
     try:
-        return run_batch(turns, ctx, llm, settings.max_active_users).summary()
+        summary = run_batch(turns, ctx, llm, settings.max_active_users).summary()
+        if enrich:
+            summary["enrichment"] = enrich_turn_messages(ctx, llm, turns)
+        return summary
     finally:
         ctx.catalog.close()
         llm.close()
 
 
 @flow(name="panda-turns", log_prints=True)
-def process_turn_file(path: str, home: str | None = None, backend: str = "vllm",
-                      model: str | None = None) -> dict[str, Any]:
-    """Run every turn of one JSONL file; returns the batch summary."""
+def process_turn_file(path: str, home: str | None = None, backend: str = "vllm", model: str | None = None,
+                      base_url: str | None = None, role_models: dict[str, str] | None = None,
+                      embedding_model: str | None = None, enrich: bool = False) -> dict[str, Any]:
+    """Run every turn of one JSONL file; returns the batch summary. The options are `panda run`'s: an
+    OpenAI-compatible server (base_url), a model per role (role_models, e.g. {"VOICE": "/models/bigger"}),
+    the embedder, and enrich (seed 004 enrichment of the turns' messages after the batch)."""
     logger = get_run_logger()
     turns, errors = read_turn_file(path)
     for error in errors:
         logger.warning("skipped %s", error)
-    summary = run_turns(turns, home, backend, model)
+    summary = run_turns(turns, home, backend, model, enrich, base_url=base_url, role_models=role_models,
+                        embedding_model=embedding_model)
     summary["malformed_lines"] = len(errors)
     publish_summary(path, summary, errors)
     logger.info("turns by outcome: %s", summary["outcomes"])
@@ -85,23 +96,36 @@ def process_inbox(inbox: str = "data/inbox", home: str | None = None, backend: s
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m flows.turns FILE [--home H] [--backend B] [--model M] [--executor ray --shards N]`: as `panda run`."""
+    """`python -m flows.turns FILE` with `panda run`'s options (the same definitions and the same reading of
+    them: panda/cli.py home_arg, engine_args, engine_options), plus --executor ray --shards N."""
     import argparse
+    import json
+
+    from panda.cli import engine_args, engine_options, home_arg
+    from panda.errors import PandaError
 
     parser = argparse.ArgumentParser(prog="python -m flows.turns", description=process_turn_file.__doc__)
     parser.add_argument("file", nargs="?", default="data/samples/turns.jsonl")
-    parser.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
-    parser.add_argument("--backend", default="vllm", choices=("vllm", "openai", "scripted"))
-    parser.add_argument("--model", help="a profile (tiny, small, base), a local HF folder or a model name")
+    home_arg(parser)
+    engine_args(parser)
+    parser.add_argument("--enrich", action="store_true", help="after the batch, enrich its turns' messages (seed 004)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--executor", choices=["ray"], help="shard by user on Ray (prefect-ray's RayTaskRunner)")
     parser.add_argument("--shards", type=int, default=2, help="number of user shards with --executor ray")
     parser.add_argument("--ray-address", help="join this Ray cluster instead of starting a local runtime")
     args = parser.parse_args(argv)
+    try:
+        options = engine_options(args)
+    except PandaError as exc:
+        parser.error(str(exc))
+    options["backend"] = options["backend"] or "vllm"
     if args.executor == "ray":
-        summary = sharded_on_ray(args.file, home=args.home, backend=args.backend, model=args.model, shards=args.shards,
-                                 ray_address=args.ray_address)
+        summary = sharded_on_ray(args.file, shards=args.shards, ray_address=args.ray_address, enrich=args.enrich,
+                                 **options)
     else:
-        summary = process_turn_file(args.file, home=args.home, backend=args.backend, model=args.model)
+        summary = process_turn_file(args.file, enrich=args.enrich, **options)
+    if args.json:
+        print(json.dumps(summary, indent=2, default=str))
     return 1 if summary["errors"] or summary["malformed_lines"] else 0
 
 

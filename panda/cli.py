@@ -24,28 +24,47 @@ from panda.llm.roles import ROLES
 log = logging.getLogger("panda")
 
 
-def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {}
-    if getattr(args, "home", None):
-        values["home"] = Path(args.home)
-    if getattr(args, "backend", None):
-        values["backend"] = args.backend
-    if getattr(args, "model", None):
-        values["model"] = args.model
-    if getattr(args, "base_url", None):
-        values["openai_base_url"] = args.base_url
-    if getattr(args, "embedding_model", None):
-        values["embedding_model"] = args.embedding_model
-    role_models = {}
-    for item in getattr(args, "role_model", None) or []:
+def role_models(items: list[str] | None) -> dict[str, str]:
+    """`--role-model VOICE=M` values as {role: model} (pure). Example: ['voice=/m'] -> {'VOICE': '/m'}."""
+    out = {}
+    for item in items or []:
         role, sep, model = item.partition("=")
         if not sep or role.upper() not in ROLES or not model:
             raise ConfigError(f"--role-model expects ROLE=MODEL with ROLE one of {', '.join(ROLES)}, got {item!r}")
-        role_models[role.upper()] = model
-    if role_models:
-        values["role_models"] = role_models
-    values.update(overrides)
-    return Settings(**values)
+        out[role.upper()] = model
+    return out
+
+
+def engine_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The home, backend and model options (home_arg, engine_args) as settings_for's keyword arguments: the
+    one reading of them, for `panda` and `python -m flows.turns` alike."""
+    return {"home": getattr(args, "home", None), "backend": getattr(args, "backend", None),
+            "model": getattr(args, "model", None), "base_url": getattr(args, "base_url", None),
+            "role_models": role_models(getattr(args, "role_model", None)) or None,
+            "embedding_model": getattr(args, "embedding_model", None)}
+
+
+def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
+    from panda.runtime import settings_for
+
+    return settings_for(**{**engine_options(args), **overrides})
+
+
+def home_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
+    p.add_argument("--embedding-model", help="embedder: default (the tuned model when setup built it, else base), "
+                                             "base (all-MiniLM-L6-v2) or a sentence-transformers folder "
+                                             "(default $PANDA_EMBEDDING_MODEL)")
+
+
+def engine_args(p: argparse.ArgumentParser) -> None:
+    """The LLM options of `panda run` (and `python -m flows.turns`)."""
+    p.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend (default vllm)")
+    p.add_argument("--model", help="a profile (small = Qwen2.5-Coder-0.5B, the default; tiny = SmolLM2-135M; "
+                                   "base = Qwen2.5-Coder-1.5B), a local HF folder or a model name")
+    p.add_argument("--role-model", action="append", metavar="ROLE=MODEL",
+                   help="serve one role with another model, e.g. VOICE=/models/bigger (repeatable)")
+    p.add_argument("--base-url", help="OpenAI-compatible server URL for --backend openai")
 
 
 def _now(value: str | None) -> datetime | None:
@@ -71,6 +90,7 @@ def _existing_file(name: str, option: str = "") -> Path:
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from panda.memory.enrich import enrich_turn_messages
     from panda.pipeline.scheduler import run_batch
     from panda.pipeline.turn_input import read_turns
     from panda.runtime import make_backend, open_home
@@ -84,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.enrich:  # after the reduce, in this process
             backend = make_backend(settings)
             ctx = open_home(settings, backend=backend)
-            summary["enrichment"] = _enrich_turn_messages(ctx, backend, turns)
+            summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
             ctx.catalog.close()
             backend.close()
     else:
@@ -96,7 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             bar.update(report.skipped)
         summary = report.summary()
         if args.enrich:
-            summary["enrichment"] = _enrich_turn_messages(ctx, backend, turns)
+            summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
         summary["turns_in_catalog"] = ctx.catalog.table_count("turn_index")
         ctx.catalog.close()
         backend.close()
@@ -120,13 +140,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"shard {shard['shard']}: {shard['turns']} turns {where}")
         print(f"vault: {settings.home}")
     return 1 if (errors or summary["errors"]) else 0
-
-
-def _enrich_turn_messages(ctx: Any, backend: Any, turns: list[Any]) -> dict[str, int]:
-    """Seed 004's write-time enrichment of the batch's users' turn messages, as `panda ingest` does it."""
-    from panda.memory.enrich import enrich_pending
-
-    return enrich_pending(ctx, backend, users=sorted({t.user_id for t in turns}))
 
 
 def _executor(args: argparse.Namespace) -> tuple[Any, int]:
@@ -468,12 +481,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress at INFO level")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def home_arg(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
-        p.add_argument("--embedding-model", help="embedder: default (the tuned model when setup built it, else base), "
-                                                 "base (all-MiniLM-L6-v2) or a sentence-transformers folder "
-                                                 "(default $PANDA_EMBEDDING_MODEL)")
-
     def shard_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--executor", choices=["ray", "serial"],
                        help="shard the work by user: ray (a local Ray runtime, or --ray-address) or serial (this process)")
@@ -483,12 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run every turn of a JSONL file through the pipeline")
     run.add_argument("file")
     home_arg(run)
-    run.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend (default vllm)")
-    run.add_argument("--model", help="a profile (small = Qwen2.5-Coder-0.5B, the default; tiny = SmolLM2-135M; "
-                                     "base = Qwen2.5-Coder-1.5B), a local HF folder or a model name")
-    run.add_argument("--role-model", action="append", metavar="ROLE=MODEL",
-                     help="serve one role with another model, e.g. VOICE=/models/bigger (repeatable)")
-    run.add_argument("--base-url", help="OpenAI-compatible server URL for --backend openai")
+    engine_args(run)
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     run.add_argument("--enrich", action="store_true",
                      help="after the batch, enrich its turns' messages as ingested ones are (seed 004; one more LLM batch)")

@@ -45,14 +45,14 @@ def _scripted(settings: Settings) -> Backend:
 BACKENDS: dict[str, Callable[[Settings], Backend]] = {"vllm": _vllm, "openai": _openai, "scripted": _scripted}
 
 
-def settings_for(home: str | None, backend: str, model: str | None) -> Settings:
-    """Settings from a flow's plain parameters (None keeps the default)."""
-    values: dict[str, Any] = {"backend": backend}
-    if home:
-        values["home"] = Path(home)
-    if model:
-        values["model"] = model
-    return Settings(**values)
+def settings_for(home: str | Path | None = None, backend: str | None = None, model: str | None = None,
+                 base_url: str | None = None, role_models: dict[str, str] | None = None,
+                 embedding_model: str | None = None, **overrides: Any) -> Settings:
+    """Settings from plain options — a flow's parameters, the CLI's flags (cli.engine_options); None keeps
+    the default (and the environment's: $PANDA_HOME, $PANDA_EMBEDDING_MODEL, ...)."""
+    given: dict[str, Any] = {"home": Path(home) if home else None, "backend": backend, "model": model, "openai_base_url": base_url,
+             "role_models": role_models or None, "embedding_model": embedding_model}
+    return Settings(**{k: v for k, v in given.items() if v is not None}, **overrides)
 
 
 def make_backend(settings: Settings) -> Backend:

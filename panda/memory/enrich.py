@@ -94,6 +94,12 @@ def grounded(value: str, content: str) -> bool:
     return bool(words) and all(f" {w} " in text for w in words)
 
 
+def enrich_turn_messages(ctx: PipelineContext, backend: Backend, turns: list[Any]) -> dict[str, int]:
+    """Seed 004's write-time enrichment of a turn batch's users' messages, as `panda ingest` does it
+    (`panda run --enrich`, the turns flow's `enrich`)."""
+    return enrich_pending(ctx, backend, users=sorted({t.user_id for t in turns}))
+
+
 def apply(ctx: PipelineContext, chunk: list[dict[str, Any]], outcomes: dict[str, tuple[str, dict[str, Any] | None]]) -> int:
     """Write outcomes to the transcripts, then the catalog, then the stated facts. Returns facts recorded."""
     from panda.memory.ingest import index_transcripts

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import duckdb
 import pytest
 from prefect.testing.utilities import prefect_test_harness
 
@@ -49,13 +50,28 @@ def test_turn_file_flow_and_inbox(harness, tmp_path: Path, embedder):
     assert "new.jsonl" in str(artifacts["panda-turns-summary"]["data"])
 
 
-def test_flow_command_line_takes_the_run_options(harness, tmp_path: Path, embedder):
+def test_flow_command_line_takes_the_run_options(harness, tmp_path: Path, embedder, monkeypatch):
+    """`python -m flows.turns` reads `panda run`'s options with the same code: they reach the task's settings."""
+    import flows.turns
     from flows.turns import main
+    from panda.runtime import make_backend
 
+    seen = []
+    monkeypatch.setattr(flows.turns, "make_backend", lambda settings: seen.append(settings) or make_backend(settings))
     home = tmp_path / "home"
     path = write_jsonl(tmp_path / "t.jsonl", LINES[:2])
-    assert main([str(path), "--home", str(home), "--backend", "scripted", "--model", "tiny"]) == 0
+    assert main([str(path), "--home", str(home), "--backend", "scripted", "--model", "tiny", "--role-model", "voice=base",
+                 "--base-url", "http://llm:8000/v1", "--embedding-model", "base", "--enrich"]) == 0
     assert (home / "users" / "bob" / "turns" / "turn_000001" / "metadata.json").exists()
+    (settings,) = seen
+    assert (settings.home, settings.backend, settings.model) == (home, "scripted", "tiny")
+    assert settings.role_models == {"VOICE": "base"} and settings.openai_base_url == "http://llm:8000/v1"
+    assert settings.embedding_model == "base"
+    with duckdb.connect(str(home / "catalog" / "panda.duckdb"), read_only=True) as con:
+        statuses = dict(con.execute("SELECT enrichment_status, count(*) FROM messages GROUP BY 1").fetchall())
+    assert statuses == {"completed": 4}  # two turns' messages, enriched as `panda run --enrich` does
+    with pytest.raises(SystemExit):
+        main([str(path), "--home", str(home), "--backend", "scripted", "--role-model", "TONGUE=x"])  # as panda run refuses it
 
 
 def test_only_transient_failures_are_retried():
