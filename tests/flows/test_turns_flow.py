@@ -148,3 +148,20 @@ def test_sharded_flow_command_line(harness, tmp_path: Path, embedder):
     path = write_jsonl(tmp_path / "t.jsonl", LINES[:2])
     assert main([str(path), "--home", str(home), "--backend", "scripted", "--executor", "ray", "--shards", "2"]) == 0
     assert (home / "users" / "bob" / "turns" / "turn_000001" / "metadata.json").exists()
+
+
+def test_flows_give_the_ephemeral_server_longer_to_start():
+    """A loaded 2-core machine timed out at Prefect's default (20 s): importing the flows raises it, unless the
+    operator set it."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import flows; from prefect.settings import get_current_settings; "
+            "print(get_current_settings().server.ephemeral.startup_timeout_seconds)")
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split()[-1] == "120"
+    env["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "45"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split()[-1] == "45"
