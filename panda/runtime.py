@@ -50,8 +50,9 @@ def settings_for(home: str | Path | None = None, backend: str | None = None, mod
                  embedding_model: str | None = None, **overrides: Any) -> Settings:
     """Settings from plain options — a flow's parameters, the CLI's flags (cli.engine_options); None keeps
     the default (and the environment's: $PANDA_HOME, $PANDA_EMBEDDING_MODEL, ...)."""
-    given: dict[str, Any] = {"home": Path(home) if home else None, "backend": backend, "model": model, "openai_base_url": base_url,
-             "role_models": role_models or None, "embedding_model": embedding_model}
+    given: dict[str, Any] = {"home": Path(home) if home else None, "backend": backend, "model": model,
+                             "openai_base_url": base_url, "role_models": role_models or None,
+                             "embedding_model": embedding_model}
     return Settings(**{k: v for k, v in given.items() if v is not None}, **overrides)
 
 

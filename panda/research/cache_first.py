@@ -168,6 +168,8 @@ def cached_items(layout: VaultLayout, doc_paths: list[str], user_id: str, now: d
                 extracted = _json(layout.resolve_relative(folder) / "extracted_data.json")
                 read = parse_time(manifest.get("prices_at")) or parse_time(manifest.get("captured_at"))
                 text = data_text(extracted, read if stale else None)
+            elif budget_tokens - spent < PASSAGE_WORDS:
+                break  # no room for a passage: do not embed the pages' windows for nothing
             else:
                 text = page_passage(layout, folder, relevance)
             cost = estimate_tokens(text)
