@@ -91,6 +91,10 @@ class RetrievalPolicy(_Strict):
     date_weight: float = 1.0
     date_scale_days: float = 7.0
     priority_band: float = 0.10  # seed 003 priority tiers reorder results within 10 % of each other (scoring.py)
+    # Relevance first, seed 001's factors inside this band (scoring.combine): score = r + band * (seed sum *
+    # quality * freshness + bonuses). Chosen 2-fold on LoCoMo (stop 24); None: the relevance-gated product
+    # r² * seed sum * quality * freshness + r * bonuses of stops 8-23.
+    relevance_band: float | None = 0.10
     current_facts_first: bool = True  # attribute questions lead with the current fact (memory/current_facts.py)
 
 

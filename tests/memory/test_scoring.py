@@ -21,8 +21,25 @@ def test_recency_frequency_vehemence_worked_examples():
     assert scoring.vehemence_score(0.9, -0.8, 0.5) == pytest.approx(0.79)
 
 
-def test_seed_001_worked_example_gated_by_relevance():
+def test_seed_001_worked_example_in_the_relevance_band():
     policy = RetrievalPolicy()
+    assert policy.relevance_band == 0.1
+    factors = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=1.0, freshness=1.0, topic_match=False, fuzzy=0.0)
+    assert scoring.combine(factors, policy) == pytest.approx(0.92 + 0.1 * 0.7355)
+    half = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=0.5, freshness=1.0, topic_match=False, fuzzy=0.0)
+    assert scoring.combine(half, policy) == pytest.approx(0.92 + 0.1 * 0.7355 * 0.85)
+    topical = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=1.0, freshness=1.0, topic_match=True, fuzzy=1.0)
+    assert scoring.combine(topical, policy) == pytest.approx(0.92 + 0.1 * (0.7355 + 0.10 + 0.05))
+    # relevance first: the seed factors cannot lift a document more than the band over a more relevant one
+    old_exact = scoring.Factors(1.0, 0.0, 0.0, 0.15, 1.0, 1.0, False, 0.0)
+    fresh_half = scoring.Factors(0.9, 1.0, 1.0, 1.0, 1.0, 1.0, False, 0.0)
+    assert scoring.combine(old_exact, policy) > scoring.combine(fresh_half, policy)
+    close = scoring.Factors(0.98, 1.0, 1.0, 1.0, 1.0, 1.0, False, 0.0)  # within the band: the factors decide
+    assert scoring.combine(close, policy) > scoring.combine(old_exact, policy)
+
+
+def test_seed_001_worked_example_gated_by_relevance():
+    policy = RetrievalPolicy(relevance_band=None)  # the multiplied form (stops 8-23)
     factors = scoring.Factors(0.92, 0.89, 0.2, 0.7, quality=1.0, freshness=1.0, topic_match=False, fuzzy=0.0)
     assert scoring.seed_score(factors, policy) == pytest.approx(0.7355)
     assert scoring.combine(factors, policy) == pytest.approx(0.92 ** 2 * 0.7355)
@@ -32,8 +49,9 @@ def test_seed_001_worked_example_gated_by_relevance():
     assert scoring.combine(topical, policy) == pytest.approx(0.92 ** 2 * 0.7355 + 0.92 * (0.10 + 0.05))
 
 
-def test_recency_cannot_lift_an_irrelevant_document_over_a_relevant_old_one():
-    policy = RetrievalPolicy()
+@pytest.mark.parametrize("band", [0.1, None])
+def test_recency_cannot_lift_an_irrelevant_document_over_a_relevant_old_one(band):
+    policy = RetrievalPolicy(relevance_band=band)
     old_match = scoring.Factors(1.0, scoring.recency_score(150), 0.0, 0.15, 0.5, 1.0, False, 0.0)
     fresh_miss = scoring.Factors(0.3, 1.0, 1.0, 1.0, 1.0, 1.0, False, 0.0)
     assert scoring.combine(old_match, policy) > scoring.combine(fresh_miss, policy)
@@ -72,9 +90,9 @@ def test_fuzzy_match_at_85_percent_and_short_words_exact():
 unit = st.floats(0, 1)
 
 
-@given(unit, unit, unit, unit, unit, unit, st.floats(0, 1))
-def test_combined_score_is_monotone_in_each_factor(sem, rec, freq, veh, quality, fresh, bump):
-    policy = RetrievalPolicy()
+@given(unit, unit, unit, unit, unit, unit, st.floats(0, 1), st.sampled_from([0.1, 0.3, None]))
+def test_combined_score_is_monotone_in_each_factor(sem, rec, freq, veh, quality, fresh, bump, band):
+    policy = RetrievalPolicy(relevance_band=band)
     base = scoring.Factors(sem, rec, freq, veh, quality, fresh, False, 0.0)
     score = scoring.combine(base, policy)
     for name in ("semantic", "recency", "frequency", "vehemence", "quality", "freshness"):
