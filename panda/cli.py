@@ -386,7 +386,8 @@ def cmd_tune_embedder(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out) if args.out else tuned_model_path()
     try:
-        chosen = TuningSettings(epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed)
+        chosen = TuningSettings(epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed,
+                                observations=not args.no_observations)
         if args.lexical_mix is not None:
             if not 0.0 <= args.lexical_mix <= 1.0:
                 raise ValueError(f"--lexical-mix must be between 0 and 1, got {args.lexical_mix}")
@@ -618,6 +619,8 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--epochs", type=int, default=3)
     tune.add_argument("--learning-rate", type=float, default=5e-5)
     tune.add_argument("--seed", type=int, default=0)
+    tune.add_argument("--no-observations", action="store_true",
+                      help="tune on the questions only, not also on LoCoMo's observation statements")
     tune.add_argument("--lexical-mix", type=float, help="BM25's share of relevance to record for this model "
                                                         "(default: the one chosen in the tuning experiments)")
     tune.set_defaults(func=cmd_tune_embedder)

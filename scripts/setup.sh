@@ -69,8 +69,9 @@ PY
 }
 step "models (fetch, verify by hash, convert once) and the embedder" prepare_models
 
-# The default embedder: all-MiniLM-L6-v2 tuned on LoCoMo's questions and evidence turns
-# (panda/memory/embedder_tuning.py), built once into the model cache; without the data the base model is used.
+# The default embedder: all-MiniLM-L6-v2 tuned on LoCoMo's questions and observation statements with their
+# evidence turns (panda/memory/embedder_tuning.py), built once into the model cache; without the data the
+# base model is used.
 TUNING_DATA="${PANDA_TUNING_DATA:-../shared/data/locomo/locomo_conv0-7.json}"
 tune_default_embedder() {
   python -c "import sys; from panda.memory.embeddings import tuned_model_built; sys.exit(0 if tuned_model_built() else 1)" \

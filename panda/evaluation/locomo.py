@@ -3,7 +3,10 @@
 Each sample becomes one user's memory (user and thread = the sample id, e.g. conv-26); sessions are
 taken in order with their session date-time as every turn's timestamp; speakers are the authors; an
 image turn gets "[shares a photo of …]" from its BLIP caption. The observation, session_summary and
-event_summary fields are never read: they were generated from the dialogue and leak answers.
+event_summary fields are never ingested or read when evaluating: they were generated from the dialogue
+and leak answers. The observations serve one other use: on the conversations an embedder is tuned on
+(never those it is scored on), each statement with its evidence turns is a further tuning query
+(observation_queries, memory/embedder_tuning.py).
 """
 
 from __future__ import annotations
@@ -60,6 +63,25 @@ def sample_messages(sample: dict[str, Any]) -> list[MessageInput]:
             out.append(MessageInput(user_id=sid, thread_id=sid, timestamp=when, role="user", content=turn_text(turn),
                                     speaker=str(turn["speaker"]), external_id=str(turn["dia_id"]),
                                     source=f"locomo:{sid}:{turn['dia_id']}", extra={"dia_id": turn["dia_id"]}))
+    return out
+
+
+def observation_queries(sample: dict[str, Any]) -> list[tuple[str, list[str], datetime]]:
+    """(statement, evidence dia_ids, its session's time) for every observation in a sample, e.g.
+    ("Caroline attended an LGBTQ support group recently …", ["D1:3"], 2023-05-08 13:56 UTC)."""
+    conversation = sample["conversation"]
+    out = []
+    for key, by_speaker in (sample.get("observation") or {}).items():
+        match = re.fullmatch(r"session_(\d+)_observation", key)
+        if not match or not isinstance(by_speaker, dict):
+            continue
+        when = parse_locomo_time(conversation[f"session_{match.group(1)}_date_time"])
+        for statements in by_speaker.values():
+            for statement in statements:
+                text, evidence = statement[0], statement[1] if len(statement) > 1 else []
+                ids = re.findall(r"D\d+:\d+", json.dumps(evidence))
+                if str(text).strip() and ids:
+                    out.append((str(text).strip(), ids, when))
     return out
 
 

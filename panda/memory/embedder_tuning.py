@@ -9,6 +9,10 @@ evidence (LoCoMo's dia_ids, LongMemEval's has_answer turns) teaches it that mapp
   base model, and an evidence turn's text is its document's search text (the turn with its preceding
   turns, memory/ingest.py). Hard negatives are the base search's best non-evidence hits for the question
   in the same conversation; one of the top HARD_NEGATIVES is drawn per pair and step.
+- LoCoMo's observation statements ("Caroline attended an LGBTQ support group recently", with the turns
+  they were written from) are further queries on the tuning conversations (TuningSettings.observations):
+  they read like the facts a question asks after, and double the pairs. They are never ingested, and a
+  fold's figures come from conversations whose observations were never read.
 - Loss: in-batch softmax over cosine × SCALE (multiple-negatives ranking), AdamW, linear warm-up and decay,
   seeded. MAX_SEQ_LENGTH 128 covers a turn with its context (the search texts are ~60-120 tokens).
 - The result is a sentence-transformers folder plus `panda_embedder.json` (what it was tuned on, the
@@ -62,6 +66,7 @@ class TuningSettings:
     batch_size: int = 32
     seed: int = 0
     lexical_mix: float = TUNED_LEXICAL_MIX  # recorded in the manifest for the search to use with this model
+    observations: bool = True  # LoCoMo's observation statements as further queries (module docstring)
 
 
 @dataclass
@@ -84,15 +89,29 @@ def pairs_for_question(question: str, evidence: list[str], ranked: list[str], te
     return [TrainingPair(question, texts[e], negatives) for e in dict.fromkeys(evidence) if e in texts]
 
 
-def collect_pairs(dataset: str, path: Path, only: list[str] | None = None, work_dir: Path | None = None,
-                  embedder: Any = None) -> list[TrainingPair]:
-    """Ingest one benchmark into a temporary home and turn its questions with evidence into pairs."""
+def tuning_queries(dataset: str, path: Path, only: list[str] | None,
+                   observations: bool) -> tuple[Any, list[tuple[str, str, list[str], datetime]]]:
+    """The benchmark and its (user, query, evidence ids, asked at) tuning queries: the questions with
+    evidence, and for LoCoMo with `observations` the observation statements of the same conversations."""
+    from panda.evaluation import locomo
     from panda.evaluation.runner import LOADERS
-    from panda.runtime import open_home
 
     if dataset not in LOADERS or dataset == "jsonl":
         raise ValueError(f"tuning needs turn-level evidence: dataset must be locomo or longmemeval, not {dataset!r}")
     bench = LOADERS[dataset](path, only, None)
+    queries = [(q.user_id, q.question, q.evidence, q.asked_at) for q in bench.questions if q.evidence]
+    if observations and dataset == "locomo":
+        queries += [(sample["sample_id"], text, evidence, when) for sample in locomo.load_samples(path, only)
+                    for text, evidence, when in locomo.observation_queries(sample)]
+    return bench, queries
+
+
+def collect_pairs(dataset: str, path: Path, only: list[str] | None = None, work_dir: Path | None = None,
+                  embedder: Any = None, observations: bool = False) -> list[TrainingPair]:
+    """Ingest one benchmark into a temporary home and turn its tuning queries into pairs."""
+    from panda.runtime import open_home
+
+    bench, queries = tuning_queries(dataset, path, only, observations)
     home = Path(tempfile.mkdtemp(prefix="panda-tune-", dir=work_dir))
     try:
         ctx = open_home(Settings(home=home), embedder=embedder)
@@ -101,19 +120,17 @@ def collect_pairs(dataset: str, path: Path, only: list[str] | None = None, work_
             conversations = Conversations(ctx.catalog)
             texts_by_user: dict[str, dict[str, str]] = {}
             pairs: list[TrainingPair] = []
-            for q in bench.questions:
-                if not q.evidence:
-                    continue
-                if q.user_id not in texts_by_user:
-                    texts_by_user[q.user_id] = conversations.indexed_texts(q.user_id)
-                hits = ctx.memory.search(q.question, user_id=q.user_id, limit=SEARCH_DEPTH, now=q.asked_at, record=False)
+            for user, query, evidence, asked_at in queries:
+                if user not in texts_by_user:
+                    texts_by_user[user] = conversations.indexed_texts(user)
+                hits = ctx.memory.search(query, user_id=user, limit=SEARCH_DEPTH, now=asked_at, record=False)
                 ranked = [e for e in conversations.external_ids([h.id for h in hits]) if e]
-                pairs += pairs_for_question(q.question, q.evidence, ranked, texts_by_user[q.user_id])
+                pairs += pairs_for_question(query, evidence, ranked, texts_by_user[user])
         finally:
             ctx.catalog.close()
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    log.info("%d training pairs from %s (%d questions)", len(pairs), path, len(bench.questions))
+    log.info("%d training pairs from %s (%d queries)", len(pairs), path, len(queries))
     return pairs
 
 
@@ -179,7 +196,8 @@ def tune_embedder(sources: list[tuple[str, Path, list[str] | None]], output: Pat
     base = base_model or default_model_path()
     started = time.perf_counter()
     embedder = SentenceEmbedder(base)
-    pairs = [p for dataset, path, only in sources for p in collect_pairs(dataset, path, only, work_dir, embedder)]
+    pairs = [pair for dataset, path, only in sources
+             for pair in collect_pairs(dataset, path, only, work_dir, embedder, settings.observations)]
     model, losses = train(pairs, base, settings,
                           progress=lambda epoch, loss: log.info("epoch %d: mean loss %.4f", epoch, loss))
     output = output.resolve()

@@ -12,6 +12,7 @@ import pytest
 from panda.cli import main
 from panda.config import Settings
 from panda.errors import ConfigError
+from panda.evaluation.locomo import load_samples, observation_queries
 from panda.memory import embeddings
 from panda.memory.embedder_tuning import (
     HARD_NEGATIVES,
@@ -21,6 +22,7 @@ from panda.memory.embedder_tuning import (
     learning_rate_at,
     pairs_for_question,
     tune_embedder,
+    tuning_queries,
 )
 from panda.memory.embeddings import BASE_IDENTITY, MANIFEST, SentenceEmbedder, resolve_model
 from panda.memory.ingest import ingest_messages
@@ -49,6 +51,36 @@ def test_the_learning_rate_warms_up_then_decays_to_zero() -> None:
     assert all(a >= b for a, b in zip(rates[9:], rates[10:], strict=False))
 
 
+def test_observation_statements_become_queries_with_their_evidence_turns_and_session_time() -> None:
+    sample = {"conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023", "session_2_date_time": "9:00 am on 1 June, 2023"},
+              "observation": {"session_1_observation": {"Ann": [["Ann adopted a greyhound.", "D1:3"],
+                                                                ["Ann moved twice.", ["D1:4", "D1:9"]],
+                                                                ["No evidence here.", ""]]},
+                              "session_2_observation": {"Bo": [["Bo plays violin.", "D2:1; D2:5"]]},
+                              "session_2_summary": {"Bo": [["not an observation", "D2:1"]]}}}
+    queries = observation_queries(sample)
+    assert [(text, ids) for text, ids, _ in queries] == [("Ann adopted a greyhound.", ["D1:3"]),
+                                                         ("Ann moved twice.", ["D1:4", "D1:9"]),
+                                                         ("Bo plays violin.", ["D2:1", "D2:5"])]
+    assert queries[0][2] == datetime(2023, 5, 8, 13, 56, tzinfo=UTC) and queries[2][2].month == 6
+    assert observation_queries({"conversation": {}}) == []
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="needs ../shared/data/locomo")
+def test_tuning_queries_add_the_tuning_conversations_observations_and_no_others() -> None:
+    bench, questions = tuning_queries("locomo", LOCOMO, ["conv-30"], observations=False)
+    _, both = tuning_queries("locomo", LOCOMO, ["conv-30"], observations=True)
+    assert len(questions) == sum(1 for q in bench.questions if q.evidence) and both[:len(questions)] == questions
+    added = both[len(questions):]
+    assert len(added) > 100 and {user for user, *_ in added} == {"conv-30"}
+    turn_ids = {m.external_id for m in bench.messages}
+    assert all(set(evidence) <= turn_ids for _, _, evidence, _ in added)
+    other = {text for text, _, _ in observation_queries(load_samples(LOCOMO, ["conv-26"])[0])}
+    assert not other & {query for _, query, _, _ in added}
+    asked = {q.asked_at for q in bench.questions}
+    assert all(when < min(asked) for *_, when in added)  # asked in its session, before the questions
+
+
 @pytest.mark.skipif(not LOCOMO.exists(), reason="needs ../shared/data/locomo")
 def test_tuning_on_one_conversation_pulls_its_questions_towards_their_evidence(tmp_path: Path,
                                                                              embedder: SentenceEmbedder) -> None:
@@ -56,7 +88,8 @@ def test_tuning_on_one_conversation_pulls_its_questions_towards_their_evidence(t
     pairs = collect_pairs("locomo", LOCOMO, ["conv-30"], tmp_path, base)
     assert len(pairs) > 100 and all(p.negatives for p in pairs)
     out = tmp_path / "tuned"
-    report = tune_embedder([("locomo", LOCOMO, ["conv-30"])], out, TuningSettings(epochs=1), work_dir=tmp_path)
+    report = tune_embedder([("locomo", LOCOMO, ["conv-30"])], out, TuningSettings(epochs=1, observations=False),
+                           work_dir=tmp_path)
     manifest = json.loads((out / MANIFEST).read_text())
     assert report.pairs == manifest["pairs"] == len(pairs)
     assert manifest["lexical_mix"] == TUNED_LEXICAL_MIX and manifest["sources"] == ["locomo:locomo_conv0-7.json (conv-30)"]
