@@ -75,9 +75,14 @@ def observation_queries(sample: dict[str, Any]) -> list[tuple[str, list[str], da
         match = re.fullmatch(r"session_(\d+)_observation", key)
         if not match or not isinstance(by_speaker, dict):
             continue
-        when = parse_locomo_time(conversation[f"session_{match.group(1)}_date_time"])
+        date_key = f"session_{match.group(1)}_date_time"
+        if date_key not in conversation:
+            raise ValueError(f"{sample.get('sample_id')}: observation.{key} has no conversation.{date_key}")
+        when = parse_locomo_time(conversation[date_key])
         for statements in by_speaker.values():
-            for statement in statements:
+            for statement in statements if isinstance(statements, list) else []:
+                if not isinstance(statement, list) or not statement:
+                    continue  # not a [statement, evidence] pair
                 text, evidence = statement[0], statement[1] if len(statement) > 1 else []
                 ids = re.findall(r"D\d+:\d+", json.dumps(evidence))
                 if str(text).strip() and ids:

@@ -101,8 +101,11 @@ def tuning_queries(dataset: str, path: Path, only: list[str] | None,
     bench = LOADERS[dataset](path, only, None)
     queries = [(q.user_id, q.question, q.evidence, q.asked_at) for q in bench.questions if q.evidence]
     if observations and dataset == "locomo":
-        queries += [(sample["sample_id"], text, evidence, when) for sample in locomo.load_samples(path, only)
-                    for text, evidence, when in locomo.observation_queries(sample)]
+        try:
+            queries += [(sample["sample_id"], text, evidence, when) for sample in locomo.load_samples(path, only)
+                        for text, evidence, when in locomo.observation_queries(sample)]
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc} (or tune with --no-observations)") from exc
     return bench, queries
 
 

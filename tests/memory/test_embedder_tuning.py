@@ -64,6 +64,11 @@ def test_observation_statements_become_queries_with_their_evidence_turns_and_ses
                                                          ("Bo plays violin.", ["D2:1", "D2:5"])]
     assert queries[0][2] == datetime(2023, 5, 8, 13, 56, tzinfo=UTC) and queries[2][2].month == 6
     assert observation_queries({"conversation": {}}) == []
+    odd = {"conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023"},
+           "observation": {"session_1_observation": {"Ann": ["a bare string", [], ["Ann sings.", "D1:2"]], "Bo": None}}}
+    assert [text for text, _, _ in observation_queries(odd)] == ["Ann sings."]
+    with pytest.raises(ValueError, match="conv-x: observation.session_3_observation has no conversation.session_3_date_time"):
+        observation_queries({"sample_id": "conv-x", "conversation": {}, "observation": {"session_3_observation": {}}})
 
 
 @pytest.mark.skipif(not LOCOMO.exists(), reason="needs ../shared/data/locomo")
