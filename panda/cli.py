@@ -310,7 +310,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(json.dumps(metrics, indent=2))
         return 0
     print(f"{metrics['dataset']} {metrics['mode']} run {metrics['run_id']}: {metrics['items']} questions, "
-          f"{metrics['seconds']} s; embedder {metrics['embedder']} (lexical mix {metrics['lexical_mix']})")
+          f"{metrics['seconds']} s; embedder {metrics['embedder']} (lexical mix {metrics['lexical_mix']}, "
+          f"speaker weight {metrics['speaker_weight']})")
     for k in ks:
         print(f"  recall@{k}: {metrics[f'recall@{k}']}")
     for key in ("f1", "exact_match", "J", "abstention_accuracy", "context_tokens_mean"):
@@ -392,6 +393,10 @@ def cmd_tune_embedder(args: argparse.Namespace) -> int:
             if not 0.0 <= args.lexical_mix <= 1.0:
                 raise ValueError(f"--lexical-mix must be between 0 and 1, got {args.lexical_mix}")
             chosen.lexical_mix = args.lexical_mix
+        if args.speaker_weight is not None:
+            if args.speaker_weight < 0.0:
+                raise ValueError(f"--speaker-weight must be 0 or more, got {args.speaker_weight}")
+            chosen.speaker_weight = args.speaker_weight
         report = tune_embedder(sources, out, chosen)
     except ValueError as exc:
         print(f"panda tune-embedder: {exc}", file=sys.stderr)
@@ -623,6 +628,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="tune on the questions only, not also on LoCoMo's observation statements")
     tune.add_argument("--lexical-mix", type=float, help="BM25's share of relevance to record for this model "
                                                         "(default: the one chosen in the tuning experiments)")
+    tune.add_argument("--speaker-weight", type=float, help="the named speaker's lift to record for this model "
+                                                           "(default: the one chosen in the tuning experiments)")
     tune.set_defaults(func=cmd_tune_embedder)
 
     check = sub.add_parser("check", help="the vault doctor: frontmatter, links, catalog == reindex, orphans, "

@@ -86,7 +86,8 @@ class RetrievalPolicy(_Strict):
     # memory/conversation_signals.py (chosen 2-fold on LoCoMo halves, benchmarks/locomo_folds.py): the named
     # speaker's messages × (1 + speaker_weight); + neighbour_weight × the next two turns' mean score; × (1 +
     # date_weight × date match) for a question naming a time, falling off over date_scale_days.
-    speaker_weight: float = 1.0
+    # None: the embedder's (a tuned model records the weight chosen with it: 0.25), else 1.0 (base model).
+    speaker_weight: float | None = None
     neighbour_weight: float = 0.4
     date_weight: float = 1.0
     date_scale_days: float = 7.0

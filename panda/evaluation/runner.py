@@ -215,7 +215,8 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     if not retrieval_only:
         phase_latency = {row["phase"]: round(float(row["avg_latency_ms"] or 0.0), 1)
                          for row in ctx.catalog.llm_usage_by_phase()}
-    used_embedder = {"embedder": getattr(ctx.memory.embedder, "identity", None), "lexical_mix": ctx.memory.lexical_mix()}
+    used_embedder = {"embedder": getattr(ctx.memory.embedder, "identity", None), "lexical_mix": ctx.memory.lexical_mix(),
+                     "speaker_weight": ctx.memory.speaker_weight()}
     ctx.catalog.close()
     item_list = list(items.values())
     metrics = summarise(item_list, ks, phase_latency)

@@ -6,7 +6,9 @@ each chosen 2-fold on LoCoMo halves by benchmarks/locomo_folds.py, never on the 
 - **Speaker.** A question that names exactly one of the people speaking in the candidate messages
   ("What is Gina's favourite style of dance?") is about that person, and that person's own messages
   tell it: their messages get × (1 + speaker_weight). In LoCoMo 96 % of evidence turns are by the
-  person the question names. A question naming two speakers, or none, changes nothing.
+  person the question names. A question naming two speakers, or none, changes nothing. The weight
+  depends on the embedder (scoring.chosen): 1 with the base model, 0.25 with a tuned one, which has
+  learnt to read the "Name: ..." of the indexed text itself.
 - **Neighbours.** A message that the next turns of its session also match is the start of the
   exchange those turns continue ("I painted a sunrise" is followed by "Wow, what inspired it?"): it
   gets neighbour_weight × the mean score of the next two messages among the candidates.

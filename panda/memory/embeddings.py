@@ -101,6 +101,8 @@ class SentenceEmbedder:
         manifest = read_manifest(self.model_path)
         mix = manifest.get("lexical_mix")
         self.lexical_mix: float | None = float(mix) if isinstance(mix, int | float) else None
+        speaker = manifest.get("speaker_weight")
+        self.speaker_weight: float | None = float(speaker) if isinstance(speaker, int | float) else None
         if manifest:  # a tuned model: its folder and when it was made (a re-tuned model is another space)
             self.identity = f"{Path(self.model_path).name}@{manifest.get('created_at', '?')}"
         elif self.model_path == _base_path_or_none():

@@ -220,16 +220,19 @@ def combine(f: Factors, policy: RetrievalPolicy) -> float:
     return r + policy.relevance_band * (seed_score(f, policy) * quality_factor * f.freshness + bonus)
 
 
-DEFAULT_LEXICAL_MIX = 0.65  # BM25's share with the base embedder (LoCoMo, stop 20; a tuned one records its own)
+# Settings that depend on the embedder, their values with the base model; a tuned model records its own.
+DEFAULT_LEXICAL_MIX = 0.65  # BM25's share of relevance (LoCoMo, stop 20)
+DEFAULT_SPEAKER_WEIGHT = 1.0  # the named speaker's lift (memory/conversation_signals.py)
 
 
-def chosen_lexical_mix(policy_mix: float | None, embedder_mix: float | None) -> float:
-    """BM25's share of relevance: the policy's if set, else the embedder's own (a tuned model records the
-    mix chosen with it), else DEFAULT_LEXICAL_MIX. Example: (None, 0.3) -> 0.3; (0.5, 0.3) -> 0.5."""
-    for mix in (policy_mix, embedder_mix):
-        if mix is not None:
-            return float(mix)
-    return DEFAULT_LEXICAL_MIX
+def chosen(policy_value: float | None, embedder_value: float | None, base_default: float) -> float:
+    """An embedder-dependent retrieval setting (lexical mix, speaker weight): the policy's if set, else the
+    embedder's own (a tuned model records the values chosen with it), else the base model's default.
+    Example: (None, 0.3, 0.65) -> 0.3; (0.5, 0.3, 0.65) -> 0.5; (None, None, 0.65) -> 0.65."""
+    for value in (policy_value, embedder_value):
+        if value is not None:
+            return float(value)
+    return base_default
 
 
 def relevance(bm25: dict[str, float], cosine: dict[str, float], lexical_mix: float) -> dict[str, float]:

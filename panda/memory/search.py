@@ -80,8 +80,14 @@ class MemoryStore:
         self.in_shard = False
 
     def lexical_mix(self) -> float:
-        """BM25's share of relevance for this store (scoring.chosen_lexical_mix)."""
-        return scoring.chosen_lexical_mix(self.policy.retrieval.lexical_mix, getattr(self.embedder, "lexical_mix", None))
+        """BM25's share of relevance for this store (scoring.chosen)."""
+        return scoring.chosen(self.policy.retrieval.lexical_mix, getattr(self.embedder, "lexical_mix", None),
+                              scoring.DEFAULT_LEXICAL_MIX)
+
+    def speaker_weight(self) -> float:
+        """The named speaker's lift for this store (scoring.chosen)."""
+        return scoring.chosen(self.policy.retrieval.speaker_weight, getattr(self.embedder, "speaker_weight", None),
+                              scoring.DEFAULT_SPEAKER_WEIGHT)
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""
@@ -169,7 +175,7 @@ class MemoryStore:
                 rows = self.catalog.candidate_rows(ids, vector.tolist())
             rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
             results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy,
-                                               self.lexical_mix())
+                                               self.lexical_mix(), self.speaker_weight())
                        if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
             if user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not time_range:
                 results = self.facts_first(results, query, user_id, now)
@@ -351,12 +357,16 @@ def retrieval_entry(user_id: str | None, session_id: str | None, turn_id: str | 
 
 
 def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, query_topic: str | None,
-         now: datetime, policy: Policy, lexical_mix: float | None = None) -> list[SearchResult]:
-    """Score candidate rows with the seed factors and sort, best first (ties by id)."""
+         now: datetime, policy: Policy, lexical_mix: float | None = None,
+         speaker_weight: float | None = None) -> list[SearchResult]:
+    """Score candidate rows with the seed factors and sort, best first (ties by id). `lexical_mix` and
+    `speaker_weight` are the store's (MemoryStore.lexical_mix/speaker_weight); None: the policy's or the
+    base model's."""
     rp = policy.retrieval
-    mix = scoring.chosen_lexical_mix(rp.lexical_mix, None) if lexical_mix is None else lexical_mix
+    mix = scoring.chosen(rp.lexical_mix, lexical_mix, scoring.DEFAULT_LEXICAL_MIX)
+    speaker = scoring.chosen(rp.speaker_weight, speaker_weight, scoring.DEFAULT_SPEAKER_WEIGHT)
     rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, mix)
-    signals = conversation_signals.SignalWeights(rp.speaker_weight, rp.neighbour_weight, rp.date_weight, rp.date_scale_days)
+    signals = conversation_signals.SignalWeights(speaker, rp.neighbour_weight, rp.date_weight, rp.date_scale_days)
     rel = scoring.rescaled(conversation_signals.adjust(rel, rows, query, now, signals))  # best = 1 again
     query_words = [w for w in words(query) if len(w) > 1]
     matcher = scoring.FuzzyWords(rp.fuzzy_threshold, rp.fuzzy_exact_max_len)  # word pairs compared once a search

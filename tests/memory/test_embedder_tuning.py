@@ -17,6 +17,7 @@ from panda.memory import embeddings
 from panda.memory.embedder_tuning import (
     HARD_NEGATIVES,
     TUNED_LEXICAL_MIX,
+    TUNED_SPEAKER_WEIGHT,
     TuningSettings,
     collect_pairs,
     learning_rate_at,
@@ -97,10 +98,12 @@ def test_tuning_on_one_conversation_pulls_its_questions_towards_their_evidence(t
                            work_dir=tmp_path)
     manifest = json.loads((out / MANIFEST).read_text())
     assert report.pairs == manifest["pairs"] == len(pairs)
+    assert manifest["speaker_weight"] == TUNED_SPEAKER_WEIGHT
     assert manifest["lexical_mix"] == TUNED_LEXICAL_MIX and manifest["sources"] == ["locomo:locomo_conv0-7.json (conv-30)"]
     tuned = SentenceEmbedder(str(out))
-    assert tuned.lexical_mix == TUNED_LEXICAL_MIX and tuned.identity.startswith("tuned@")
-    assert base.identity == BASE_IDENTITY and base.lexical_mix is None
+    assert tuned.lexical_mix == TUNED_LEXICAL_MIX and tuned.speaker_weight == TUNED_SPEAKER_WEIGHT
+    assert tuned.identity.startswith("tuned@")
+    assert base.identity == BASE_IDENTITY and base.lexical_mix is None and base.speaker_weight is None
 
     def margin(model: SentenceEmbedder) -> float:  # cosine to the evidence minus cosine to the first negative
         q = model.embed([p.question for p in pairs])
@@ -117,19 +120,22 @@ def test_the_default_model_is_the_tuned_one_once_built(tmp_path: Path, monkeypat
     assert resolve_model(None) == resolve_model("base") == embeddings.default_model_path()
     tuned = tmp_path / embeddings.TUNED_FOLDER
     tuned.mkdir()
-    (tuned / MANIFEST).write_text(json.dumps({"lexical_mix": 0.3, "created_at": "2026-11-22T23:00:00+00:00"}))
+    (tuned / MANIFEST).write_text(json.dumps({"lexical_mix": 0.3, "speaker_weight": 0.25, "created_at": "2026-11-22T23:00:00+00:00"}))
     assert resolve_model(None) == resolve_model("default") == str(tuned)
     assert resolve_model("base") == embeddings.default_model_path()
     assert resolve_model("/some/folder") == "/some/folder"
     described = SentenceEmbedder()  # the weights are not loaded until a text is embedded
     assert described.identity == "embedder-tuned@2026-11-22T23:00:00+00:00" and described.lexical_mix == 0.3
+    assert described.speaker_weight == 0.25
 
 
 class Relabelled:
     """The real embedder under another identity: what a home sees when the configured model changes."""
 
-    def __init__(self, inner: SentenceEmbedder, identity: str, lexical_mix: float | None = None) -> None:
+    def __init__(self, inner: SentenceEmbedder, identity: str, lexical_mix: float | None = None,
+                 speaker_weight: float | None = None) -> None:
         self.inner, self.identity, self.lexical_mix, self.dim = inner, identity, lexical_mix, inner.dim
+        self.speaker_weight = speaker_weight
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self.inner.embed(texts)
@@ -147,7 +153,7 @@ def _one_message(home: Path, embedder: object) -> None:
 def test_a_home_is_searched_only_with_the_embedder_that_made_its_vectors(tmp_path: Path,
                                                                         embedder: SentenceEmbedder) -> None:
     home = tmp_path / "home"
-    first, second = Relabelled(embedder, "model-one"), Relabelled(embedder, "model-two", 0.3)
+    first, second = Relabelled(embedder, "model-one"), Relabelled(embedder, "model-two", 0.3, 0.25)
     _one_message(home, first)
     with pytest.raises(ConfigError, match="model-one.*model-two.*panda reindex"):
         open_home(Settings(home=home), embedder=second)  # type: ignore[arg-type]
@@ -159,6 +165,10 @@ def test_a_home_is_searched_only_with_the_embedder_that_made_its_vectors(tmp_pat
         assert report.messages == 1
         assert ctx.catalog.setting(embeddings.EMBEDDER_SETTING) == "model-two"
         assert ctx.memory.lexical_mix() == 0.3  # the embedder's own mix, the policy setting none
+        assert ctx.memory.speaker_weight() == 0.25
+        retrieval = ctx.memory.policy.retrieval.model_copy(update={"speaker_weight": 2.0, "lexical_mix": 0.5})
+        ctx.memory.policy = ctx.memory.policy.model_copy(update={"retrieval": retrieval})
+        assert ctx.memory.speaker_weight() == 2.0 and ctx.memory.lexical_mix() == 0.5  # the policy's, when set
         assert ctx.memory.search("greyhound", user_id="dana")[0].snippet.count("Pixel")
     finally:
         ctx.catalog.close()
@@ -177,6 +187,7 @@ def test_a_home_older_than_the_record_belongs_to_the_base_model(tmp_path: Path, 
         open_home(Settings(home=home), embedder=Relabelled(embedder, "tuned@x"))  # type: ignore[arg-type]
     ctx = open_home(Settings(home=home), embedder=Relabelled(embedder, BASE_IDENTITY))  # type: ignore[arg-type]
     assert ctx.memory.lexical_mix() == 0.65  # neither policy nor embedder sets one: the base model's
+    assert ctx.memory.speaker_weight() == 1.0
     ctx.catalog.close()
 
 

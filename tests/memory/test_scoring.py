@@ -152,3 +152,11 @@ def test_seed_001_time_range_windows():
     assert time_range_start("all", now) is None and time_range_start(None, now) is None
     with pytest.raises(ValueError, match="time_range must be one of"):
         time_range_start("fortnight", now)
+
+
+def test_an_embedder_dependent_setting_is_the_policys_then_the_embedders_then_the_base_models():
+    assert scoring.chosen(None, 0.3, scoring.DEFAULT_LEXICAL_MIX) == 0.3
+    assert scoring.chosen(0.5, 0.3, scoring.DEFAULT_LEXICAL_MIX) == 0.5
+    assert scoring.chosen(None, None, scoring.DEFAULT_LEXICAL_MIX) == 0.65
+    assert scoring.chosen(0.0, 0.25, scoring.DEFAULT_SPEAKER_WEIGHT) == 0.0  # a policy's 0 is a choice, not unset
+    assert scoring.chosen(None, None, scoring.DEFAULT_SPEAKER_WEIGHT) == 1.0
