@@ -387,16 +387,10 @@ def cmd_tune_embedder(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out) if args.out else tuned_model_path()
     try:
+        recorded = {name: value for name, value in (("lexical_mix", args.lexical_mix),
+                                                    ("speaker_weight", args.speaker_weight)) if value is not None}
         chosen = TuningSettings(epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed,
-                                observations=not args.no_observations)
-        if args.lexical_mix is not None:
-            if not 0.0 <= args.lexical_mix <= 1.0:
-                raise ValueError(f"--lexical-mix must be between 0 and 1, got {args.lexical_mix}")
-            chosen.lexical_mix = args.lexical_mix
-        if args.speaker_weight is not None:
-            if args.speaker_weight < 0.0:
-                raise ValueError(f"--speaker-weight must be 0 or more, got {args.speaker_weight}")
-            chosen.speaker_weight = args.speaker_weight
+                                observations=not args.no_observations, **recorded)
         report = tune_embedder(sources, out, chosen)
     except ValueError as exc:
         print(f"panda tune-embedder: {exc}", file=sys.stderr)

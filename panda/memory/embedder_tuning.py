@@ -21,8 +21,8 @@ evidence (LoCoMo's dia_ids, LongMemEval's has_answer turns) teaches it that mapp
 
 How it was chosen (LoCoMo, 2-fold: A = conv-26/30/41/42, B = conv-43/44/47/48). Epochs and the lexical mix
 were chosen by an inner 2-fold inside the tuning half (tune on two conversations, score the other two),
-never on the report half; TUNED_LEXICAL_MIX and TUNED_SPEAKER_WEIGHT are those choices. The learning rate (5e-5) was tried after
-2e-5 with the report half visible, so it is not blind to it. Figures are in the README.
+never on the report half; TUNED_LEXICAL_MIX and TUNED_SPEAKER_WEIGHT are those choices. The learning rate
+(5e-5) was tried after 2e-5 with the report half visible, so it is not blind to it. Figures are in the README.
 """
 
 from __future__ import annotations
@@ -72,6 +72,12 @@ class TuningSettings:
     lexical_mix: float = TUNED_LEXICAL_MIX  # recorded in the manifest for the search to use with this model
     speaker_weight: float = TUNED_SPEAKER_WEIGHT  # likewise
     observations: bool = True  # LoCoMo's observation statements as further queries (module docstring)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.lexical_mix <= 1.0:
+            raise ValueError(f"lexical mix must be between 0 and 1, got {self.lexical_mix}")
+        if self.speaker_weight < 0.0:
+            raise ValueError(f"speaker weight must be 0 or more, got {self.speaker_weight}")
 
 
 @dataclass

@@ -72,6 +72,11 @@ def read_manifest(model_path: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _recorded_number(manifest: dict[str, Any], key: str) -> float | None:
+    value = manifest.get(key)
+    return float(value) if isinstance(value, int | float) else None
+
+
 def default_model_path() -> str:
     """The base model's folder (all-MiniLM-L6-v2 from its PyPI package)."""
     try:
@@ -99,10 +104,9 @@ class SentenceEmbedder:
         self.model_path = resolve_model(model)
         self.batch_size = batch_size
         manifest = read_manifest(self.model_path)
-        mix = manifest.get("lexical_mix")
-        self.lexical_mix: float | None = float(mix) if isinstance(mix, int | float) else None
-        speaker = manifest.get("speaker_weight")
-        self.speaker_weight: float | None = float(speaker) if isinstance(speaker, int | float) else None
+        # Retrieval settings chosen with a tuned model (memory/scoring.chosen); None: not recorded.
+        self.lexical_mix = _recorded_number(manifest, "lexical_mix")
+        self.speaker_weight = _recorded_number(manifest, "speaker_weight")
         if manifest:  # a tuned model: its folder and when it was made (a re-tuned model is another space)
             self.identity = f"{Path(self.model_path).name}@{manifest.get('created_at', '?')}"
         elif self.model_path == _base_path_or_none():

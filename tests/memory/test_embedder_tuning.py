@@ -52,6 +52,14 @@ def test_the_learning_rate_warms_up_then_decays_to_zero() -> None:
     assert all(a >= b for a, b in zip(rates[9:], rates[10:], strict=False))
 
 
+def test_the_settings_recorded_with_a_model_are_checked_when_chosen() -> None:
+    assert TuningSettings(lexical_mix=0.0, speaker_weight=0.0).speaker_weight == 0.0
+    with pytest.raises(ValueError, match="lexical mix must be between 0 and 1, got 1.5"):
+        TuningSettings(lexical_mix=1.5)
+    with pytest.raises(ValueError, match="speaker weight must be 0 or more, got -1"):
+        TuningSettings(speaker_weight=-1.0)
+
+
 def test_observation_statements_become_queries_with_their_evidence_turns_and_session_time() -> None:
     sample = {"conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023", "session_2_date_time": "9:00 am on 1 June, 2023"},
               "observation": {"session_1_observation": {"Ann": [["Ann adopted a greyhound.", "D1:3"],
