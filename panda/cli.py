@@ -387,10 +387,9 @@ def cmd_tune_embedder(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out) if args.out else tuned_model_path()
     try:
-        recorded = {name: value for name, value in (("lexical_mix", args.lexical_mix),
-                                                    ("speaker_weight", args.speaker_weight)) if value is not None}
-        chosen = TuningSettings(epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed,
-                                observations=not args.no_observations, **recorded)
+        given = {name: getattr(args, name) for name in ("epochs", "learning_rate", "seed", "lexical_mix", "speaker_weight")
+                 if getattr(args, name) is not None}  # the rest are the recipe's defaults, kept in one place
+        chosen = TuningSettings(observations=not args.no_observations, **given)
         report = tune_embedder(sources, out, chosen)
     except ValueError as exc:
         print(f"panda tune-embedder: {exc}", file=sys.stderr)
@@ -615,9 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--longmemeval", help="a LongMemEval JSON file")
     tune.add_argument("--only", action="append", help="LoCoMo sample id / LongMemEval question type (repeatable)")
     tune.add_argument("--out", help="model folder to write (default: the tuned default in the model cache)")
-    tune.add_argument("--epochs", type=int, default=3)
-    tune.add_argument("--learning-rate", type=float, default=5e-5)
-    tune.add_argument("--seed", type=int, default=0)
+    tune.add_argument("--epochs", type=int, help="default: the recipe's (TuningSettings)")
+    tune.add_argument("--learning-rate", type=float, help="default: the recipe's")
+    tune.add_argument("--seed", type=int, help="default: the recipe's")
     tune.add_argument("--no-observations", action="store_true",
                       help="tune on the questions only, not also on LoCoMo's observation statements")
     tune.add_argument("--lexical-mix", type=float, help="BM25's share of relevance to record for this model "

@@ -73,13 +73,16 @@ step "models (fetch, verify by hash, convert once) and the embedder" prepare_mod
 # evidence turns (panda/memory/embedder_tuning.py), built once into the model cache; without the data the
 # base model is used.
 TUNING_DATA="${PANDA_TUNING_DATA:-../shared/data/locomo/locomo_conv0-7.json}"
+# A model built by an older Panda (other recorded settings) is rebuilt: a machine that is not new gets today's recipe.
 tune_default_embedder() {
-  python -c "import sys; from panda.memory.embeddings import tuned_model_built; sys.exit(0 if tuned_model_built() else 1)" \
-    && { echo "tuned embedder already built"; return 0; }
+  local why
+  why="$(python -c "from panda.memory.embedder_tuning import outdated_default_model as o; print(o() or '')")"
+  [ -z "$why" ] && { echo "tuned embedder already built with today's recipe"; return 0; }
+  echo "tuned embedder: $why; building it"
   panda tune-embedder --locomo "$TUNING_DATA"
 }
 if [ -f "$TUNING_DATA" ]; then
-  step "tuned embedder (fine-tune all-MiniLM-L6-v2 on $TUNING_DATA, once)" tune_default_embedder
+  step "tuned embedder (fine-tune all-MiniLM-L6-v2 on $TUNING_DATA, once per recipe)" tune_default_embedder
 else
   echo "setup: no $TUNING_DATA: the base embedder (all-MiniLM-L6-v2) is the default"
 fi

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from panda.memory.embedder_tuning import (
     TuningSettings,
     collect_pairs,
     learning_rate_at,
+    outdated_default_model,
     pairs_for_question,
     tune_embedder,
     tuning_queries,
@@ -223,3 +225,38 @@ def test_tune_embedder_needs_a_source(capsys: pytest.CaptureFixture[str], tmp_pa
     assert "--locomo FILE" in capsys.readouterr().err
     assert main(["tune-embedder", "--locomo", str(tmp_path / "missing.json")]) == 2
     assert "missing.json does not exist" in capsys.readouterr().err
+
+
+def test_the_cli_takes_the_recipe_defaults_for_what_it_is_not_given(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from panda.memory import embedder_tuning
+
+    chosen: list[TuningSettings] = []
+
+    def record(sources: object, output: Path, settings: TuningSettings) -> object:
+        chosen.append(settings)
+        raise ValueError("stopped before tuning")
+
+    monkeypatch.setattr(embedder_tuning, "tune_embedder", record)
+    data = tmp_path / "locomo.json"
+    data.write_text("[]")
+    assert main(["tune-embedder", "--locomo", str(data), "--out", str(tmp_path / "m"), "--learning-rate", "3e-5"]) == 2
+    assert chosen == [TuningSettings(learning_rate=3e-5)]
+    assert main(["tune-embedder", "--locomo", str(data), "--out", str(tmp_path / "m"), "--no-observations"]) == 2
+    assert chosen[1] == TuningSettings(observations=False)
+
+
+def test_a_default_model_built_with_another_recipe_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PANDA_MODEL_CACHE", str(tmp_path))
+    assert outdated_default_model() == "not built"
+    tuned = tmp_path / embeddings.TUNED_FOLDER
+    tuned.mkdir()
+    today = asdict(TuningSettings())
+    (tuned / MANIFEST).write_text(json.dumps({**today, "pairs": 2288, "losses": [1.0]}))
+    assert outdated_default_model() is None
+    older = {k: v for k, v in today.items() if k != "speaker_weight"} | {"learning_rate": 2e-5}
+    (tuned / MANIFEST).write_text(json.dumps(older))
+    why = outdated_default_model()
+    assert why is not None and why.startswith("built with other settings: ")
+    assert f"learning_rate 2e-05 -> {today['learning_rate']!r}" in why
+    assert f"speaker_weight None -> {TUNED_SPEAKER_WEIGHT!r}" in why and "epochs" not in why
