@@ -80,6 +80,8 @@ tune_default_embedder() {
   [ -z "$why" ] && { echo "tuned embedder already built with today's recipe"; return 0; }
   echo "tuned embedder: $why; building it"
   panda tune-embedder --locomo "$TUNING_DATA"
+  # the demo home's vectors came from the old model: re-embed them (any other home: `panda reindex --home DIR`)
+  if [ -f data/home/catalog/panda.duckdb ]; then panda reindex --home data/home; fi
 }
 if [ -f "$TUNING_DATA" ]; then
   step "tuned embedder (fine-tune all-MiniLM-L6-v2 on $TUNING_DATA, once per recipe)" tune_default_embedder
