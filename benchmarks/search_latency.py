@@ -60,7 +60,9 @@ def real_sentences() -> tuple[list[str], list[str]]:
 
 
 def embedded(texts: list[str], embedder: SentenceEmbedder) -> np.ndarray:
-    key = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    # The model's identity is part of the key: vectors from an earlier default embedder would not match
+    # the queries the current one embeds.
+    key = hashlib.sha256("\n".join([embedder.identity, *texts]).encode()).hexdigest()[:16]
     path = CACHE / f"sentences-{key}.npy"
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,8 @@ small, but one scope can hold a million rows (a global web corpus, one heavy use
 of 1M x 384 float32 reads 1.5 GB per query. A partition with at least `ann_min_rows` rows (policy)
 gets this index instead:
 
-- **Lists.** Spherical k-means (cosine) over a sample puts every row in one of about sqrt(n) lists;
+- **Lists.** Spherical k-means (cosine) over a sample (40 rows a list) puts every row in one of about
+  `list_factor` x sqrt(n) lists;
   the rows are stored list by list, so a list is one contiguous slice.
 - **Coarse scan.** The rows are also kept projected onto their top principal components (`dims`,
   from the same sample): a query scores the rows of its `probes` nearest lists in that space, which
@@ -34,15 +35,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SAMPLE_ROWS = 40_000
-ITERATIONS = 8
+SAMPLE_PER_LIST = 40  # k-means runs over this many sampled rows per list
+BASIS_SAMPLE_ROWS = 40_000  # the principal components come from this many of them
+ITERATIONS = 5
 CHUNK = 65_536
 
 
 @dataclass(frozen=True)
 class AnnSettings:
     min_rows: int = 50_000
-    probe_share: float = 0.15  # of the lists, at least 8
+    list_factor: float = 2.0  # lists: this many x sqrt(rows)
+    probe_share: float = 0.2  # of the lists, at least 8
     probe_rows: int = 0  # and at least enough lists to hold this many rows (a smaller partition probes a larger share)
     dims: int = 128  # principal components of the coarse scan
     rerank: int = 1500  # rows re-scored exactly, at least 4 x the limit
@@ -55,12 +58,14 @@ class InvertedFileIndex:
         self.settings = settings
         rows = np.flatnonzero(usable)
         rng = np.random.default_rng(seed)
-        sample = vectors[rng.choice(rows, size=min(SAMPLE_ROWS, rows.size), replace=False)]
+        count = max(1, min(rows.size, round(settings.list_factor * math.sqrt(rows.size))))
+        sample = vectors[rng.choice(rows, size=min(SAMPLE_PER_LIST * count, rows.size), replace=False)]
         self.mean = sample.mean(axis=0)
         dims = min(settings.dims, vectors.shape[1])
-        _, _, vt = np.linalg.svd(sample - self.mean, full_matrices=False)
+        basis_sample = sample[: BASIS_SAMPLE_ROWS] - self.mean  # the sample is already in random order
+        _, _, vt = np.linalg.svd(basis_sample, full_matrices=False)
         self.basis = np.ascontiguousarray(vt[:dims].T.astype(np.float32))  # (d, dims)
-        self.centroids = _spherical_kmeans(sample, max(1, round(math.sqrt(rows.size))), rng)
+        self.centroids = _spherical_kmeans(sample, count, rng)
         lists = _nearest(vectors[rows], self.centroids)
         order = np.argsort(lists, kind="stable")
         self.rows = rows[order]  # list-order position -> partition row
@@ -77,7 +82,7 @@ class InvertedFileIndex:
 
     def probes(self) -> int:
         """Lists a query scans: `probe_share` of them, at least 8, and at least as many as hold `probe_rows`
-        rows on average. Example: 100,000 rows in 316 lists, share 0.15, probe_rows 40,000 -> 127 lists."""
+        rows on average. Example: 100,000 rows in 632 lists, share 0.2, probe_rows 40,000 -> 253 lists."""
         by_rows = math.ceil(self.settings.probe_rows * self.lists / max(1, self.rows.size))
         return min(self.lists, max(8, math.ceil(self.lists * self.settings.probe_share), by_rows))
 
@@ -112,7 +117,7 @@ class InvertedFileIndex:
             return None
         refine = max(self.settings.refine, 4 * self.settings.rerank, 16 * limit)
         if scores.size > refine and q_tail.size:
-            top = np.argpartition(-scores, refine)[:refine]
+            top = _about_best(scores, refine)
             positions, scores = (positions_of(top) if positions is None else positions[top]), scores[top]
         elif positions is None:
             positions = positions_of(np.arange(scores.size))
@@ -124,6 +129,19 @@ class InvertedFileIndex:
             positions = positions[top]
         rows = self.rows[positions]
         return rows, vectors[rows] @ query
+
+
+def _about_best(scores: np.ndarray, count: int) -> np.ndarray:
+    """Indices (ascending) of about the `count` best of `scores` (more than `count` of them): those at least the
+    (count / stride)-th best of every stride-th score. One pass over the scores instead of a partition of them
+    (at 200,000 probed rows: ~0.5 ms against ~2.5). Example: 1,000,000 scores, count 16,000 -> stride 16, the
+    1,000th best of 62,500 sampled scores as the cut, ~16,000 +- 500 indices."""
+    stride = max(1, min(16, count // 1000))
+    if stride == 1:
+        return np.sort(np.argpartition(-scores, count)[:count])
+    sample = scores[::stride]
+    kth = sample.size - count // stride
+    return np.flatnonzero(scores >= np.partition(sample, kth)[kth])
 
 
 def _nearest(vectors: np.ndarray, centroids: np.ndarray) -> np.ndarray:

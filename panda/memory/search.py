@@ -73,8 +73,8 @@ class MemoryStore:
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # a turn searches the same text twice
         # Candidates from the in-memory index (memory/index.py) unless the policy turns it off.
         rp = policy.retrieval
-        ann = AnnSettings(min_rows=rp.ann_min_rows, probe_share=rp.ann_probe_share, probe_rows=rp.ann_probe_rows,
-                          dims=rp.ann_dims, rerank=rp.ann_rerank, refine=rp.ann_refine)
+        ann = AnnSettings(min_rows=rp.ann_min_rows, list_factor=rp.ann_list_factor, probe_share=rp.ann_probe_share,
+                          probe_rows=rp.ann_probe_rows, dims=rp.ann_dims, rerank=rp.ann_rerank, refine=rp.ann_refine)
         self.search_index: SearchIndex | None = SearchIndex(catalog, ann) if rp.in_memory_index else None
         # A shard of a sharded run (pipeline/sharding.py) writes no global file and no counter back to the vault.
         self.in_shard = False
