@@ -11,8 +11,12 @@ retrieval_operations. Expired documents appear only with include_expired=True, m
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,6 +38,19 @@ from panda.memory.text import STOP_WORDS, tokenize, words
 from panda.privacy import visibility
 
 log = logging.getLogger(__name__)
+
+_embedding_thread: tuple[int, ThreadPoolExecutor] | None = None  # (the process that made it, the executor)
+_embedding_thread_lock = threading.Lock()
+
+
+def _query_embedding_thread() -> ThreadPoolExecutor:
+    """The one worker thread that embeds search queries (MemoryStore.query_vector_soon), made on first use
+    in each process: a forked child inherits the executor but not its thread, so it makes its own."""
+    global _embedding_thread
+    with _embedding_thread_lock:
+        if _embedding_thread is None or _embedding_thread[0] != os.getpid():
+            _embedding_thread = os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="panda-query-embedding")
+        return _embedding_thread[1]
 
 
 @dataclass
@@ -91,14 +108,26 @@ class MemoryStore:
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""
+        return self.query_vector_soon(query)()
+
+    def query_vector_soon(self, query: str) -> Callable[[], np.ndarray]:
+        """Start the query's embedding on a worker thread and return what waits for it (a remembered query:
+        at once). A search runs its BM25 leg meanwhile: torch's kernels and the tokenizer release the GIL,
+        so the two share the cores instead of taking turns."""
         if query in self._query_vectors:
             self._query_vectors.move_to_end(query)
-            return self._query_vectors[query]
-        vector = np.asarray(self.embedder.embed([query])[0])
-        self._query_vectors[query] = vector
-        if len(self._query_vectors) > 256:
-            self._query_vectors.popitem(last=False)
-        return vector
+            vector = self._query_vectors[query]
+            return lambda: vector
+        pending = _query_embedding_thread().submit(self.embedder.embed, [query])
+
+        def wait() -> np.ndarray:
+            vector = np.asarray(pending.result()[0])
+            self._query_vectors[query] = vector
+            if len(self._query_vectors) > 256:
+                self._query_vectors.popitem(last=False)
+            return vector
+
+        return wait
 
     # ---- indexing ------------------------------------------------------------------------------
     def index(self, docs: list[Document]) -> None:
@@ -158,13 +187,15 @@ class MemoryStore:
             created_after=scoring.time_range_start(time_range, now),
         )
         with compute_threads.single_blas():  # steadier and faster: memory/compute_threads.py
-            vector = self.query_vector(query)
+            embedding = self.query_vector_soon(query)  # embedded while the BM25 leg runs
             pool = max(rp.candidate_pool, limit * 3)
             if self.search_index is not None:
                 lexical = dict(self.search_index.bm25(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+                vector = embedding()
                 semantic = self.search_index.vectors(vector, filters, pool)
             else:
                 lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+                vector = embedding()
                 semantic = self.catalog.vector_candidates(vector.tolist(), filters, pool)
             ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
             if exclude_ids:

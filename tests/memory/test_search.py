@@ -1,6 +1,10 @@
+import multiprocessing
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 
 from panda.documents.model import Document
+from panda.memory import search as search_module
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
@@ -70,3 +74,48 @@ def test_memory_save_new_scope_gets_ttl_and_retrieve_reads_it_back(ctx):
     assert ctx.memory.retrieve(doc_id="nope") is None
     assert ctx.memory.retrieve(doc_id="x", doc_path="../../etc/passwd.md") is None
     assert ctx.memory.retrieve(doc_path=doc.doc_path).id == doc.id
+
+
+class SlowEmbedder:
+    """The real embedder, slowed down, noting the thread each embedding ran on."""
+
+    def __init__(self, inner):
+        self.inner, self.threads, self.finished = inner, [], []
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def embed(self, texts):
+        self.threads.append(threading.current_thread().name)
+        time.sleep(0.2)
+        vectors = self.inner.embed(texts)
+        self.finished.append(time.perf_counter())
+        return vectors
+
+
+def test_the_query_is_embedded_on_a_worker_thread_while_the_bm25_leg_runs(ctx):
+    save(ctx, id="m_hamster", title="Hamster food", body="Syrian hamsters eat seed mix and fresh vegetables.")
+    save(ctx, id="m_laptop", title="Laptop budget", body="The user wants a gaming laptop under $1000.")
+    expected = [r.id for r in ctx.memory.search("what should my hamster eat", user_id="alice", now=NOW, record=False)]
+    slow = SlowEmbedder(ctx.memory.embedder)
+    ctx.memory.embedder = slow
+    bm25, started = ctx.memory.search_index.bm25, []
+    ctx.memory.search_index.bm25 = lambda *a, **k: started.append(time.perf_counter()) or bm25(*a, **k)
+    found = [r.id for r in ctx.memory.search("what should my hamster eat?", user_id="alice", now=NOW, record=False)]
+    assert found == expected  # the same ranking (the question mark is not a word)
+    assert slow.threads == ["panda-query-embedding_0"]
+    assert started[0] < slow.finished[0]  # BM25 did not wait for the embedding
+    ctx.memory.search("what should my hamster eat?", user_id="alice", now=NOW, record=False)
+    assert len(slow.threads) == 1  # a remembered query is not embedded again
+
+
+def _submit_in_child() -> int:
+    return search_module._query_embedding_thread().submit(lambda: 2).result(timeout=10)
+
+
+def test_a_forked_process_embeds_queries_on_a_thread_of_its_own():
+    # The parent's worker has run a task and sits idle: a child inheriting that executor would queue its task
+    # for a thread it does not have and wait forever.
+    assert search_module._query_embedding_thread().submit(lambda: 1).result(timeout=10) == 1
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_submit_in_child).get(timeout=30) == 2
