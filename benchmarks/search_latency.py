@@ -13,7 +13,9 @@ every query pays its own embedding; the timed path is memory.search itself (quer
 vector leg, candidate rows, ranking, current facts first). The first search builds the in-memory index
 (index_build_s). `ann_recall@10`: the vector leg's top 10 against an exact scan of the same rows, over
 the last 200 questions (LoCoMo conv-47/48; the ANN's settings were chosen with questions of conv-26/30).
-`--sql` times the catalog's SQL candidate legs instead of the index. Prints JSON.
+`--sql` times the catalog's SQL candidate legs instead of the index. `machine`: the speed of this machine at
+the end of the run (machine_speed), since the same code measured on the same machine has differed by half
+between days. Prints JSON.
 Usage: python benchmarks/search_latency.py [--sql] [SIZE ...]
 """
 
@@ -121,6 +123,29 @@ def measure(size: int, layout: str, sentences: list[str], vectors: np.ndarray, q
             "p95_ms": round(percentile(timings, 95), 1), "queries": len(timings), "ann_recall@10": recall}
 
 
+def machine_speed(embedder: SentenceEmbedder, questions: list[str]) -> dict[str, float]:
+    """Two figures to compare runs on machines (or days) of different speed: one query's embedding alone
+    (p50 over 40 questions not asked in the timed runs) and a one-thread matrix-vector product over 200,000
+    x 64 float32 (the shape of the approximate index's coarse scan)."""
+    from panda.memory import compute_threads
+
+    embedder.embed(["warm up"])
+    timings = []
+    for question in questions[60:100]:
+        t0 = time.perf_counter()
+        embedder.embed([question])
+        timings.append((time.perf_counter() - t0) * 1000)
+    matrix, vector = np.ones((200_000, 64), dtype=np.float32), np.ones(64, dtype=np.float32)
+    scans = []
+    with compute_threads.single_blas():
+        for _ in range(20):
+            t0 = time.perf_counter()
+            matrix @ vector
+            scans.append((time.perf_counter() - t0) * 1000)
+    return {"query_embedding_p50_ms": round(statistics.median(timings), 1),
+            "scan_200k_x_64_p50_ms": round(statistics.median(scans), 2)}
+
+
 def main() -> None:
     sql = "--sql" in sys.argv
     sizes = [int(a) for a in sys.argv[1:] if a != "--sql"] or [10_000, 100_000]
@@ -129,7 +154,8 @@ def main() -> None:
     vectors = embedded(sentences, embedder)
     results = [measure(size, layout, sentences, vectors, questions, embedder, sql)
                for size in sizes for layout in LAYOUTS]
-    print(json.dumps({"benchmark": "memory.search", "sentences": len(sentences), "results": results}, indent=2))
+    print(json.dumps({"benchmark": "memory.search", "sentences": len(sentences),
+                      "machine": machine_speed(embedder, questions), "results": results}, indent=2))
 
 
 if __name__ == "__main__":

@@ -6,14 +6,13 @@ for each matrix-vector product and its threads keep spinning afterwards, on the 
 wants: measured at 1M documents in one scope, a query's embedding on two torch threads then took p95
 43 ms instead of 5, and the search's p95 moved from 31 ms to 100 ms between runs. So during a search
 OpenBLAS runs on the calling thread alone (its products here are a few hundred kB: a pool does not pay
-for itself), and the query's embedding may use `QUERY_TORCH_THREADS`.
+for itself), and the query's embedding uses `QUERY_TORCH_THREADS` beside it.
 
 Batch work (embedding documents, building the index) keeps every library's default.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -23,7 +22,11 @@ from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-QUERY_TORCH_THREADS = max(1, min(2, os.cpu_count() or 1))  # measured: 2 threads 4.0 ms p50, 1 thread 5.9 ms
+# A search embeds its query on a worker thread while its BM25 leg runs on the calling one (memory/search.py), so
+# the embedding takes one core. Measured at 1M documents in one scope (stop 30, two rounds each): the embedding
+# before BM25 on two threads p95 49.6 / 50.9 ms; overlapped on two threads 52.2 / 43.8; overlapped on one 41.6 / 38.1.
+# Alone, one query took 4.0 ms on two threads and 5.9 on one when first measured; on a slower day 7.4-9.5 either way.
+QUERY_TORCH_THREADS = 1
 
 _lock = threading.Lock()
 _blas: list[Any] = []
