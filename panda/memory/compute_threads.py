@@ -23,8 +23,9 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 # A search embeds its query on a worker thread while its BM25 leg runs on the calling one (memory/search.py), so
-# the embedding takes one core. Measured at 1M documents in one scope (stop 30, two rounds each): the embedding
-# before BM25 on two threads p95 49.6 / 50.9 ms; overlapped on two threads 52.2 / 43.8; overlapped on one 41.6 / 38.1.
+# the embedding takes one core. Measured at 1M documents in one scope (stop 30, one process, three interleaved rounds
+# of 120 searches): the embedding before BM25 on two threads p95 52.2 / 42.3 / 45.4 ms, before BM25 on one thread
+# 34.5 / 34.7 / 37.5, overlapped on one 29.8 / 32.6 / 33.5 (overlapped on two, in an earlier pair of rounds: 52.2 / 43.8).
 # Alone, one query took 4.0 ms on two threads and 5.9 on one when first measured; on a slower day 7.4-9.5 either way.
 QUERY_TORCH_THREADS = 1
 
