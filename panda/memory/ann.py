@@ -82,7 +82,7 @@ class InvertedFileIndex:
 
     def probes(self) -> int:
         """Lists a query scans: `probe_share` of them, at least 8, and at least as many as hold `probe_rows`
-        rows on average. Example: 100,000 rows in 632 lists, share 0.2, probe_rows 40,000 -> 253 lists."""
+        rows on average. Example: 100,000 rows in 632 lists, share 0.2, probe_rows 60,000 -> 380 lists."""
         by_rows = math.ceil(self.settings.probe_rows * self.lists / max(1, self.rows.size))
         return min(self.lists, max(8, math.ceil(self.lists * self.settings.probe_share), by_rows))
 
