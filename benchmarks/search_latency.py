@@ -35,6 +35,7 @@ import numpy as np
 from panda.catalog.store import Catalog, SearchFilters
 from panda.config import Policy
 from panda.documents.vault import Vault
+from panda.memory import compute_threads
 from panda.memory.embeddings import SentenceEmbedder
 from panda.memory.index import SearchIndex
 from panda.memory.search import MemoryStore
@@ -127,8 +128,6 @@ def machine_speed(embedder: SentenceEmbedder, questions: list[str]) -> dict[str,
     """Two figures to compare runs on machines (or days) of different speed: one query's embedding alone
     (p50 over 40 questions not asked in the timed runs) and a one-thread matrix-vector product over 200,000
     x 64 float32 (the shape of the approximate index's coarse scan)."""
-    from panda.memory import compute_threads
-
     embedder.embed(["warm up"])
     timings = []
     for question in questions[60:100]:
