@@ -27,6 +27,26 @@ def test_one_text_goes_through_the_traced_encoder_and_gives_the_batch_vector(emb
         assert abs(float(np.linalg.norm(single[0])) - 1.0) < 1e-5
 
 
+def test_short_queries_take_the_short_trace_and_longer_texts_the_float32_one(embedder: SentenceEmbedder):
+    encoder = embedder._query_encoder()
+    assert encoder is not None
+    taken: list[str] = []
+
+    def recording(name: str, forward: object) -> object:
+        def run(ids: object, mask: object) -> object:
+            taken.append(name)
+            return forward(ids, mask)  # type: ignore[operator]
+        return run
+
+    routed = QueryEncoder(encoder.tokenizer, recording("float32", encoder.traced), encoder.max_length,
+                          recording("short", encoder.short or encoder.traced))
+    long_question = " ".join(["what did we say about the trip"] * 8)  # > SHORT_TOKENS tokens
+    assert len(encoder.tokenizer([long_question])["input_ids"][0]) > QueryEncoder.SHORT_TOKENS
+    for text in ["where does dana live", long_question]:
+        assert float(routed.encode(text) @ embedder.embed([text, "a batch"])[0]) > QueryEncoder.AGREEMENT
+    assert taken == ["short", "float32"]
+
+
 class _Pooling:
     def get_config_dict(self) -> dict[str, object]:
         return {"pooling_mode": "cls"}
