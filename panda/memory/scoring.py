@@ -85,6 +85,17 @@ def _char_mask(word: str) -> int:
     return mask
 
 
+def _char_masks(words: list[str], lengths: np.ndarray) -> np.ndarray:
+    """_char_mask of every word (none empty), over all their characters at once when they are ASCII.
+    Example: _char_masks(['ab', 'c'], np.array([2, 1])) -> [2**33 + 2**34, 2**35] (a=97, b=98, c=99; mod 64)."""
+    joined = "".join(words)
+    if not joined.isascii():
+        return np.fromiter(map(_char_mask, words), dtype=np.uint64, count=len(words))
+    codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8) % 64
+    bits = np.left_shift(np.uint64(1), codes.astype(np.uint64))
+    return np.bitwise_or.reduceat(bits, np.r_[0, np.cumsum(lengths)[:-1]])
+
+
 def similar_words(a: str, b: str, threshold: float = 0.85) -> bool:
     """SequenceMatcher ratio >= threshold, skipping pairs whose lengths alone rule it out.
 
@@ -114,6 +125,7 @@ class FuzzyWords:
         self.similar: dict[str, set[str]] = {}  # query word -> document words it matches
         self.checked: dict[str, set[str]] = {}  # query word -> document words compared with it
         self.complete: set[str] = set()  # query words compared with every word `share` will be asked about
+        self.accepted: dict[str, frozenset[str]] = {}  # query word -> itself and its similar words (share's cache)
 
     def prepare(self, query_words: list[str], vocabulary: set[str], complete: bool = False) -> None:
         """Compare every query word with every word of `vocabulary` it has not met yet (a search passes all
@@ -121,24 +133,25 @@ class FuzzyWords:
         vectorised, SequenceMatcher only on the pairs that pass them. `complete`: the vocabulary holds
         every document word later `share` calls will pass, so they need not check (a search's ranking)."""
         t, short = self.threshold, self.exact_max_len
+        self.accepted.clear()  # `similar` may grow
         if complete:
             self.complete.update(query_words)
         todo = {}
         for word in set(query_words):
             checked = self.checked.setdefault(word, set())
             self.similar.setdefault(word, set())
-            new = vocabulary - checked
+            new = vocabulary - checked if checked else vocabulary  # the same set for every fresh word: one union below
             checked |= new
             if len(word) > short and new:
                 todo[word] = new
         if not todo:
             return
-        fresh = [w for w in set().union(*todo.values()) if len(w) > short]
+        fresh = [w for w in set().union(*{id(new): new for new in todo.values()}.values()) if len(w) > short]
         if not fresh:
             return
         index: dict[str, int] = {}
         lengths = np.fromiter(map(len, fresh), dtype=np.int64, count=len(fresh))
-        masks = np.fromiter(map(_char_mask, fresh), dtype=np.uint64, count=len(fresh))
+        masks = _char_masks(fresh, lengths)
         for word, new in todo.items():
             n = len(word)
             total = lengths + n
@@ -158,12 +171,17 @@ class FuzzyWords:
         if not query_words:
             return 0.0
         vocabulary = set(doc_words)
-        unseen = [w for w in query_words if w not in self.complete and not vocabulary <= self.checked.get(w, set())]
-        if unseen:
-            self.prepare(unseen, vocabulary)
-        similar = self.similar
-        hits = sum(1 for word in query_words
-                   if word in vocabulary or not similar.get(word, _NONE).isdisjoint(vocabulary))
+        if not self.complete.issuperset(query_words):
+            unseen = [w for w in query_words if w not in self.complete and not vocabulary <= self.checked.get(w, set())]
+            if unseen:
+                self.prepare(unseen, vocabulary)
+        accepted = self.accepted
+        hits = 0
+        for word in query_words:
+            if (words := accepted.get(word)) is None:
+                words = accepted[word] = frozenset({word, *self.similar.get(word, _NONE)})
+            if not words.isdisjoint(vocabulary):
+                hits += 1
         return hits / len(query_words)
 
 
@@ -267,16 +285,26 @@ def priority_tier(topic_match: bool, query_words: list[str], keywords: list[str]
     Example: priority_tier(False, ['hamster', 'cage'], ['hamster'], ['care']) -> TAG (1);
     priority_tier(False, ['jessika'], [], ['jessikka', 'notes']) -> NAME (2); topic match -> TOPIC (0).
     """
-    if topic_match:
-        return TOPIC
-    tags = {k.lower() for k in keywords}
-    if any(w in tags for w in query_words):
-        return TAG
+    return priority_tiers([topic_match], query_words, [keywords], [title_words], threshold, matcher)[0]
+
+
+def priority_tiers(topic_matches: list[bool], query_words: list[str], keywords: list[list[str]],
+                   title_words: list[list[str]], threshold: float = 0.85, matcher: FuzzyWords | None = None) -> list[int]:
+    """priority_tier of each result of one search (the query's words are sorted out once)."""
     # words of 4+ letters on both sides, so fuzzy_word_match's exact-only short words never count here
     long_words = [w for w in query_words if len(w) > 3]
-    if fuzzy_word_match(long_words, [w for w in title_words if len(w) > 3], threshold, 3, matcher) > 0:
-        return NAME
-    return OTHER
+    matcher = matcher or FuzzyWords(threshold, 3)
+    tiers = []
+    for topic_match, tags, title in zip(topic_matches, keywords, title_words, strict=True):
+        if topic_match:
+            tiers.append(TOPIC)
+        elif tags and not {k.lower() for k in tags}.isdisjoint(query_words):
+            tiers.append(TAG)
+        elif long_words and matcher.share(long_words, [w for w in title if len(w) > 3]) > 0:
+            tiers.append(NAME)
+        else:
+            tiers.append(OTHER)
+    return tiers
 
 
 def order_by_priority(scores: list[float], tiers: list[int], band: float) -> list[int]:

@@ -403,7 +403,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
     matcher = scoring.FuzzyWords(rp.fuzzy_threshold, rp.fuzzy_exact_max_len)  # word pairs compared once a search
     doc_words = {row["id"]: words(row.get("search_text") or "")[:150] for row in rows}
     title_words = {row["id"]: words(row["title"] or "") for row in rows}
-    matcher.prepare(query_words, {w for ws in [*doc_words.values(), *title_words.values()] for w in ws}, complete=True)
+    matcher.prepare(query_words, set().union(*doc_words.values(), *title_words.values()), complete=True)
     results = []
     for row in rows:
         created = utc(row["created_at"]) if row["created_at"] else now
@@ -429,7 +429,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
         results.append(SearchResult(
             id=row["id"], kind=row["kind"], title=row["title"] or "", primary_topic=row["primary_topic"] or "",
             doc_path=row["doc_path"] or "", score=round(score, 6),
-            snippet=" ".join(text.split("\n", 1)[-1].split()[:60]), quality=float(row["quality"] or 0),
+            snippet=" ".join(text.split("\n", 1)[-1].split(maxsplit=60)[:60]), quality=float(row["quality"] or 0),
             scope=row["scope"] or "new",
             created_at=created, content_types=list(row["content_types"] or []),
             possibly_outdated=bool(expires is not None and utc(expires) <= now),
@@ -439,9 +439,10 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
     if rp.priority_band > 0:
         by_id = {row["id"]: row for row in rows}
         content_words = [w for w in query_words if w not in STOP_WORDS]
-        tiers = [scoring.priority_tier(r.factors["topic_match"] > 0, content_words, list(by_id[r.id].get("keywords") or []),
-                                       title_words[r.id], rp.fuzzy_threshold,
-                                       matcher if rp.fuzzy_exact_max_len == 3 else None) for r in results]
+        tiers = scoring.priority_tiers([r.factors["topic_match"] > 0 for r in results], content_words,
+                                       [list(by_id[r.id].get("keywords") or []) for r in results],
+                                       [title_words[r.id] for r in results], rp.fuzzy_threshold,
+                                       matcher if rp.fuzzy_exact_max_len == 3 else None)
         results = [results[i] for i in scoring.order_by_priority([r.score for r in results], tiers, rp.priority_band)]
     return results
 

@@ -160,3 +160,25 @@ def test_an_embedder_dependent_setting_is_the_policys_then_the_embedders_then_th
     assert scoring.chosen(None, None, scoring.DEFAULT_LEXICAL_MIX) == 0.65
     assert scoring.chosen(0.0, 0.25, scoring.DEFAULT_SPEAKER_WEIGHT) == 0.0  # a policy's 0 is a choice, not unset
     assert scoring.chosen(None, None, scoring.DEFAULT_SPEAKER_WEIGHT) == 1.0
+
+
+def test_character_masks_of_many_words_match_one_at_a_time():
+    import numpy as np
+
+    from panda.memory.scoring import _char_mask, _char_masks
+
+    for words in (["ab", "ba", "zebra", "x9y", "hello's", "q"], ["café", "naïve", "ab"]):
+        lengths = np.array([len(w) for w in words])
+        assert _char_masks(words, lengths).tolist() == [_char_mask(w) for w in words]
+
+
+def test_priority_tiers_of_a_search_are_each_results_tier():
+    from panda.memory.scoring import NAME, OTHER, TAG, TOPIC, FuzzyWords, priority_tier, priority_tiers
+
+    query = ["jessika", "hamster", "cat"]
+    cases = [(True, [], []), (False, ["Hamster"], ["care"]), (False, [], ["jessikka", "notes"]),
+             (False, ["cats"], ["cat"]), (False, [], [])]
+    tiers = priority_tiers([c[0] for c in cases], query, [c[1] for c in cases], [c[2] for c in cases],
+                           matcher=FuzzyWords())
+    assert tiers == [TOPIC, TAG, NAME, OTHER, OTHER]
+    assert tiers == [priority_tier(*case[:1], query, *case[1:]) for case in cases]
