@@ -139,15 +139,16 @@ class SearchIndex:
         self.refresh()
         query = np.asarray(vector, dtype=np.float32)
         query = query / (float(np.linalg.norm(query)) or 1.0)
-        out = []
+        found: list[tuple[str, str, int]] = []  # (doc id, partition key, row)
         for doc_id in ids:
             key = self.where.get(doc_id)
-            if key is None:
-                continue
+            if key is not None:
+                found.append((doc_id, key, self.parts[key].row_of[doc_id]))
+        cosines = self._cosines(found, query)
+        out = []
+        for (doc_id, key, r), cosine in zip(found, cosines, strict=True):
             part = self.parts[key]
-            r = part.row_of[doc_id]
             created, expires = part.created[r], part.expires[r]
-            cosine = float(part.vectors[r] @ query) if part.has_vector[r] and part.vectors.shape[1] == query.shape[0] else 0.0
             out.append({
                 "id": doc_id, "kind": part.kind[r], "title": part.title[r], "primary_topic": part.topic[r],
                 "doc_path": part.doc_path[r], "search_text": part.text[r], "quality": float(part.quality[r]),
@@ -159,6 +160,19 @@ class SearchIndex:
                 "expires_at": None if math.isinf(expires) else datetime.fromtimestamp(expires, UTC),
                 "cosine": cosine, **{c: int(part.counters[c][r]) for c in COUNTERS}})
         return out
+
+    def _cosines(self, found: list[tuple[str, str, int]], query: np.ndarray) -> list[float]:
+        """Each found row's cosine to the (unit) query, one product per partition; 0.0 without a vector."""
+        cosines = [0.0] * len(found)
+        for key in dict.fromkeys(k for _, k, _ in found):
+            part = self.parts[key]
+            if part.vectors.shape[1] != query.shape[0]:
+                continue
+            at = [i for i, (_, k, r) in enumerate(found) if k == key and part.has_vector[r]]
+            rows = [found[i][2] for i in at]
+            for i, value in zip(at, (part.vectors[rows] @ query).tolist(), strict=True):
+                cosines[i] = value
+        return cosines
 
     def _load(self, keys: list[str] | None) -> None:
         con = self.catalog.con
