@@ -26,7 +26,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 # the embedding takes one core. Measured at 1M documents in one scope (stop 30, one process, three interleaved rounds
 # of 120 searches): the embedding before BM25 on two threads p95 52.2 / 42.3 / 45.4 ms, before BM25 on one thread
 # 34.5 / 34.7 / 37.5, overlapped on one 29.8 / 32.6 / 33.5 (overlapped on two, in an earlier pair of rounds: 52.2 / 43.8).
-# Alone, one query took 4.0 ms on two threads and 5.9 on one when first measured; on a slower day 7.4-9.5 either way.
+# Alone, one query took 4.0 ms on two threads and 5.9 on one when first measured; on a slower day 7.4-9.5 either way,
+# and 5.3-7.6 on one thread through the bfloat16 trace for short queries (memory/embeddings.py, stop 31).
 QUERY_TORCH_THREADS = 1
 
 _lock = threading.Lock()
