@@ -196,7 +196,21 @@ class QueryEncoder:
             log.warning("traced query encoder disagrees with encode (cosine %.5f); queries use encode", agreement)
             return None
         encoder.short = encoder._faster_short_trace(model, transformer)
+        with compute_threads.torch_threads(compute_threads.QUERY_TORCH_THREADS):
+            encoder.warm()
         return encoder
+
+    def warm(self) -> None:
+        """Run the trace that takes short queries once at every length up to SHORT_TOKENS. The first forward at a
+        new length builds its kernels (oneDNN primitives) and took 8-10 ms here against 5-7 afterwards, so without
+        this the first searches of a process paid it, once per query length (~0.4 s at build instead)."""
+        import torch
+
+        forward = self.short if self.short is not None else self.traced
+        ids = self.tokenizer([" ".join([self.PROBES[1]] * 4)], return_tensors="pt")["input_ids"]
+        with torch.inference_mode():
+            for length in range(1, min(self.SHORT_TOKENS, ids.shape[1]) + 1):
+                forward(ids[:, :length], torch.ones((1, length), dtype=torch.long))
 
     def agreement(self, model: Any, texts: tuple[str, ...]) -> float:
         """The lowest cosine between this encoder's vector and `encode`'s over `texts`."""

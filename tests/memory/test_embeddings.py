@@ -47,6 +47,19 @@ def test_short_queries_take_the_short_trace_and_longer_texts_the_float32_one(emb
     assert taken == ["short", "float32"]
 
 
+def test_warming_runs_the_short_query_trace_at_every_length_it_will_take(embedder: SentenceEmbedder):
+    encoder = embedder._query_encoder()
+    assert encoder is not None
+    lengths: list[int] = []
+
+    def recording(ids: object, mask: object) -> None:
+        lengths.append(ids.shape[1])  # type: ignore[attr-defined]
+        assert mask.shape == ids.shape  # type: ignore[attr-defined]
+
+    QueryEncoder(encoder.tokenizer, encoder.traced, encoder.max_length, recording).warm()
+    assert lengths == list(range(1, QueryEncoder.SHORT_TOKENS + 1))
+
+
 class _Pooling:
     def get_config_dict(self) -> dict[str, object]:
         return {"pooling_mode": "cls"}
