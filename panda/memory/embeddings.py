@@ -224,7 +224,11 @@ class QueryEncoder:
 
         import torch
 
-        if not torch.ops.mkldnn._is_mkldnn_bf16_supported():
+        try:  # a private probe: a torch without it is treated as a CPU without native bfloat16
+            native = bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+        except (AttributeError, RuntimeError):
+            native = False
+        if not native:
             return None
         example = self.tokenizer([self.PROBES[1]], return_tensors="pt")
         short = _trace(copy.deepcopy(transformer).to(torch.bfloat16), example)
