@@ -133,7 +133,8 @@ class SentenceEmbedder:
         model = self._model()
         with _lock:
             if key not in _loaded:
-                with compute_threads.torch_threads(1):
+                # built, timed and warmed on the threads its queries will run on
+                with compute_threads.torch_threads(compute_threads.QUERY_TORCH_THREADS):
                     _loaded[key] = QueryEncoder.build(model)
             return _loaded[key]  # type: ignore[return-value]
 
@@ -196,8 +197,7 @@ class QueryEncoder:
             log.warning("traced query encoder disagrees with encode (cosine %.5f); queries use encode", agreement)
             return None
         encoder.short = encoder._faster_short_trace(model, transformer)
-        with compute_threads.torch_threads(compute_threads.QUERY_TORCH_THREADS):
-            encoder.warm()
+        encoder.warm()
         return encoder
 
     def warm(self) -> None:
@@ -238,9 +238,7 @@ class QueryEncoder:
         if (agreement := candidate.agreement(model, self.SHORT_PROBES)) < self.AGREEMENT:
             log.info("bfloat16 query encoder not used (cosine %.5f to encode)", agreement)
             return None
-        with compute_threads.torch_threads(1):
-            float32_ms = _median_ms(self.traced, example)
-            bfloat16_ms = _median_ms(short, example)
+        float32_ms, bfloat16_ms = _median_ms(self.traced, example), _median_ms(short, example)
         if bfloat16_ms > 0.85 * float32_ms:
             log.info("bfloat16 query encoder not used (%.1f ms against %.1f in float32)", bfloat16_ms, float32_ms)
             return None
