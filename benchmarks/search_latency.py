@@ -131,7 +131,7 @@ def measure(size: int, layout: str, sentences: list[str], vectors: np.ndarray, q
 def machine_speed(embedder: SentenceEmbedder, questions: list[str]) -> dict[str, float]:
     """Two figures to compare runs on machines (or days) of different speed: one query's embedding alone
     (p50 over 40 questions not asked in the timed runs) and a one-thread matrix-vector product over 200,000
-    x 64 float32 (the shape of the approximate index's coarse scan)."""
+    x 64 float32 (the shape of the numpy coarse scan the approximate index read until stop 32; kept so runs compare)."""
     embedder.embed(["warm up"])
     timings = []
     for question in questions[QUERIES:QUERIES + 40]:

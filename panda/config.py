@@ -69,28 +69,22 @@ class RetrievalPolicy(_Strict):
     bm25_b: float = 0.75
     in_memory_index: bool = True  # candidate legs from memory/index.py (False: the catalog's SQL)
     # A partition (a scope: one user's documents, or the global ones) this large answers the vector leg
-    # from an approximate index (memory/ann.py): probe this share of its lists, scan this many principal
-    # components, re-score this many rows exactly.
+    # from an approximate index (memory/ann.py, faiss IVF-PQ fast scan): probe this share of its lists, re-score
+    # this many rows exactly.
     ann_min_rows: int = 50_000
-    # The lists (2 x sqrt(rows)) and the share probed were re-chosen at 1M rows for the default embedder tuned with
-    # the observation statements (stop 30, tuning questions conv-26/30 -> held-out conv-47/48): sqrt(rows) lists with
-    # 15 % probed had fallen to 0.992 -> 0.982 recall@10; 2 x sqrt, 15 %: 0.995 -> 0.997; 2 x sqrt, 20 %: 0.998 ->
-    # 0.996 (kept: the margin); 4 x sqrt, 15 %: 0.998-1.0, but twice the build time (k-means and assignment).
+    # Lists: 2 x sqrt(rows) (chosen at stop 30 for the numpy index this one replaced; kept). Stop 32, the faiss index
+    # at 1M rows, tuning questions conv-26/30 -> held-out conv-47/48 (recall@10 against the exact scan): see
+    # ann_rerank.
     ann_list_factor: float = 2.0
-    ann_probe_share: float = 0.2
+    ann_probe_share: float = 0.1
     # ...and at least the lists holding this many rows: a 100k scope probing 15 % of its 315 lists read 15k rows and
     # reached 0.971 recall@10 on the tuning questions (conv-26/30); 30,000 rows 0.996, 40,000 0.998 (+0.3 ms).
     # Stop 30, the rebuilt default embedder, 629 lists (tuning -> held-out questions): 40,000 rows 0.989 -> 0.981,
-    # 50,000 0.992 -> 0.989, 60,000 0.995 -> 0.993 (+1 ms; kept). At 1M, 20 % of the lists hold 200k rows: unchanged.
+    # 50,000 0.992 -> 0.989, 60,000 0.995 -> 0.993 (+1 ms; kept).
     ann_probe_rows: int = 60_000
-    # 64 components reached 0.944 recall@10 on held-out questions at 1M and 128 0.991 (earlier embedder, sqrt lists);
-    # with the current default and 2 x sqrt lists, 128: 0.9905 in the full benchmark (stop 30).
-    ann_dims: int = 128
-    ann_rerank: int = 1500
-    # Rows whose second half of components is added before the cut (memory/ann.py). On the tuning questions
-    # (conv-26/30) 4,000, 8,000 and 16,000 all reached 0.993; 16,000, about a tenth of the rows a 1M scope probes,
-    # was kept as the margin (held-out conv-47/48: 0.985, 0.987, 0.991).
-    ann_refine: int = 16_000
+    # A row's code: 96 sub-vectors of 4 bits (48 bytes); 48 sub-vectors lost recall that no re-ranking depth won back.
+    ann_subvectors: int = 96
+    ann_rerank: int = 1000
     # memory/conversation_signals.py (chosen 2-fold on LoCoMo halves, benchmarks/locomo_folds.py): the named
     # speaker's messages × (1 + speaker_weight); + neighbour_weight × the next two turns' mean score; × (1 +
     # date_weight × date match) for a question naming a time, falling off over date_scale_days.

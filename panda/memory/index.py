@@ -65,10 +65,27 @@ class _Partition:
     is_note: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # notes never expire from search
     # The earliest expires/invalid time of the partition: before it, the time filters let every row through.
     first_expiry: float = math.inf
+    _codes: dict[str, tuple[list[Any], np.ndarray]] = field(default_factory=dict)  # values_pass
 
     @property
     def size(self) -> int:
         return len(self.ids)
+
+    def values_pass(self, column: str, test: Callable[[Any], bool], rows: Any) -> np.ndarray:
+        """`test` of the value in `column` (session, topic, ctypes) of `rows` (an index or a slice), one bool a
+        row: the test runs once a distinct value (a partition of 1M web pages has a few thousand topics and
+        sessions), then the rows take their value's answer."""
+        values, codes = self._value_codes(column)
+        return np.fromiter((test(v) for v in values), bool, len(values))[codes[rows]]
+
+    def _value_codes(self, column: str) -> tuple[list[Any], np.ndarray]:
+        """The distinct values of `column` and each row's index into them (computed once: the columns
+        never change in place)."""
+        if column not in self._codes:
+            first: dict[Any, int] = {}
+            codes = np.fromiter((first.setdefault(v, len(first)) for v in getattr(self, column)), np.int64, self.size)
+            self._codes[column] = list(first), codes
+        return self._codes[column]
 
     @functools.cached_property
     def total_length(self) -> float:
@@ -264,27 +281,24 @@ class SearchIndex:
         """Which rows pass the filters: every row of the partition, or only `rows` (in their order).
         None when no filter applies to this partition (every row passes; callers skip the work)."""
         sel: Any = slice(None) if rows is None else rows
-        n = part.size if rows is None else len(rows)
         now = (filters.now or datetime.now(UTC)).timestamp()
         tests: list[Callable[[], np.ndarray]] = []
         if filters.session_id is not None:
             tests.append(lambda: part.session[sel] == filters.session_id)
         if filters.session_prefix is not None:
             prefix = filters.session_prefix
-            tests.append(lambda: np.fromiter((isinstance(s, str) and s.startswith(prefix) for s in part.session[sel]),
-                                             bool, n))
+            tests.append(lambda: part.values_pass("session", lambda s: isinstance(s, str) and s.startswith(prefix), sel))
         if filters.scope is not None:
             tests.append(lambda: part.scope[sel] == filters.scope)
         if filters.content_types:
             wanted = set(filters.content_types)
-            tests.append(lambda: np.fromiter((bool(wanted.intersection(part.ctypes[r]))
-                                              for r in (range(part.size) if rows is None else rows.tolist())), bool, n))
+            tests.append(lambda: part.values_pass("ctypes", lambda c: bool(wanted.intersection(c)), sel))
         if filters.kinds:
             tests.append(lambda: np.isin(part.kind[sel], list(filters.kinds)))
         if filters.topic_prefix:
             t = filters.topic_prefix
-            tests.append(lambda: np.fromiter((isinstance(x, str) and (x == t or x.startswith(t + ".") or t.startswith(x + "."))
-                                              for x in part.topic[sel]), bool, n))
+            tests.append(lambda: part.values_pass(
+                "topic", lambda x: isinstance(x, str) and (x == t or x.startswith(t + ".") or t.startswith(x + ".")), sel))
         if filters.min_quality > 0:
             tests.append(lambda: part.quality[sel] >= filters.min_quality)
         if not filters.include_expired and now >= part.first_expiry:
@@ -303,11 +317,6 @@ class SearchIndex:
         for test in tests[1:]:
             mask &= test()
         return mask
-
-    @classmethod
-    def _filtered(cls, part: _Partition, filters: SearchFilters) -> bool:
-        """Whether any filter applies to this partition's rows (`_mask` decides, over no rows)."""
-        return cls._mask(part, filters, _NO_ROWS) is not None
 
     @compute_threads.on_single_blas
     def bm25(self, terms: list[str], filters: SearchFilters, limit: int, k1: float = 1.2,
@@ -357,22 +366,16 @@ class SearchIndex:
             if part.vectors.shape[1] != query.shape[0]:
                 continue
             found = None
+            mask = self._mask(part, filters)
             if part.ann is not None:  # its rows all have vectors
-                def allowed(rows: np.ndarray, part: _Partition = part) -> np.ndarray:
-                    mask = self._mask(part, filters, rows)
-                    return np.ones(len(rows), dtype=bool) if mask is None else mask
-
-                found = part.ann.search(part.vectors, query, limit, allowed if self._filtered(part, filters) else None)
+                found = part.ann.search(part.vectors, query, limit, mask)
             if found is None:  # a small partition, or a filter the probed lists cannot satisfy: scan exactly
-                mask = self._mask(part, filters)
                 rows = np.flatnonzero(part.has_vector if mask is None else part.has_vector & mask)
                 found = rows, part.vectors[rows] @ query
             out += _top(part.ids, found[0], found[1].astype(np.float64), limit)
         out.sort(key=lambda item: (-item[1], item[0]))
         return out[:limit]
 
-
-_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def _arrow(con: Any, sql: str, params: list[Any]) -> Any:

@@ -91,7 +91,7 @@ class MemoryStore:
         # Candidates from the in-memory index (memory/index.py) unless the policy turns it off.
         rp = policy.retrieval
         ann = AnnSettings(min_rows=rp.ann_min_rows, list_factor=rp.ann_list_factor, probe_share=rp.ann_probe_share,
-                          probe_rows=rp.ann_probe_rows, dims=rp.ann_dims, rerank=rp.ann_rerank, refine=rp.ann_refine)
+                          probe_rows=rp.ann_probe_rows, subvectors=rp.ann_subvectors, rerank=rp.ann_rerank)
         self.search_index: SearchIndex | None = SearchIndex(catalog, ann) if rp.in_memory_index else None
         # A shard of a sharded run (pipeline/sharding.py) writes no global file and no counter back to the vault.
         self.in_shard = False
