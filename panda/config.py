@@ -73,16 +73,20 @@ class RetrievalPolicy(_Strict):
     # this many rows exactly.
     ann_min_rows: int = 50_000
     # Lists: 2 x sqrt(rows) (chosen at stop 30 for the numpy index this one replaced; kept). Stop 32, the faiss index
-    # at 1M rows, tuning questions conv-26/30 -> held-out conv-47/48 (recall@10 against the exact scan): see
-    # ann_rerank.
+    # at 1M rows with the default embedder, vector leg alone (recall@10 against the exact scan, tuning questions
+    # conv-26/30 -> held-out conv-47/48; p50 on one thread): probed share / rows re-ranked 0.05 / 1000: 0.985 -> 0.981,
+    # 1.4 ms; 0.1 / 1000: 0.991 -> 0.988, 1.7 ms; 0.15 / 1000: 0.997 -> 0.993, 2.0 ms; 0.2 / 500: 0.999 -> 0.993,
+    # 1.7 ms; **0.2 / 1000: 1.0 -> 0.996, 2.0 ms (kept: the margin)**; 0.2 / 1500: 1.0 -> 0.997, 2.4 ms. The numpy
+    # index it replaced: ~6.7 ms for 0.99.
     ann_list_factor: float = 2.0
-    ann_probe_share: float = 0.1
+    ann_probe_share: float = 0.2
     # ...and at least the lists holding this many rows: a 100k scope probing 15 % of its 315 lists read 15k rows and
     # reached 0.971 recall@10 on the tuning questions (conv-26/30); 30,000 rows 0.996, 40,000 0.998 (+0.3 ms).
     # Stop 30, the rebuilt default embedder, 629 lists (tuning -> held-out questions): 40,000 rows 0.989 -> 0.981,
     # 50,000 0.992 -> 0.989, 60,000 0.995 -> 0.993 (+1 ms; kept).
     ann_probe_rows: int = 60_000
-    # A row's code: 96 sub-vectors of 4 bits (48 bytes); 48 sub-vectors lost recall that no re-ranking depth won back.
+    # A row's code: 96 sub-vectors of 4 bits (48 bytes). With 48 (base embedder, 10 % probed) recall@10 was 0.968 held
+    # out re-ranking 1,000 rows and 0.993 only at 4,000 (96: 0.994 at 1,000).
     ann_subvectors: int = 96
     ann_rerank: int = 1000
     # memory/conversation_signals.py (chosen 2-fold on LoCoMo halves, benchmarks/locomo_folds.py): the named
