@@ -12,7 +12,9 @@ same tie order (score, then id); a test compares both paths.
 One exception, by design: a partition of at least `ann_min_rows` rows (a global web corpus, one heavy
 user) answers the vector leg from an approximate index (memory/ann.py) instead of scanning every row;
 its scores are still exact cosines, and benchmarks/search_latency.py measures its recall against the
-exact scan. Filters are evaluated only on the rows a leg actually looks at. (BM25 over each term's
+exact scan. BM25's filters are evaluated only on the matched rows; the vector leg's over the visible
+partitions (the approximate index takes them as a bitmap), each distinct session, topic and content-type
+list tested once (`_Partition.values_pass`). (BM25 over each term's
 highest-impact postings only was tried and dropped: at 1M it saved ~1 ms of p95 and agreed with the
 exact top 60 on 94 % of rows.)
 """
