@@ -379,7 +379,6 @@ class SearchIndex:
         return out[:limit]
 
 
-
 def _arrow(con: Any, sql: str, params: list[Any]) -> Any:
     """Run a query on the catalog's own connection (it sees the open transaction) into an Arrow table.
 
