@@ -311,7 +311,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 0
     print(f"{metrics['dataset']} {metrics['mode']} run {metrics['run_id']}: {metrics['items']} questions, "
           f"{metrics['seconds']} s; embedder {metrics['embedder']} (lexical mix {metrics['lexical_mix']}, "
-          f"speaker weight {metrics['speaker_weight']})")
+          f"speaker weight {metrics['speaker_weight']}); relevance {metrics.get('relevance', '?')}")
     for k in ks:
         print(f"  recall@{k}: {metrics[f'recall@{k}']}")
     for key in ("f1", "exact_match", "J", "abstention_accuracy", "context_tokens_mean"):

@@ -100,6 +100,9 @@ class RetrievalPolicy(_Strict):
     neighbour_weight: float = 0.4
     date_weight: float = 1.0
     date_scale_days: float = 7.0
+    # A learned relevance over the same evidence (memory/relevance_model.py) replaces the mix and the three
+    # weights above where one goes with the embedder (base, or tuned with the default recipe); false: hand-set.
+    learned_relevance: bool = True
     priority_band: float = 0.10  # seed 003 priority tiers reorder results within 10 % of each other (scoring.py)
     # Relevance first, seed 001's factors inside this band (scoring.combine): score = r + band * (seed sum *
     # quality * freshness + bonuses). Chosen 2-fold on LoCoMo (stop 24); None: the relevance-gated product

@@ -126,6 +126,11 @@ LOCOMO_CATEGORY_NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", 
                          "5": "adversarial"}
 
 
+def relevance_label(model: Any) -> str:
+    """How a run's searches scored relevance: the learned model (what it was trained on) or the hand-set mix."""
+    return f"learned ({model.trained_on})" if model is not None else "hand-set (lexical mix and signal weights)"
+
+
 def summarise(items: list[dict[str, Any]], ks: list[int], phase_latency: dict[str, float]) -> dict[str, Any]:
     """Every metric of a run as one JSON-able dict."""
     def mean(values: list[float]) -> float | None:
@@ -216,7 +221,8 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
         phase_latency = {row["phase"]: round(float(row["avg_latency_ms"] or 0.0), 1)
                          for row in ctx.catalog.llm_usage_by_phase()}
     used_embedder = {"embedder": getattr(ctx.memory.embedder, "identity", None), "lexical_mix": ctx.memory.lexical_mix(),
-                     "speaker_weight": ctx.memory.speaker_weight()}
+                     "speaker_weight": ctx.memory.speaker_weight(),
+                     "relevance": relevance_label(ctx.memory.relevance_model())}
     ctx.catalog.close()
     item_list = list(items.values())
     metrics = summarise(item_list, ks, phase_latency)

@@ -67,8 +67,9 @@ def named_speaker(query: str, authors: Iterable[str]) -> str | None:
 
 
 def adjust(scores: dict[str, float], rows: list[dict[str, Any]], query: str, now: datetime,
-           weights: SignalWeights) -> dict[str, float]:
-    """The scores after the speaker, neighbour and date adjustments (ids not in `scores` are ignored).
+           weights: SignalWeights, matches: dict[str, float] | None = None) -> dict[str, float]:
+    """The scores after the speaker, neighbour and date adjustments (ids not in `scores` are ignored;
+    `matches`: date_matches of these rows, when the caller has them already).
 
     Example (speaker 1.0, neighbour 0.4, no date in the query): Melanie's m1 0.5, Caroline's m2 (next
     in the session) 0.6, query "What did Melanie paint?" -> m1 0.5*2 + 0.4*(0.6/2) = 1.12, m2 0.6.
@@ -88,13 +89,27 @@ def adjust(scores: dict[str, float], rows: list[dict[str, Any]], query: str, now
         for (session, position), doc_id in at.items():
             following = [base[at[(session, position + d)]] for d in NEXT_TURNS if (session, position + d) in at]
             out[doc_id] += weights.neighbour * sum(following) / len(NEXT_TURNS)
-    asked = dates.question_window(query, now) if weights.date else None
-    if asked is not None:
-        for doc_id, row in by_id.items():
-            said = row.get("created_at")
-            if said is None:
-                continue
-            said = said if said.tzinfo else said.replace(tzinfo=UTC)
-            event = dates.event_window(own_text(row) if row.get("kind") == "message" else row.get("title") or "", said)
-            out[doc_id] *= 1 + weights.date * dates.date_match(asked, event, weights.date_scale_days)
+    if weights.date:
+        if matches is None:
+            matches = date_matches(list(by_id.values()), query, now, weights.date_scale_days)
+        for doc_id, match in matches.items():
+            if doc_id in out:
+                out[doc_id] *= 1 + weights.date * match
+    return out
+
+
+def date_matches(rows: list[dict[str, Any]], query: str, now: datetime, scale_days: float) -> dict[str, float]:
+    """How well each row's events meet the time the query names (dates.date_match; a message's own text, else its
+    title, read against when it was said). Empty when the query names no time."""
+    asked = dates.question_window(query, now)
+    if asked is None:
+        return {}
+    out = {}
+    for row in rows:
+        said = row.get("created_at")
+        if said is None:
+            continue
+        said = said if said.tzinfo else said.replace(tzinfo=UTC)
+        event = dates.event_window(own_text(row) if row.get("kind") == "message" else row.get("title") or "", said)
+        out[row["id"]] = dates.date_match(asked, event, scale_days)
     return out

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from panda.errors import BackendUnavailableError
-from panda.memory import compute_threads
+from panda.memory import compute_threads, relevance_model
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -115,6 +115,10 @@ class SentenceEmbedder:
             self.identity = BASE_IDENTITY
         else:
             self.identity = Path(self.model_path).name
+        try:  # the learned relevance that goes with this model, if any (memory/relevance_model.py)
+            self.relevance_model = relevance_model.for_embedder(manifest, self.identity == BASE_IDENTITY)
+        except ValueError as exc:
+            raise BackendUnavailableError(str(exc)) from exc
 
     def _model(self) -> object:
         with _lock:

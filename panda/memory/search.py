@@ -30,10 +30,11 @@ from panda.documents.model import Document, new_id, utc
 from panda.documents.paths import validate_name
 from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
-from panda.memory import compute_threads, conversation_signals, current_facts, scoring
+from panda.memory import compute_threads, conversation_signals, current_facts, relevance_model, scoring
 from panda.memory.ann import AnnSettings
 from panda.memory.embeddings import Embedder
 from panda.memory.index import SearchIndex
+from panda.memory.relevance_model import RelevanceModel
 from panda.memory.text import STOP_WORDS, tokenize, words
 from panda.privacy import visibility
 
@@ -105,6 +106,12 @@ class MemoryStore:
         """The named speaker's lift for this store (scoring.chosen)."""
         return scoring.chosen(self.policy.retrieval.speaker_weight, getattr(self.embedder, "speaker_weight", None),
                               scoring.DEFAULT_SPEAKER_WEIGHT)
+
+    def relevance_model(self) -> RelevanceModel | None:
+        """The learned relevance for this store's embedder, unless the policy turns it off."""
+        if not self.policy.retrieval.learned_relevance:
+            return None
+        return getattr(self.embedder, "relevance_model", None)
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""
@@ -187,33 +194,17 @@ class MemoryStore:
             created_after=scoring.time_range_start(time_range, now),
         )
         with compute_threads.single_blas():  # steadier and faster: memory/compute_threads.py
-            embedding = self.query_vector_soon(query)  # embedded while the BM25 leg runs
-            pool = max(rp.candidate_pool, limit * 3)
-            if self.search_index is not None:
-                lexical = dict(self.search_index.bm25(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
-                vector = embedding()
-                semantic = self.search_index.vectors(vector, filters, pool)
-            else:
-                lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
-                vector = embedding()
-                semantic = self.catalog.vector_candidates(vector.tolist(), filters, pool)
-            ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
-            if exclude_ids:
-                ids = [i for i in ids if i not in exclude_ids]
-            if self.search_index is not None:
-                rows = self.search_index.rows(ids, vector)
-            else:
-                rows = self.catalog.candidate_rows(ids, vector.tolist())
-            rows = [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])]
+            rows, lexical, candidates = self.candidates(query, filters, max(rp.candidate_pool, limit * 3), user_id,
+                                                        exclude_ids)
             results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy,
-                                               self.lexical_mix(), self.speaker_weight())
+                                       self.lexical_mix(), self.speaker_weight(), self.relevance_model())
                        if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
             if user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not time_range:
                 results = self.facts_first(results, query, user_id, now)
         results = results[:limit]
         elapsed = (time.perf_counter() - started) * 1000
         if record:
-            entry = retrieval_entry(user_id, session_id, turn_id, query, retrieval_type, len(ids), results, elapsed, now)
+            entry = retrieval_entry(user_id, session_id, turn_id, query, retrieval_type, candidates, results, elapsed, now)
             if deferred is not None:
                 deferred.append(entry)
             elif self.catalog.is_snapshot:
@@ -227,6 +218,29 @@ class MemoryStore:
                     self.catalog.record_retrieval_entry(entry)
                 self.sync_counters()
         return results
+
+    def candidates(self, query: str, filters: SearchFilters, pool: int, user_id: str | None,
+                   exclude_ids: set[str] | None = None) -> tuple[list[dict[str, Any]], dict[str, float], int]:
+        """What a search ranks: the candidate rows `user_id` may read (each with its `cosine`), BM25 scores by id,
+        and how many candidates the two legs (up to `pool` each) found."""
+        rp = self.policy.retrieval
+        embedding = self.query_vector_soon(query)  # embedded while the BM25 leg runs
+        if self.search_index is not None:
+            lexical = dict(self.search_index.bm25(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+            vector = embedding()
+            semantic = self.search_index.vectors(vector, filters, pool)
+        else:
+            lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+            vector = embedding()
+            semantic = self.catalog.vector_candidates(vector.tolist(), filters, pool)
+        ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
+        if exclude_ids:
+            ids = [i for i in ids if i not in exclude_ids]
+        if self.search_index is not None:
+            rows = self.search_index.rows(ids, vector)
+        else:
+            rows = self.catalog.candidate_rows(ids, vector.tolist())
+        return [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])], lexical, len(ids)
 
     def facts_first(self, results: list[SearchResult], query: str, user_id: str, now: datetime) -> list[SearchResult]:
         """Current facts of the attribute asked about, then its superseded ones, then the rest with the
@@ -387,18 +401,28 @@ def retrieval_entry(user_id: str | None, session_id: str | None, turn_id: str | 
             "created_at": when.isoformat()}
 
 
+def signal_weights(policy: Policy, speaker_weight: float | None) -> conversation_signals.SignalWeights:
+    """The conversation signals' weights of a search (`speaker_weight`: the store's, MemoryStore.speaker_weight)."""
+    rp = policy.retrieval
+    speaker = scoring.chosen(rp.speaker_weight, speaker_weight, scoring.DEFAULT_SPEAKER_WEIGHT)
+    return conversation_signals.SignalWeights(speaker, rp.neighbour_weight, rp.date_weight, rp.date_scale_days)
+
+
 def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, query_topic: str | None,
          now: datetime, policy: Policy, lexical_mix: float | None = None,
-         speaker_weight: float | None = None) -> list[SearchResult]:
-    """Score candidate rows with the seed factors and sort, best first (ties by id). `lexical_mix` and
-    `speaker_weight` are the store's (MemoryStore.lexical_mix/speaker_weight); None: the policy's or the
-    base model's."""
+         speaker_weight: float | None = None, learned: RelevanceModel | None = None) -> list[SearchResult]:
+    """Score candidate rows with the seed factors and sort, best first (ties by id). `lexical_mix`,
+    `speaker_weight` and `learned` are the store's (MemoryStore.lexical_mix/speaker_weight/relevance_model);
+    None: the policy's or the base model's, and the hand-set relevance."""
     rp = policy.retrieval
     mix = scoring.chosen(rp.lexical_mix, lexical_mix, scoring.DEFAULT_LEXICAL_MIX)
-    speaker = scoring.chosen(rp.speaker_weight, speaker_weight, scoring.DEFAULT_SPEAKER_WEIGHT)
-    rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, mix)
-    signals = conversation_signals.SignalWeights(speaker, rp.neighbour_weight, rp.date_weight, rp.date_scale_days)
-    rel = scoring.rescaled(conversation_signals.adjust(rel, rows, query, now, signals))  # best = 1 again
+    signals = signal_weights(policy, speaker_weight)
+    if learned is not None:
+        rel = learned.relevance([row["id"] for row in rows],
+                                relevance_model.features(rows, lexical, query, now, mix, signals))
+    else:
+        rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, mix)
+        rel = scoring.rescaled(conversation_signals.adjust(rel, rows, query, now, signals))  # best = 1 again
     query_words = [w for w in words(query) if len(w) > 1]
     matcher = scoring.FuzzyWords(rp.fuzzy_threshold, rp.fuzzy_exact_max_len)  # word pairs compared once a search
     doc_words = {row["id"]: words(row.get("search_text") or "")[:150] for row in rows}
