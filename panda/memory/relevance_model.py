@@ -47,7 +47,7 @@ FEATURES = (
 # What shapes a tuned embedder's vectors (embedder_tuning.TuningSettings minus the search settings it records).
 RECIPE_FIELDS = ("epochs", "learning_rate", "batch_size", "seed", "observations")
 PACKAGED = Path(__file__).with_name("relevance_models")
-MEDIAN_MESSAGE_WORDS = 20  # a non-message document's `length` (LoCoMo messages: median 20 words)
+MEDIAN_MESSAGE_WORDS = 20  # a non-message document's `length` (LoCoMo's 4,805 messages: median 20 words)
 
 
 def features(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, now: datetime, lexical_mix: float,
