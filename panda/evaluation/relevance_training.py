@@ -36,7 +36,7 @@ def labelled_searches(memory: MemoryStore, conversations: Conversations,
     """One LabelledSearch per question with evidence."""
     policy = memory.policy
     pool = max(policy.retrieval.candidate_pool, EVAL_DEPTH * 3)
-    weights = signal_weights(policy, memory.speaker_weight())
+    weights, mix = signal_weights(policy, memory.speaker_weight()), memory.lexical_mix()
     out = []
     for q in questions:
         if not q.evidence:
@@ -45,7 +45,7 @@ def labelled_searches(memory: MemoryStore, conversations: Conversations,
         rows, lexical, _ = memory.candidates(q.question, filters, pool, q.user_id)
         evidence = set(q.evidence)
         found = conversations.external_ids([row["id"] for row in rows])
-        matrix = relevance_model.features(rows, lexical, q.question, q.asked_at, memory.lexical_mix(), weights)
+        matrix = relevance_model.features(rows, lexical, q.question, q.asked_at, mix, weights)
         out.append(LabelledSearch(q.user_id, q.locomo_category, matrix, np.array([float(e in evidence) for e in found]),
                                   len(evidence)))
     return out

@@ -139,11 +139,7 @@ class RelevanceModel:
 
     @classmethod
     def load(cls, path: Path) -> RelevanceModel:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{path}: unreadable relevance model ({exc})") from exc
-        return cls.from_dict(data.get("model") or {}, str(path))
+        return cls.from_dict(packaged_data(path).get("model") or {}, str(path))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "relevance model") -> RelevanceModel:
@@ -179,14 +175,25 @@ def for_embedder(manifest: dict[str, Any], is_base: bool) -> RelevanceModel | No
     ({} for an untuned model), `is_base` whether it is the base all-MiniLM-L6-v2."""
     if isinstance(manifest.get("relevance_model"), dict):
         return RelevanceModel.from_dict(manifest["relevance_model"], "the embedder manifest's relevance_model")
-    if is_base:
-        return RelevanceModel.load(PACKAGED / "base.json") if (PACKAGED / "base.json").is_file() else None
-    packaged = PACKAGED / "tuned.json"
-    if manifest and packaged.is_file():
-        recipe = json.loads(packaged.read_text(encoding="utf-8")).get("recipe") or {}
-        if recipe and all(manifest.get(k) == recipe.get(k) for k in RECIPE_FIELDS):
-            return RelevanceModel.load(packaged)
-    return None
+    path = PACKAGED / ("base.json" if is_base else "tuned.json")
+    if not path.is_file() or not (is_base or manifest):
+        return None
+    data = packaged_data(path)
+    recipe = data.get("recipe") or {}
+    if not is_base and not (recipe and all(manifest.get(k) == recipe.get(k) for k in RECIPE_FIELDS)):
+        return None
+    return RelevanceModel.from_dict(data.get("model") or {}, str(path))
+
+
+def packaged_data(path: Path) -> dict[str, Any]:
+    """A packaged model file's JSON (packaged_file), read once; a clear error naming the file if unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: unreadable relevance model ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a relevance model file must hold a JSON object")
+    return data
 
 
 def packaged_file(model: RelevanceModel, embedder: str, recipe: dict[str, Any] | None, chosen: dict[str, Any]) -> str:
