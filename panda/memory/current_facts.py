@@ -12,8 +12,9 @@ So memory.search, when the query asks about an attribute and the searcher has fa
    `retention.superseded_score_factor`.
 An entry learned after the search time does not exist yet and is left out. Which attributes a query
 asks about comes from cue words (ATTRIBUTE_CUES); a subject named in the query ("where does Caroline
-live") keeps that subject's entries only. Left out: attributes no cue names (the relevance ranking
-still finds their entries as ordinary fact documents).
+live") keeps that subject's entries only — none when they have none, never another person's; of a
+multi-valued attribute only the values the question is about lead (`facts_for`). Left out: attributes no
+cue names (the relevance ranking still finds their entries as ordinary fact documents).
 
 Example: dana said "I live in Boston" (Jan) and "I live in Denver now" (June); searching "where does
 dana live" in July returns [residence: Denver (current), residence: Boston (superseded, Jan→June), …,
@@ -27,7 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from panda.documents.user_memory import MemoryEntry
-from panda.memory.text import is_question
+from panda.memory.text import STOP_WORDS, is_question, stem, words
+from panda.memory.vocabulary import SINGLE_VALUED_ATTRIBUTES
 
 # attribute (as facts.py and enrichment key it) -> cue words in a question about it
 ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {
@@ -80,22 +82,38 @@ class FactHit:
     superseded: bool
 
 
-def facts_for(entries: list[tuple[str, MemoryEntry]], query: str, when: datetime) -> list[FactHit]:
+def facts_for(entries: list[tuple[str, MemoryEntry]], query: str, when: datetime, user_id: str = "") -> list[FactHit]:
     """The entries a query about attributes should lead with, in order: current (newest first), then
-    superseded (newest first). `entries` are (kind, entry) of the searcher's facts and preferences.
+    superseded (newest first). `entries` are (kind, entry) of the searcher's (`user_id`'s) facts and
+    preferences.
 
-    A subject named in the query keeps that subject's entries; otherwise all subjects count.
+    Whose entries: a subject the query names (any subject the entries know) keeps that subject's entries
+    only — none if they have no entry of the attribute asked: Maria's future job is not John's job. A query
+    naming no known subject keeps the entries without a subject (the user's own), else all of them unless
+    it names someone else (a capitalised word after the first: a person the memory holds nothing about).
+    Which values of a multi-valued attribute (hobbies, pets, possessions): those sharing a word with what
+    the query asks beyond its cue, names and generic words ("what kind of films does Nate enjoy" keeps the
+    likes about films, none when there is none); a question with nothing more ("what are her hobbies")
+    keeps them all.
     """
     asked = attributes_asked(query)
     if not asked:
         return []
     keyed = [(kind, e, *split_key(e.key)) for kind, e in entries]
-    relevant = [(kind, e, subject) for kind, e, attribute, subject in keyed if attribute in asked]
     query_words = set(re.findall(r"\w+", query.lower()))
-    named = [(kind, e, s) for kind, e, s in relevant if s and set(s.lower().split()) <= query_words]
-    chosen = named or [(kind, e, s) for kind, e, s in relevant if not s] or relevant
+    subjects = {subject for *_, subject in keyed if subject}
+    named = {subject for subject in subjects if set(subject.lower().split()) <= query_words}
+    relevant = [(kind, e, attribute, s) for kind, e, attribute, s in keyed if attribute in asked]
+    if named:
+        chosen = [item for item in relevant if item[3] in named]
+    else:
+        chosen = ([item for item in relevant if not item[3]]
+                  or ([] if names_someone(query) else relevant))
+    topic = topic_words(query, named | {user_id})
+    chosen = [item for item in chosen if item[2] in SINGLE_VALUED_ATTRIBUTES or not topic
+              or topic & value_words(item[1].value)]
     current, past = [], []
-    for kind, entry, _ in chosen:
+    for kind, entry, _, _ in chosen:
         if entry.learned_at is not None and entry.learned_at > when:
             continue  # learned after the search time: not known then
         if entry.invalid_at is not None and entry.invalid_at <= when:
@@ -105,6 +123,44 @@ def facts_for(entries: list[tuple[str, MemoryEntry]], query: str, when: datetime
     newest = lambda hit: (hit.entry.learned_at is not None, hit.entry.learned_at or when)  # noqa: E731
     return (sorted(current, key=newest, reverse=True)[:MAX_CURRENT]
             + sorted(past, key=newest, reverse=True)[:MAX_SUPERSEDED])
+
+
+# Words that ask for a kind of value without naming one: "what kind of hobbies", "her favourite pets".
+GENERIC_WORDS = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "thing", "things", "activity",
+                           "activities", "stuff", "favorite", "favourite", "favorites", "favourites", "current",
+                           "currently", "now", "still", "new", "usually", "typically", "like", "likes", "love",
+                           "loves", "enjoy", "enjoys", "share", "shared", "both", "tell", "remind", "know"})
+_NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+\b")
+
+
+def names_someone(query: str) -> bool:
+    """Whether the query names a person or place by a capitalised word not at its start (not "I").
+    Example: names_someone('What job might Maria pursue?') -> True; names_someone('Where do I live?') -> False."""
+    return any(match.group() != "I" for match in _NAME.finditer(query.strip()))
+
+
+def topic_words(query: str, named: set[str]) -> set[str]:
+    """What a question asks about beyond its attribute cues, the people it names (`named`, and anyone's
+    possessive: "Joanna's") and generic words, as word keys.
+    Example: topic_words('What type of movies does Nate enjoy watching?', {'Nate'}) -> {'movi', 'watch'}."""
+    remaining = query
+    for cue in ATTRIBUTE_CUES.values():
+        remaining = cue.sub(" ", remaining)
+    names = {w for person in named for w in person.lower().split()}
+    return {word_key(w) for w in words(remaining)
+            if w not in STOP_WORDS and w not in GENERIC_WORDS and w not in names and not w.endswith("'s")
+            and len(w) > 2}
+
+
+def value_words(value: str) -> set[str]:
+    """Example: value_words('watching sci-fi movies') -> {'watch', 'sci', 'fi', 'movi'}."""
+    return {word_key(w) for w in words(value) if w not in STOP_WORDS}
+
+
+def word_key(word: str) -> str:
+    """A word's plural dropped, then stemmed, so 'movies' and 'movie' (or 'films' and 'film') meet.
+    Example: word_key('movies') -> 'movi'; word_key('movie') -> 'movi'; word_key('hiking') -> 'hik'."""
+    return stem(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
 
 
 MAX_CURRENT, MAX_SUPERSEDED = 5, 3  # a hobby list can be long; the relevance ranking keeps the rest

@@ -100,6 +100,8 @@ def extract_statements(text: str, subject: str = "user") -> list[Statement]:
     for kind, attribute, pattern in PATTERNS:
         for match in pattern.finditer(text):
             value = " ".join(match.group(1).split()).strip(" '-")
+            if kind == "preference":
+                value = preference_value(value)
             if len(value) >= 2 and not any(s.attribute == attribute and s.value == value for _, s in found):
                 found.append((match.start(1), Statement(kind, attribute, value, subject)))
     for kind, attribute, pattern in ENDINGS:
@@ -116,6 +118,31 @@ def extract_statements(text: str, subject: str = "user") -> list[Statement]:
             if not (s.ends and any(not o.ends and o.attribute == s.attribute and o.value == s.value for _, o in found))
             and (s.ends or not any(e.attribute == s.attribute and not e.value and at < end_at for end_at, e in endings))]
     return [s for _, s in sorted(kept, key=lambda item: item[0])]
+
+
+# A preference must name what is liked: not a word pointing back at something said before ("I love this
+# quote", "I love it when…", "I like having them around"), not a clause about someone else ("I love how you…",
+# "I love your commitment"), not a verb left over from a longer sentence ("…I love is awesome").
+_POINTING_START = frozenset({"this", "that", "these", "those", "it", "them", "him", "her", "you", "your", "yours",
+                             "how", "when", "what", "where", "why", "who", "which", "is", "was", "are", "were", "be",
+                             "every", "to"})
+_POINTING_WORDS = frozenset({"it", "them", "him", "her", "you", "they", "he", "she"})
+
+
+def preference_value(value: str) -> str:
+    """A liked or disliked thing as stored, or '' when the words do not name one (the comment above).
+    A dash starts an aside and "too"/"also" are not part of the thing.
+
+    Example: preference_value('pizza too') -> 'pizza'; preference_value("traveling - it's a way to learn")
+    -> 'traveling'; preference_value('this quote') -> ''; preference_value('having them around') -> '';
+    preference_value('making jewelry out of recycled stuff') -> 'making jewelry out of recycled stuff'.
+    """
+    value = re.split(r" [-–—] ", value, maxsplit=1)[0]
+    words = [w for w in value.split() if w.lower() not in ("also", "too")]
+    lowered = [w.lower() for w in words]
+    if not words or lowered[0] in _POINTING_START or _POINTING_WORDS.intersection(lowered):
+        return ""
+    return " ".join(words)
 
 
 def names_value(ended: str, value: str) -> bool:

@@ -248,7 +248,8 @@ class MemoryStore:
         if not current_facts.attributes_asked(query):
             return results
         files = {kind: self.vault.memory_file(user_id, kind) for kind in ("fact", "preference")}
-        hits = current_facts.facts_for([(kind, e) for kind, f in files.items() for e in f.entries], query, now)
+        entries = [(kind, e) for kind, f in files.items() for e in f.entries]
+        hits = current_facts.facts_for(entries, query, now, user_id)
         if not hits:
             return results
         top = max((r.score for r in results), default=1.0) or 1.0

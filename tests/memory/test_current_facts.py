@@ -131,3 +131,48 @@ def test_time_range_keeps_only_recent_documents(ctx, tmp_path: Path):
     assert any("Alps" in r.snippet for r in everything)
     assert week and all(r.created_at >= datetime(2026, 6, 24, tzinfo=UTC) for r in week)
     assert any("Dubai" in r.snippet for r in week)
+
+
+def test_likes_lead_only_when_they_are_what_is_asked(ctx, tmp_path: Path):
+    ingest(ctx, conversation(tmp_path, "sam", [
+        ("2026-01-05T09:00:00Z", "I love hiking in the hills."),
+        ("2026-01-06T09:00:00Z", "I really enjoy sci-fi movies, the effects are so cool."),
+        ("2026-01-07T09:00:00Z", "My turtles are great. I like having them around. I love this quote too."),
+    ]))
+
+    def led(query: str) -> list[str]:
+        return [r.title for r in ctx.memory.search(query, user_id="sam", now=JULY, record=False)
+                if r.kind == "preference"][:3]
+
+    # words that point back at something said before are not a liked thing
+    assert set(led("what are sam's hobbies")) == {"likes: hiking in the hills", "likes: sci-fi movies"}
+    assert led("what kind of movies does sam enjoy")[0] == "likes: sci-fi movies"
+    results = ctx.memory.search("what food does sam enjoy", user_id="sam", now=JULY, record=False)
+    assert results[0].kind != "preference"  # no liked food known: the ranking answers, no hobby leads
+
+
+def test_a_named_person_gets_their_own_facts_or_none(ctx, tmp_path: Path):
+    rows = [json.dumps({"user_id": "pair", "session_id": "s1", "timestamp": f"2026-02-0{i + 1}T09:00:00Z",
+                        "role": "user", "speaker": speaker, "content": text})
+            for i, (speaker, text) in enumerate([
+                ("John", "I work as an assistant manager at the store."),
+                ("Maria", "I love volunteering at the shelter on weekends."),
+                ("Maria", "Someday I might become a shelter coordinator."),
+            ])]
+    ingest(ctx, write_jsonl(tmp_path / "pair.jsonl", rows))
+
+    def first(query: str) -> str:
+        return ctx.memory.search(query, user_id="pair", now=JULY, record=False)[0].title
+
+    assert first("What is John's job?") == "job (John): assistant manager"
+    assert first("What job might Maria pursue in the future?") != "job (John): assistant manager"
+    assert first("What job might Alex pursue?") != "job (John): assistant manager"  # someone the memory does not know
+    assert first("What are Maria's hobbies?") == "likes (Maria): volunteering at the shelter on weekends"
+
+
+def test_preference_values_name_a_thing():
+    assert [s.value for s in extract_statements("I love pizza too! I love how you paint. I love it when it rains.")] \
+        == ["pizza"]
+    assert [s.value for s in extract_statements("I love traveling - it's a way to learn about cultures.")] \
+        == ["traveling"]
+    assert extract_statements("I love your commitment. I like this genre.") == []
