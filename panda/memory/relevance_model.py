@@ -3,13 +3,13 @@
 Hand-set, the hybrid relevance is a fixed mix of BM25 and cosine, then three conversation adjustments
 (memory/conversation_signals.py), each weight chosen on its own. A logistic model over the same evidence
 — the two legs' scores and ranks, the speaker, the next and previous turns, the date match, how the
-candidate's session scores, the message's length, whether it is a question — weighs them together and
+candidate's session scores, the message's length — weighs them together and
 reads their interactions (a named speaker's message that also matches the words). Trained on LoCoMo's
 evidence turns under the 2-fold discipline (benchmarks/relevance_model_folds.py): a candidate's features come
 from an embedder that never saw its conversation, as a deployed embedder meets a new conversation.
 
 Documents that are not conversation messages get the conversation features' neutral values (no
-speaker, no neighbours, a session of their own, the median message length, not a question): the
+speaker, no neighbours, a session of their own, the median message length): the
 model judges them by their match scores alone.
 
 Which model goes with which embedder (`for_embedder`, the one place that decides): a model recorded in a
@@ -40,7 +40,7 @@ from panda.memory import scoring
 
 FEATURES = (
     "cosine", "bm25", "hybrid", "adjusted", "speaker", "other_speaker", "next_turns", "previous_turns", "date",
-    "session_best", "session_mean", "session_size", "length", "question", "cosine_gap", "cosine_rank", "bm25_rank",
+    "session_best", "session_mean", "session_size", "length", "cosine_gap", "cosine_rank", "bm25_rank",
     "below_session_best", "speaker_cosine", "other_speaker_cosine", "cosine_squared", "bm25_squared", "cosine_bm25",
     "cosine_top10", "bm25_top10", "query_length_bm25",
 )
@@ -72,7 +72,7 @@ def features(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, 
             sessions.setdefault(row.get("session_id"), []).append(hybrid[row["id"]])
     session_stats = {key: (max(v), sum(v) / len(v), len(v)) for key, v in sessions.items()}
     columns: dict[str, list[float]] = {name: [] for name in (
-        "next_turns", "previous_turns", "session_best", "session_mean", "session_size", "length", "question")}
+        "next_turns", "previous_turns", "session_best", "session_mean", "session_size", "length")}
     for row, m in zip(rows, is_message, strict=True):
         if m:
             session, turn = row.get("session_id"), int(row["turn_number"])
@@ -81,9 +81,9 @@ def features(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, 
             best, mean, size = session_stats[session]
             own = signals.own_text(row)
             values = (sum(hybrid[i] for i in ahead if i) / 2, sum(hybrid[i] for i in behind if i) / 2, best, mean,
-                      size, len(own.split()), float(own.rstrip().endswith("?")))
+                      size, len(own.split()))
         else:  # not a conversation message: the neutral values (module docstring)
-            values = (0.0, 0.0, hybrid[row["id"]], hybrid[row["id"]], 1, MEDIAN_MESSAGE_WORDS, 0.0)
+            values = (0.0, 0.0, hybrid[row["id"]], hybrid[row["id"]], 1, MEDIAN_MESSAGE_WORDS)
         for name, value in zip(columns, values, strict=True):
             columns[name].append(value)
     c = np.array([cosine[i] for i in ids])
@@ -99,7 +99,7 @@ def features(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, 
     out = np.column_stack([
         c, b, h, [adjusted[i] for i in ids], spoken, other, columns["next_turns"], columns["previous_turns"],
         [matches.get(i, 0.0) for i in ids], session_best, columns["session_mean"], np.log1p(columns["session_size"]),
-        np.log1p(columns["length"]), columns["question"], (c.max() if len(ids) else 0.0) - c, np.log1p(cosine_rank),
+        np.log1p(columns["length"]), (c.max() if len(ids) else 0.0) - c, np.log1p(cosine_rank),
         np.log1p(bm25_rank), h - session_best, spoken * c, other * c, c * c, b * b, c * b, cosine_rank < 10,
         bm25_rank < 10, math.log(max(len(query.split()), 1)) * b,
     ]) if ids else np.zeros((0, len(FEATURES)))
