@@ -125,20 +125,28 @@ def extract_statements(text: str, subject: str = "user") -> list[Statement]:
 # "I love your commitment"), not a verb left over from a longer sentence ("…I love is awesome").
 _POINTING_START = frozenset({"this", "that", "these", "those", "it", "them", "him", "her", "you", "your", "yours",
                              "how", "when", "what", "where", "why", "who", "which", "is", "was", "are", "were", "be",
-                             "every", "to"})
+                             "every"})
 _POINTING_WORDS = frozenset({"it", "them", "him", "her", "you", "they", "he", "she"})
+# "I like to read" is a liked thing ("read"); "…life to the fullest", "what I like to hear" are not.
+_DETERMINERS = frozenset({"the", "a", "an", "my", "your", "his", "her", "our", "their", "this", "that"})
+_NOT_A_PASTIME = frozenset({"hear", "see", "know", "say", "think", "imagine"})
 
 
 def preference_value(value: str) -> str:
     """A liked or disliked thing as stored, or '' when the words do not name one (the comment above).
     A dash starts an aside and "too"/"also" are not part of the thing.
 
-    Example: preference_value('pizza too') -> 'pizza'; preference_value("traveling - it's a way to learn")
+    Example: preference_value('pizza too') -> 'pizza'; preference_value('to listen to classical music') ->
+    'listen to classical music'; preference_value('to hear') -> ''; preference_value("traveling - it's a way to learn")
     -> 'traveling'; preference_value('this quote') -> ''; preference_value('having them around') -> '';
     preference_value('making jewelry out of recycled stuff') -> 'making jewelry out of recycled stuff'.
     """
     value = re.split(r" [-–—] ", value, maxsplit=1)[0]
     words = [w for w in value.split() if w.lower() not in ("also", "too")]
+    if words and words[0].lower() == "to":  # an infinitive names the activity; a preposition is a leftover
+        if len(words) < 2 or words[1].lower() in _DETERMINERS or (len(words) == 2 and words[1].lower() in _NOT_A_PASTIME):
+            return ""
+        words = words[1:]
     lowered = [w.lower() for w in words]
     if not words or lowered[0] in _POINTING_START or _POINTING_WORDS.intersection(lowered):
         return ""

@@ -176,3 +176,6 @@ def test_preference_values_name_a_thing():
     assert [s.value for s in extract_statements("I love traveling - it's a way to learn about cultures.")] \
         == ["traveling"]
     assert extract_statements("I love your commitment. I like this genre.") == []
+    assert [s.value for s in extract_statements("I like to listen to classical music. That's what I like to hear!")] \
+        == ["listen to classical music"]
+    assert extract_statements("I will do the activities I like to the fullest.") == []
