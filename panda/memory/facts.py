@@ -127,7 +127,7 @@ _POINTING_START = frozenset({"this", "that", "these", "those", "it", "them", "hi
                              "how", "when", "what", "where", "why", "who", "which", "is", "was", "are", "were", "be",
                              "every"})
 _POINTING_WORDS = frozenset({"it", "them", "him", "her", "you", "they", "he", "she"})
-# "I like to read" is a liked thing ("read"); "…life to the fullest", "what I like to hear" are not.
+# "I like to read" is a liked thing ("read"); "the activities I like to the fullest", "what I like to hear" are not.
 _DETERMINERS = frozenset({"the", "a", "an", "my", "your", "his", "her", "our", "their", "this", "that"})
 _NOT_A_PASTIME = frozenset({"hear", "see", "know", "say", "think", "imagine"})
 
