@@ -59,9 +59,8 @@ def features(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, 
     """
     ids = [row["id"] for row in rows]
     cosine = {row["id"]: float(row["cosine"] or 0.0) for row in rows}
-    hybrid = scoring.relevance(lexical, cosine, lexical_mix)
     matches = signals.date_matches(rows, query, now, weights.date_scale_days)
-    adjusted = scoring.rescaled(signals.adjust(hybrid, rows, query, now, weights, matches))
+    hybrid, adjusted = hand_set_relevance(rows, lexical, query, now, lexical_mix, weights, matches)
     authors = [signals.author_of(row) for row in rows]
     speaker = signals.named_speaker(query, {a for a in authors if a})
     is_message = [row.get("kind") == "message" and row.get("turn_number") is not None for row in rows]
@@ -104,6 +103,18 @@ def features(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, 
         bm25_rank < 10, math.log(max(len(query.split()), 1)) * b,
     ]) if ids else np.zeros((0, len(FEATURES)))
     return out.astype(np.float64)
+
+
+def hand_set_relevance(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, now: datetime,
+                       lexical_mix: float, weights: signals.SignalWeights,
+                       matches: dict[str, float] | None = None) -> tuple[dict[str, float], dict[str, float]]:
+    """The hand-set relevance by id, as (hybrid, adjusted): the fixed BM25/cosine mix (scoring.relevance), then
+    that after the conversation adjustments, rescaled so the best is 1 again. Search ranks by `adjusted` when no
+    learned model goes with the embedder; the model reads both as features. `matches`: the rows' date matches
+    when the caller has them (conversation_signals.date_matches)."""
+    cosine = {row["id"]: float(row["cosine"] or 0.0) for row in rows}
+    hybrid = scoring.relevance(lexical, cosine, lexical_mix)
+    return hybrid, scoring.rescaled(signals.adjust(hybrid, rows, query, now, weights, matches))
 
 
 @dataclass(frozen=True)

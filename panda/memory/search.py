@@ -422,8 +422,7 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
         rel = learned.relevance([row["id"] for row in rows],
                                 relevance_model.features(rows, lexical, query, now, mix, signals))
     else:
-        rel = scoring.relevance(lexical, {row["id"]: float(row["cosine"]) for row in rows}, mix)
-        rel = scoring.rescaled(conversation_signals.adjust(rel, rows, query, now, signals))  # best = 1 again
+        _, rel = relevance_model.hand_set_relevance(rows, lexical, query, now, mix, signals)
     query_words = [w for w in words(query) if len(w) > 1]
     matcher = scoring.FuzzyWords(rp.fuzzy_threshold, rp.fuzzy_exact_max_len)  # word pairs compared once a search
     doc_words = {row["id"]: words(row.get("search_text") or "")[:150] for row in rows}
