@@ -35,7 +35,7 @@ def labelled_searches(memory: MemoryStore, conversations: Conversations,
                       questions: list[Question]) -> list[LabelledSearch]:
     """One LabelledSearch per question with evidence."""
     policy = memory.policy
-    pool = max(policy.retrieval.candidate_pool, EVAL_DEPTH * 3)
+    pool = memory.pool_size(EVAL_DEPTH)
     weights, mix = signal_weights(policy, memory.speaker_weight()), memory.lexical_mix()
     out = []
     for q in questions:

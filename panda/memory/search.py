@@ -194,8 +194,7 @@ class MemoryStore:
             created_after=scoring.time_range_start(time_range, now),
         )
         with compute_threads.single_blas():  # steadier and faster: memory/compute_threads.py
-            rows, lexical, candidates = self.candidates(query, filters, max(rp.candidate_pool, limit * 3), user_id,
-                                                        exclude_ids)
+            rows, lexical, candidates = self.candidates(query, filters, self.pool_size(limit), user_id, exclude_ids)
             results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy,
                                        self.lexical_mix(), self.speaker_weight(), self.relevance_model())
                        if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
@@ -218,6 +217,11 @@ class MemoryStore:
                     self.catalog.record_retrieval_entry(entry)
                 self.sync_counters()
         return results
+
+    def pool_size(self, limit: int) -> int:
+        """How many candidates each leg of a search returning `limit` results brings (the policy's pool, or
+        three per result when more are asked)."""
+        return max(self.policy.retrieval.candidate_pool, limit * 3)
 
     def candidates(self, query: str, filters: SearchFilters, pool: int, user_id: str | None,
                    exclude_ids: set[str] | None = None) -> tuple[list[dict[str, Any]], dict[str, float], int]:
