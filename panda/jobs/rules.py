@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from panda.config import ExpirationPolicy, RetentionPolicy, ScopePolicy
+from panda.memory.facts import preference_value
 
 DAY = timedelta(days=1)
 
@@ -122,6 +123,18 @@ def preference_confidence(last_confirmed: datetime, now: datetime, policy: Expir
     if age >= 30 * DAY:
         return policy.preference_confidence_30d
     return policy.preference_confidence_recent
+
+
+def names_no_liked_thing(key: str | None, value: str, source: str) -> bool:
+    """Whether a stored likes/dislikes entry is one Panda extracted but would refuse today
+    (facts.preference_value: "I love this quote" names nothing liked). Lines written by hand carry no source
+    and are never judged.
+
+    Example: ('likes (Jon)', 'this quote', 'msg_1') -> True; ('likes', 'hiking too', 'msg_1') -> False;
+    ('likes', 'this quote', '') -> False; ('budget', 'this month', 'msg_1') -> False.
+    """
+    attribute = (key or "").split(" (", 1)[0]
+    return bool(source) and attribute in ("likes", "dislikes") and len(preference_value(value)) < 2
 
 
 def source_reliability(extractions: int, successes: int, mean_confidence: float) -> float:

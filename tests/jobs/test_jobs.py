@@ -235,6 +235,49 @@ def test_preference_decay_and_reconfirmation(ctx):
     assert ctx.catalog.get_document(ctx.vault.memory_file("alice", "preference").entries[0].id)["quality"] == 0.5
 
 
+def test_preference_job_drops_likes_an_older_extractor_stored_and_survives_a_kill(ctx, monkeypatch):
+    """A home written before facts.preference_value refused "I love this quote": the daily job drops that
+    line from preferences.md and the catalog (catalog first: a run killed before the file is written drops
+    it again next time), keeps real likes and lines written by hand, and a dry run changes nothing."""
+    from panda.documents.user_memory import MemoryEntry
+    from panda.documents.vault import entry_document
+    from panda.memory.facts import Statement
+    from panda.memory.learned import from_statement, record
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    old = [from_statement(Statement("preference", "likes", "this quote", "Jon"), "pref_quote", t0, "msg_1"),
+           from_statement(Statement("preference", "likes", "hiking"), "pref_hiking", t0, "msg_2")]
+    ctx.memory.index(record(ctx.vault, "alice", old, t0))
+    memory = ctx.vault.memory_file("alice", "preference")
+    by_hand = MemoryEntry(value="this song", key="likes", id="pref_by_hand", learned_at=t0)
+    memory.entries.append(by_hand)
+    rel = ctx.vault.write_memory_file(memory, t0, "typed in Obsidian")
+    ctx.memory.index([entry_document(by_hand, "preference", "alice", rel)])
+    path = ctx.vault.layout.memory_path("alice", "preference")
+
+    def hits():
+        return {h.id for h in ctx.memory.search("which quote does Jon love", user_id="alice", limit=10, record=False)}
+
+    assert "pref_quote" in hits()
+    dry = job(ctx, "preference-decay", t0 + HOUR, dry_run=True)
+    assert dry.counts["dropped_no_liked_thing"] == 1 and "this quote" in path.read_text(encoding="utf-8")
+
+    real_write = ctx.vault.write_memory_file
+    monkeypatch.setattr(ctx.vault, "write_memory_file", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):  # killed between the catalog and the file
+        job(ctx, "preference-decay", t0 + HOUR, check=False)
+    monkeypatch.setattr(ctx.vault, "write_memory_file", real_write)
+    assert ctx.catalog.get_document("pref_quote") is None and "this quote" in path.read_text(encoding="utf-8")
+
+    report = job(ctx, "preference-decay", t0 + 2 * HOUR)
+    assert report.counts["dropped_no_liked_thing"] == 1
+    text = path.read_text(encoding="utf-8")
+    assert "this quote" not in text and "hiking" in text and "this song" in text
+    assert ctx.catalog.get_document("pref_quote") is None and "pref_quote" not in hits()
+    assert ctx.catalog.get_document("pref_hiking") is not None and ctx.catalog.get_document("pref_by_hand") is not None
+    assert "dropped_no_liked_thing" not in job(ctx, "preference-decay", t0 + 3 * HOUR).counts
+
+
 def test_small_talk_session_ends_without_a_summary(ctx):
     """Seed 004: should_summarize gates the summary, not the lifecycle: a session of greetings still ends."""
     start = datetime(2025, 3, 1, 9, tzinfo=UTC)

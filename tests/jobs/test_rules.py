@@ -7,6 +7,7 @@ import pytest
 from panda.config import ExpirationPolicy, RetentionPolicy, ScopePolicy
 from panda.jobs.rules import (
     archive_month,
+    names_no_liked_thing,
     next_scope,
     origin_hash,
     preference_confidence,
@@ -100,3 +101,14 @@ def test_pii_scrubbing(query, kept, gone):
 def test_pii_categories_are_configurable():
     assert "555-123-4567" in scrub("call 555-123-4567 about boots", categories=["emails"]).text
     assert "555-123-4567" not in scrub("call 555-123-4567 about boots", categories=["phones"]).text
+
+
+def test_a_stored_like_that_names_nothing_is_judged_only_when_panda_wrote_it():
+    assert names_no_liked_thing("likes (Jon)", "this quote", "msg_1")
+    assert names_no_liked_thing("dislikes", "how you talk", "turn_bob_000002")
+    assert names_no_liked_thing("likes", "to hear", "msg_1")
+    assert not names_no_liked_thing("likes", "hiking too", "msg_1")  # stored as is; today's extractor drops "too"
+    assert not names_no_liked_thing("likes", "to listen to classical music", "msg_1")
+    assert not names_no_liked_thing("likes", "this quote", "")  # written by hand: never judged
+    assert not names_no_liked_thing("budget", "this month", "msg_1")  # not a like
+    assert not names_no_liked_thing(None, "this quote", "msg_1")
