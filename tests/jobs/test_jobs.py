@@ -278,6 +278,21 @@ def test_preference_job_drops_likes_an_older_extractor_stored_and_survives_a_kil
     assert "dropped_no_liked_thing" not in job(ctx, "preference-decay", t0 + 3 * HOUR).counts
 
 
+def test_preference_job_drops_likes_that_name_nothing_even_with_decay_disabled(ctx, monkeypatch):
+    from panda.memory.facts import Statement
+    from panda.memory.learned import from_statement, record
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    expiration = ctx.policy.expiration.model_copy(update={"preference_decay": False})
+    monkeypatch.setattr(ctx, "policy", ctx.policy.model_copy(update={"expiration": expiration}))
+    old = [from_statement(Statement("preference", "dislikes", "how you talk"), "pref_how", t0, "msg_1"),
+           from_statement(Statement("preference", "likes", "hiking"), "pref_hiking", t0, "msg_2")]
+    ctx.memory.index(record(ctx.vault, "alice", old, t0))
+    report = job(ctx, "preference-decay", t0 + 100 * DAY)
+    assert report.counts["dropped_no_liked_thing"] == 1 and ctx.catalog.get_document("pref_how") is None
+    assert [e.confidence for e in ctx.vault.memory_file("alice", "preference").entries] == [0.7]  # not decayed
+
+
 def test_small_talk_session_ends_without_a_summary(ctx):
     """Seed 004: should_summarize gates the summary, not the lifecycle: a session of greetings still ends."""
     start = datetime(2025, 3, 1, 9, tzinfo=UTC)
