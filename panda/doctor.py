@@ -183,7 +183,7 @@ def _check_private_data(ctx: PipelineContext, home: Path, files: set[str], texts
         names[user.lower()] = user
         # Names only: a residence or employer is an ordinary public word in a global note.
         for entry in ctx.vault.memory_file(user, "fact").entries if (home / "users" / user).exists() else []:
-            if (entry.key or "").split(" (")[0] == "name" and len(entry.value) > 2:
+            if entry.attribute == "name" and len(entry.value) > 2:
                 names[entry.value.lower()] = user
     if not names:
         return

@@ -62,6 +62,14 @@ def preference_section(entry: MemoryEntry) -> str:
     return CATEGORY if entry.preference_type == "product" else OTHER
 
 
+def key_attribute(key: str | None) -> str:
+    """The attribute of an entry's key, without the subject a speaker's entry names (facts.Statement.key).
+
+    Example: key_attribute('likes (Jon)') -> 'likes'; key_attribute('residence') -> 'residence'; None -> ''.
+    """
+    return (key or "").split(" (", 1)[0]
+
+
 @dataclass
 class MemoryEntry:
     value: str
@@ -87,6 +95,10 @@ class MemoryEntry:
     @property
     def last_confirmed(self) -> datetime | None:
         return self.confirmed_at or self.learned_at
+
+    @property
+    def attribute(self) -> str:
+        return key_attribute(self.key)
 
     @property
     def text(self) -> str:

@@ -15,7 +15,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from panda.config import ExpirationPolicy, RetentionPolicy, ScopePolicy
-from panda.memory.facts import preference_value
+from panda.documents.user_memory import key_attribute
+from panda.memory.facts import MIN_VALUE_CHARS, preference_value
 
 DAY = timedelta(days=1)
 
@@ -133,8 +134,7 @@ def names_no_liked_thing(key: str | None, value: str, source: str) -> bool:
     Example: ('likes (Jon)', 'this quote', 'msg_1') -> True; ('likes', 'hiking too', 'msg_1') -> False;
     ('likes', 'this quote', '') -> False; ('budget', 'this month', 'msg_1') -> False.
     """
-    attribute = (key or "").split(" (", 1)[0]
-    return bool(source) and attribute in ("likes", "dislikes") and len(preference_value(value)) < 2
+    return bool(source) and key_attribute(key) in ("likes", "dislikes") and len(preference_value(value)) < MIN_VALUE_CHARS
 
 
 def source_reliability(extractions: int, successes: int, mean_confidence: float) -> float:

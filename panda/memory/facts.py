@@ -27,6 +27,7 @@ from difflib import SequenceMatcher
 from panda.documents.user_memory import MemoryEntry
 from panda.memory.vocabulary import SINGLE_VALUED_ATTRIBUTES
 
+MIN_VALUE_CHARS = 2  # a shorter value names nothing (a stray letter); extract_statements keeps no such statement
 _CLAUSE_END = r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | now\b|$)"
 # A preference keeps its qualifiers ("gaming laptops with RTX GPUs", "hiking in the Alps"): it ends only
 # at punctuation or a new clause.
@@ -102,7 +103,7 @@ def extract_statements(text: str, subject: str = "user") -> list[Statement]:
             value = " ".join(match.group(1).split()).strip(" '-")
             if kind == "preference":
                 value = preference_value(value)
-            if len(value) >= 2 and not any(s.attribute == attribute and s.value == value for _, s in found):
+            if len(value) >= MIN_VALUE_CHARS and not any(s.attribute == attribute and s.value == value for _, s in found):
                 found.append((match.start(1), Statement(kind, attribute, value, subject)))
     for kind, attribute, pattern in ENDINGS:
         for match in pattern.finditer(text):

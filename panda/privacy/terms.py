@@ -11,7 +11,6 @@ def user_private_terms(vault: Vault, user_id: str) -> list[str]:
     """The user's id and the values of identifying facts (name, residence, employer, ...)."""
     terms = [user_id]
     for entry in vault.memory_file(user_id, "fact").entries:
-        key = (entry.key or "").split(" (")[0]
-        if key in PRIVATE_FACT_KEYS:
+        if entry.attribute in PRIVATE_FACT_KEYS:
             terms.append(entry.value)
     return terms
