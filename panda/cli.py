@@ -387,8 +387,9 @@ def cmd_tune_embedder(args: argparse.Namespace) -> int:
         return 2
     out = Path(args.out) if args.out else tuned_model_path()
     try:
-        given = {name: getattr(args, name) for name in ("epochs", "learning_rate", "seed", "lexical_mix", "speaker_weight")
-                 if getattr(args, name) is not None}  # the rest are the recipe's defaults, kept in one place
+        # the options given; the rest are the recipe's defaults, kept in one place (TuningSettings)
+        options = ("epochs", "learning_rate", "seed", "lexical_mix", "speaker_weight", "hard_negatives")
+        given = {name: getattr(args, name) for name in options if getattr(args, name) is not None}
         chosen = TuningSettings(observations=not args.no_observations, **given)
         report = tune_embedder(sources, out, chosen)
     except ValueError as exc:
@@ -617,6 +618,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--epochs", type=int, help="default: the recipe's (TuningSettings)")
     tune.add_argument("--learning-rate", type=float, help="default: the recipe's")
     tune.add_argument("--seed", type=int, help="default: the recipe's")
+    tune.add_argument("--hard-negatives", type=int, help="near misses per question in each batch (default: the recipe's)")
     tune.add_argument("--no-observations", action="store_true",
                       help="tune on the questions only, not also on LoCoMo's observation statements")
     tune.add_argument("--lexical-mix", type=float, help="BM25's share of relevance to record for this model "

@@ -42,6 +42,9 @@ MANIFEST = "panda_embedder.json"  # written beside a tuned model's weights
 TUNED_FOLDER = "embedder-tuned"  # the tuned default's folder in the model cache (scripts/setup.sh builds it)
 BASE_IDENTITY = "all-MiniLM-L6-v2"
 EMBEDDER_SETTING = "embedder"  # catalog_settings key: the identity of the model that made the vectors
+# Tuning settings a manifest written before they were recorded was built with (every model then drew one hard
+# negative per pair): read_manifest fills them in, so such a model is neither rebuilt nor refused its relevance model.
+UNRECORDED_SETTINGS: dict[str, Any] = {"hard_negatives": 1}
 
 
 def tuned_model_path() -> Path:
@@ -71,7 +74,7 @@ def read_manifest(model_path: str) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise BackendUnavailableError(f"{path}: unreadable tuned-embedder manifest ({exc})") from exc
-    return data if isinstance(data, dict) else {}
+    return {**UNRECORDED_SETTINGS, **data} if isinstance(data, dict) else {}
 
 
 def _recorded_number(manifest: dict[str, Any], key: str) -> float | None:

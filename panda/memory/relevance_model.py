@@ -45,7 +45,7 @@ FEATURES = (
     "cosine_top10", "bm25_top10", "query_length_bm25",
 )
 # What shapes a tuned embedder's vectors (embedder_tuning.TuningSettings minus the search settings it records).
-RECIPE_FIELDS = ("epochs", "learning_rate", "batch_size", "seed", "observations")
+RECIPE_FIELDS = ("epochs", "learning_rate", "batch_size", "seed", "observations", "hard_negatives")
 PACKAGED = Path(__file__).with_name("relevance_models")
 MEDIAN_MESSAGE_WORDS = 20  # a non-message document's `length` (LoCoMo's 4,805 messages: median 20 words)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +20,9 @@ from panda.memory.embedder_tuning import (
     HARD_NEGATIVES,
     TUNED_LEXICAL_MIX,
     TUNED_SPEAKER_WEIGHT,
+    TrainingPair,
     TuningSettings,
+    batch_documents,
     collect_pairs,
     learning_rate_at,
     outdated_default_model,
@@ -60,6 +63,24 @@ def test_the_settings_recorded_with_a_model_are_checked_when_chosen() -> None:
         TuningSettings(lexical_mix=1.5)
     with pytest.raises(ValueError, match="speaker weight must be 0 or more, got -1"):
         TuningSettings(speaker_weight=-1.0)
+    with pytest.raises(ValueError, match=f"hard negatives per pair must be between 0 and {HARD_NEGATIVES}, got 6"):
+        TuningSettings(hard_negatives=HARD_NEGATIVES + 1)
+
+
+def test_a_batch_holds_every_evidence_then_each_pairs_own_hard_negatives() -> None:
+    batch = [TrainingPair("q1", "e1", ("a1", "a2", "a3")), TrainingPair("q2", "e2", ("b1",)),
+             TrainingPair("q3", "e3", ())]
+    documents = batch_documents(batch, 2, random.Random(0))
+    assert documents[:3] == ["e1", "e2", "e3"]  # the i-th question's target is the i-th document
+    assert len(documents) == 6 and documents[5] == "b1"  # two of q1's, the one q2 has, none for q3
+    assert len(set(documents[3:5])) == 2 and set(documents[3:5]) <= {"a1", "a2", "a3"}
+    assert batch_documents(batch, 0, random.Random(0)) == ["e1", "e2", "e3"]
+    one = [batch_documents(batch, 1, random.Random(seed))[3] for seed in range(40)]
+    assert set(one) == {"a1", "a2", "a3"}  # drawn afresh, not always the first
+    many = [TrainingPair(f"q{i}", f"e{i}", tuple(f"n{i}.{j}" for j in range(i % 6))) for i in range(300)]
+    before, now = random.Random(3), random.Random(3)  # one negative: exactly the draws of the one-negative recipe
+    assert batch_documents(many, 1, now) == [p.evidence for p in many] + [before.choice(p.negatives) for p in many
+                                                                          if p.negatives]
 
 
 def test_observation_statements_become_queries_with_their_evidence_turns_and_session_time() -> None:
@@ -244,6 +265,8 @@ def test_the_cli_takes_the_recipe_defaults_for_what_it_is_not_given(tmp_path: Pa
     assert chosen == [TuningSettings(learning_rate=3e-5)]
     assert main(["tune-embedder", "--locomo", str(data), "--out", str(tmp_path / "m"), "--no-observations"]) == 2
     assert chosen[1] == TuningSettings(observations=False)
+    assert main(["tune-embedder", "--locomo", str(data), "--out", str(tmp_path / "m"), "--hard-negatives", "1"]) == 2
+    assert chosen[2] == TuningSettings(hard_negatives=1)
 
 
 def test_a_default_model_built_with_another_recipe_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -254,9 +277,13 @@ def test_a_default_model_built_with_another_recipe_is_rebuilt(tmp_path: Path, mo
     today = asdict(TuningSettings())
     (tuned / MANIFEST).write_text(json.dumps({**today, "pairs": 2288, "losses": [1.0]}))
     assert outdated_default_model() is None
-    older = {k: v for k, v in today.items() if k != "speaker_weight"} | {"learning_rate": 2e-5}
+    older = {k: v for k, v in today.items() if k not in ("speaker_weight", "hard_negatives")} | {"learning_rate": 2e-5}
     (tuned / MANIFEST).write_text(json.dumps(older))
     why = outdated_default_model()
     assert why is not None and why.startswith("built with other settings: ")
     assert f"learning_rate 2e-05 -> {today['learning_rate']!r}" in why
     assert f"speaker_weight None -> {TUNED_SPEAKER_WEIGHT!r}" in why and "epochs" not in why
+    assert "hard_negatives" not in why  # not recorded before: such a model was built with the one it has today
+    assert embeddings.read_manifest(str(tuned))["hard_negatives"] == 1
+    (tuned / MANIFEST).write_text(json.dumps(today | {"hard_negatives": 2}))
+    assert outdated_default_model() == "built with other settings: hard_negatives 2 -> 1"

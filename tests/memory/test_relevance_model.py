@@ -102,6 +102,8 @@ def test_the_packaged_models_load_and_match_todays_features_and_recipe():
         if name == "tuned":  # made for the recipe setup tunes the default with
             recipe = {k: v for k, v in asdict(TuningSettings()).items() if k in relevance_model.RECIPE_FIELDS}
             assert data["recipe"] == recipe
+            assert for_embedder(recipe, is_base=False) is not None
+            assert for_embedder(recipe | {"hard_negatives": 2}, is_base=False) is None  # other vectors, no model
     assert for_embedder({}, is_base=True) is not None
 
 
