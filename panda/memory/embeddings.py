@@ -74,7 +74,7 @@ def read_manifest(model_path: str) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise BackendUnavailableError(f"{path}: unreadable tuned-embedder manifest ({exc})") from exc
-    return {**UNRECORDED_SETTINGS, **data} if isinstance(data, dict) else {}
+    return {**UNRECORDED_SETTINGS, **data} if isinstance(data, dict) and data else {}
 
 
 def _recorded_number(manifest: dict[str, Any], key: str) -> float | None:

@@ -287,3 +287,5 @@ def test_a_default_model_built_with_another_recipe_is_rebuilt(tmp_path: Path, mo
     assert embeddings.read_manifest(str(tuned))["hard_negatives"] == 1
     (tuned / MANIFEST).write_text(json.dumps(today | {"hard_negatives": 2}))
     assert outdated_default_model() == "built with other settings: hard_negatives 2 -> 1"
+    (tuned / MANIFEST).write_text("{}")
+    assert embeddings.read_manifest(str(tuned)) == {}  # an empty record fills in nothing: no tuned model is made of it
