@@ -248,8 +248,8 @@ def test_tune_embedder_needs_a_source(capsys: pytest.CaptureFixture[str], tmp_pa
     assert "missing.json does not exist" in capsys.readouterr().err
 
 
-def test_the_cli_takes_the_recipe_defaults_for_what_it_is_not_given(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_takes_the_recipe_defaults_for_what_it_is_not_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     from panda.memory import embedder_tuning
 
     chosen: list[TuningSettings] = []
@@ -265,8 +265,11 @@ def test_the_cli_takes_the_recipe_defaults_for_what_it_is_not_given(tmp_path: Pa
     assert chosen == [TuningSettings(learning_rate=3e-5)]
     assert main(["tune-embedder", "--locomo", str(data), "--out", str(tmp_path / "m"), "--no-observations"]) == 2
     assert chosen[1] == TuningSettings(observations=False)
-    assert main(["tune-embedder", "--locomo", str(data), "--out", str(tmp_path / "m"), "--hard-negatives", "1"]) == 2
-    assert chosen[2] == TuningSettings(hard_negatives=1)
+    assert main(["tune-embedder", "--locomo", str(data), "--out", str(tmp_path / "m"), "--hard-negatives", "2"]) == 2
+    assert chosen[2] == TuningSettings(hard_negatives=2) and chosen[2] != TuningSettings()
+    capsys.readouterr()
+    assert main(["tune-embedder", "--locomo", str(data), "--out", str(tmp_path / "m"), "--hard-negatives", "9"]) == 2
+    assert len(chosen) == 3 and "hard negatives per pair must be between 0 and 5, got 9" in capsys.readouterr().err
 
 
 def test_a_default_model_built_with_another_recipe_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
