@@ -15,14 +15,18 @@ demo: setup
 	$(VENV)/bin/panda search "hamster" --user alice --limit 3
 	$(VENV)/bin/panda check
 
-test:
+# A bare clone has no .venv yet: `make test` (or lint, bench) sets it up first instead of failing.
+$(PY):
+	scripts/setup.sh
+
+test: $(PY)
 	$(PY) -m pytest -q
 
-lint:
+lint: $(PY)
 	$(VENV)/bin/ruff check panda flows tests benchmarks
 	$(VENV)/bin/mypy panda
 
-bench:
+bench: $(PY)
 	$(PY) benchmarks/search_latency.py
 	$(PY) benchmarks/pipeline_throughput.py
 	$(PY) benchmarks/ingest_throughput.py
