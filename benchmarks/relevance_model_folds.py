@@ -64,20 +64,22 @@ def embedder_for(models: Path, name: str, convs: list[str], tuning: TuningSettin
 
 def searches_of(embedder: Any, data: Path, convs: list[str], work: Path, cache: Path) -> list[LabelledSearch]:
     """The labelled searches of `convs`, their messages embedded by `embedder` in a fresh home (kept in `cache`,
-    a pickle of this script's own, named by the embedder, the conversations and the features)."""
-    key = hashlib.sha256(repr((embedder.identity, convs, relevance_model.FEATURES)).encode()).hexdigest()[:16]
+    a pickle of this script's own, named by the embedder, the conversations, the features and the evidence
+    as the loader reads it)."""
+    bench = LOADERS["locomo"](data, convs, None)
+    evidence = [(q.item_id, q.evidence) for q in bench.questions]
+    key = hashlib.sha256(repr((embedder.identity, convs, relevance_model.FEATURES, evidence)).encode()).hexdigest()[:16]
     kept = cache / f"searches-{key}.pkl"
     if kept.is_file():
         with kept.open("rb") as f:
             return pickle.load(f)  # noqa: S301 - written by this script into its own folder
-    searches = labelled(embedder, data, convs, work)
+    searches = labelled(embedder, bench, work)
     with kept.open("wb") as f:
         pickle.dump(searches, f)
     return searches
 
 
-def labelled(embedder: Any, data: Path, convs: list[str], work: Path) -> list[LabelledSearch]:
-    bench = LOADERS["locomo"](data, convs, None)
+def labelled(embedder: Any, bench: Any, work: Path) -> list[LabelledSearch]:
     ctx = open_home(Settings(home=Path(tempfile.mkdtemp(dir=work))), embedder=embedder)
     try:
         ingest_messages(ctx, bench.messages)

@@ -306,6 +306,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         for used in {id(b): b for b in (backend, judge) if b is not None}.values():
             used.close()
     metrics = run["metrics"]
+    for error in metrics["evidence_errors"]:
+        print(f"panda eval: {error}", file=sys.stderr)
     if args.json:
         print(json.dumps(metrics, indent=2))
         return 0

@@ -66,6 +66,30 @@ def sample_messages(sample: dict[str, Any]) -> list[MessageInput]:
     return out
 
 
+_DIA_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
+
+
+def dialogue_ids(sample: dict[str, Any]) -> set[str]:
+    """Every turn's dia_id in a sample ("D<session>:<turn>")."""
+    return {str(turn["dia_id"]) for _number, _when, turns in sessions(sample) for turn in turns}
+
+
+def evidence_ids(raw: Any, known: set[str] | None) -> tuple[list[str], list[str]]:
+    """(the turn ids an evidence field names, the entries that name no turn in `known`; with `known` None,
+    every well-formed id counts as a turn and only entries without one are returned).
+
+    LoCoMo's annotations hold a few malformed entries: two ids in one string, a stray colon, an id past the
+    session's last turn, a bare "D". Ids are read wherever they stand and written as the turns' own dia_ids.
+    Example: (["D8:6; D9:17", "D:11:26", "D", "D10:19"], {"D8:6", "D9:17", "D11:26"})
+    -> (["D8:6", "D9:17", "D11:26"], ["D", "D10:19"])."""
+    found, unknown = [], []
+    for entry in raw if isinstance(raw, list) else [raw]:
+        ids = [f"D{int(session)}:{int(turn)}" for session, turn in _DIA_ID.findall(str(entry))]
+        found += [i for i in ids if known is None or i in known]
+        unknown += [i for i in ids if known is not None and i not in known] if ids else [str(entry)]
+    return list(dict.fromkeys(found)), unknown
+
+
 def observation_queries(sample: dict[str, Any]) -> list[tuple[str, list[str], datetime]]:
     """(statement, evidence dia_ids, its session's time) for every observation in a sample, e.g.
     ("Caroline attended an LGBTQ support group recently …", ["D1:3"], 2023-05-08 13:56 UTC)."""
@@ -84,7 +108,7 @@ def observation_queries(sample: dict[str, Any]) -> list[tuple[str, list[str], da
                 if not isinstance(statement, list) or not statement:
                     continue  # not a [statement, evidence] pair
                 text, evidence = statement[0], statement[1] if len(statement) > 1 else []
-                ids = re.findall(r"D\d+:\d+", json.dumps(evidence))
+                ids, _unknown = evidence_ids(evidence, None)  # tuning keeps the ids that name an indexed turn
                 if str(text).strip() and ids:
                     out.append((str(text).strip(), ids, when))
     return out

@@ -65,23 +65,30 @@ class Benchmark:
     dataset: str
     messages: list[MessageInput]
     questions: list[Question]
+    # Evidence entries that name no turn ("file: sample conv-42 qa[12].evidence: 'D' names no turn"): left out of
+    # the question's evidence, so recall scores the turns it does name; reported with the run's metrics.
+    data_errors: list[str] = field(default_factory=list)
 
 
 def locomo_benchmark(path: Path, only: list[str] | None, limit: int | None) -> Benchmark:
-    messages, questions = [], []
+    messages, questions, errors = [], [], []
     for sample in locomo.load_samples(path, only):
         sid = sample["sample_id"]
         messages += locomo.sample_messages(sample)
         asked = locomo.sessions(sample)[-1][1] + timedelta(hours=1)  # after the last session
+        known = locomo.dialogue_ids(sample)
         qas = sample["qa"][:limit] if limit else sample["qa"]
         for i, qa in enumerate(qas):
             category = int(qa["category"])
+            evidence, unknown = locomo.evidence_ids(qa.get("evidence") or [], known)
+            errors += [f"{path}: sample {sid} qa[{i}].evidence: {entry!r} names no turn of the conversation "
+                       "(left out of the question's evidence)" for entry in unknown]
             questions.append(Question(f"{sid}:q{i:04d}", sid, str(category), qa["question"],
                                       None if category == 5 else str(qa.get("answer", "")),
-                                      asked + timedelta(seconds=i), list(qa.get("evidence") or []),
+                                      asked + timedelta(seconds=i), evidence,
                                       abstention=category == 5, locomo_category=category,
                                       prompt_suffix=TEMPORAL_HINT if category == 2 else ""))
-    return Benchmark("locomo", messages, questions)
+    return Benchmark("locomo", messages, questions, errors)
 
 
 def longmemeval_benchmark(path: Path, only: list[str] | None, limit: int | None) -> Benchmark:
@@ -233,7 +240,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
         metrics.update(judge_items(item_list, judge, ctx.policy))
     metrics.update({"run_id": run_id, "dataset": dataset, "mode": "retrieval" if retrieval_only else "answers",
                     "seconds": round(time.perf_counter() - t0, 1), "messages_ingested": len(bench.messages),
-                    "eval_home": str(home), **used_embedder})
+                    "eval_home": str(home), "evidence_errors": bench.data_errors, **used_embedder})
     if results_catalog is not None:
         from panda.evaluation.results import store_run
 
