@@ -65,7 +65,7 @@ class Benchmark:
     dataset: str
     messages: list[MessageInput]
     questions: list[Question]
-    # Evidence entries that name no turn ("file: sample conv-42 qa[12].evidence: 'D' names no turn"): left out of
+    # Evidence entries that name no turn ("file: sample conv-42 qa[88].evidence: 'D' names no turn"): left out of
     # the question's evidence, so recall scores the turns it does name; reported with the run's metrics.
     data_errors: list[str] = field(default_factory=list)
 
