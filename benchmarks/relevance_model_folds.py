@@ -36,7 +36,7 @@ import numpy as np
 from panda.catalog.conversations import Conversations
 from panda.config import Settings
 from panda.evaluation.relevance_training import LabelledSearch, labelled_searches, recall_at
-from panda.evaluation.runner import LOADERS, run_eval, summarise
+from panda.evaluation.runner import LOADERS, Benchmark, run_eval, summarise
 from panda.memory import relevance_model
 from panda.memory.embedder_tuning import TuningSettings, tune_embedder
 from panda.memory.embeddings import SentenceEmbedder
@@ -79,7 +79,7 @@ def searches_of(embedder: Any, data: Path, convs: list[str], work: Path, cache: 
     return searches
 
 
-def labelled(embedder: Any, bench: Any, work: Path) -> list[LabelledSearch]:
+def labelled(embedder: Any, bench: Benchmark, work: Path) -> list[LabelledSearch]:
     ctx = open_home(Settings(home=Path(tempfile.mkdtemp(dir=work))), embedder=embedder)
     try:
         ingest_messages(ctx, bench.messages)

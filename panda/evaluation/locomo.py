@@ -69,11 +69,6 @@ def sample_messages(sample: dict[str, Any]) -> list[MessageInput]:
 _DIA_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
-def dialogue_ids(sample: dict[str, Any]) -> set[str]:
-    """Every turn's dia_id in a sample ("D<session>:<turn>")."""
-    return {str(turn["dia_id"]) for _number, _when, turns in sessions(sample) for turn in turns}
-
-
 def evidence_ids(raw: Any, known: set[str] | None) -> tuple[list[str], list[str]]:
     """(the turn ids an evidence field names, the entries that name no turn in `known`; with `known` None,
     every well-formed id counts as a turn and only entries without one are returned).

@@ -74,9 +74,10 @@ def locomo_benchmark(path: Path, only: list[str] | None, limit: int | None) -> B
     messages, questions, errors = [], [], []
     for sample in locomo.load_samples(path, only):
         sid = sample["sample_id"]
-        messages += locomo.sample_messages(sample)
+        turns = locomo.sample_messages(sample)
+        messages += turns
         asked = locomo.sessions(sample)[-1][1] + timedelta(hours=1)  # after the last session
-        known = locomo.dialogue_ids(sample)
+        known = {str(turn.external_id) for turn in turns}  # the turns' dia_ids
         qas = sample["qa"][:limit] if limit else sample["qa"]
         for i, qa in enumerate(qas):
             category = int(qa["category"])
