@@ -41,7 +41,8 @@ def engine_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"home": getattr(args, "home", None), "backend": getattr(args, "backend", None),
             "model": getattr(args, "model", None), "base_url": getattr(args, "base_url", None),
             "role_models": role_models(getattr(args, "role_model", None)) or None,
-            "embedding_model": getattr(args, "embedding_model", None)}
+            "embedding_model": getattr(args, "embedding_model", None),
+            "embedding_dim": getattr(args, "embedding_dim", None)}
 
 
 def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
@@ -52,9 +53,11 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
 
 def home_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
-    p.add_argument("--embedding-model", help="embedder: default (the tuned model when setup built it, else base), "
-                                             "base (all-MiniLM-L6-v2) or a sentence-transformers folder "
-                                             "(default $PANDA_EMBEDDING_MODEL)")
+    p.add_argument("--embedding-model", help="embedder: gemma (EmbeddingGemma-300M, the default; Gemma Terms of Use), "
+                                             "minilm (all-MiniLM-L6-v2, Apache-2.0, faster) or a sentence-transformers "
+                                             "folder (default $PANDA_EMBEDDING_MODEL)")
+    p.add_argument("--embedding-dim", type=int, help="truncate the vectors (Matryoshka; gemma: 512, 256 or 128; "
+                                                     "default $PANDA_EMBEDDING_DIM, else the model's full width)")
 
 
 def engine_args(p: argparse.ArgumentParser) -> None:
@@ -368,12 +371,21 @@ def home_busy(settings: Settings) -> bool:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     from panda.jobs.reindex import reindex
     from panda.runtime import open_home
 
     ctx = open_home(_settings(args), reembedding=not args.dry_run)
-    report = reindex(ctx, dry_run=args.dry_run)
-    ctx.catalog.close()
+    try:
+        with tqdm(total=0, unit="doc", desc="reindex", file=sys.stderr, disable=args.dry_run) as bar:
+            def progress(done: int, total: int) -> None:
+                bar.total = total
+                bar.update(done - bar.n)
+
+            report = reindex(ctx, dry_run=args.dry_run, progress=progress)
+    finally:
+        ctx.catalog.close()
     print(json.dumps(report.as_dict()))
     return 0
 

@@ -337,8 +337,10 @@ class Settings(_Strict):
     openai_api_key: str = "EMPTY"
     max_active_users: int = 64
     max_model_len: int = 4096
-    embedding_model: str | None = Field(  # None/default: the tuned model if built, else base (memory/embeddings.py)
+    embedding_model: str | None = Field(  # gemma (None/default) | minilm | a folder (memory/embedder_profiles.py)
         default_factory=lambda: os.environ.get("PANDA_EMBEDDING_MODEL") or None)
+    embedding_dim: int | None = Field(  # a Matryoshka truncation (gemma: 512/256/128); None: the model's full width
+        default_factory=lambda: int(os.environ["PANDA_EMBEDDING_DIM"]) if os.environ.get("PANDA_EMBEDDING_DIM") else None)
     catalog_file: Path | None = None  # a shard's catalog partition (pipeline/sharding.py); None: the home's
 
     @property

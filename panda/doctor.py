@@ -28,7 +28,6 @@ from typing import Any
 import frontmatter
 import numpy as np
 
-from panda.catalog.migrations import EMBEDDING_DIM
 from panda.catalog.store import DOC_COLUMNS, Catalog
 from panda.documents.link_repair import vault_files
 from panda.documents.model import Document
@@ -203,7 +202,7 @@ def _check_private_data(ctx: PipelineContext, home: Path, files: set[str], texts
 class _NoVectors:
     """Embedder for the throw-away rebuild: the check compares rows, so no model is loaded."""
 
-    dim = EMBEDDING_DIM
+    dim = 8  # any width: the throw-away catalog's vectors are never searched
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return np.zeros((len(texts), self.dim), dtype=np.float32)

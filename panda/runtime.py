@@ -47,12 +47,12 @@ BACKENDS: dict[str, Callable[[Settings], Backend]] = {"vllm": _vllm, "openai": _
 
 def settings_for(home: str | Path | None = None, backend: str | None = None, model: str | None = None,
                  base_url: str | None = None, role_models: dict[str, str] | None = None,
-                 embedding_model: str | None = None, **overrides: Any) -> Settings:
+                 embedding_model: str | None = None, embedding_dim: int | None = None, **overrides: Any) -> Settings:
     """Settings from plain options — a flow's parameters, the CLI's flags (cli.engine_options); None keeps
     the default (and the environment's: $PANDA_HOME, $PANDA_EMBEDDING_MODEL, ...)."""
     given: dict[str, Any] = {"home": Path(home) if home else None, "backend": backend, "model": model,
                              "openai_base_url": base_url, "role_models": role_models or None,
-                             "embedding_model": embedding_model}
+                             "embedding_model": embedding_model, "embedding_dim": embedding_dim}
     return Settings(**{k: v for k, v in given.items() if v is not None}, **overrides)
 
 
@@ -84,7 +84,8 @@ def check_embedder(catalog: Catalog, embedder: Embedder, where: Path, reembeddin
     if recorded != current:
         raise ConfigError(f"{where}: the catalog's vectors were made by embedder {recorded!r}, but this run uses "
                           f"{current!r}. Re-embed with `panda reindex --home {where}` (same embedding settings), or "
-                          "run with the embedder that made them (embedding_model: \"base\" is all-MiniLM-L6-v2).")
+                          "run with the embedder that made them (embedding_model: gemma is EmbeddingGemma-300M, minilm "
+                          "is all-MiniLM-L6-v2; embedding_dim: a truncation, e.g. 256).")
 
 
 def open_home(settings: Settings, embedder: Embedder | None = None, backend: Backend | None = None,
@@ -101,7 +102,7 @@ def open_home(settings: Settings, embedder: Embedder | None = None, backend: Bac
     policy = load_policy(settings.home)
     catalog = Catalog.open_reader(settings.catalog_path) if read_only else Catalog(settings.catalog_path)
     try:
-        embedder = embedder or SentenceEmbedder(settings.embedding_model)
+        embedder = embedder or SentenceEmbedder(settings.embedding_model, dim=settings.embedding_dim)
         check_embedder(catalog, embedder, settings.home, reembedding)
         memory = MemoryStore(vault, catalog, embedder, policy)
         memory.in_shard = catalog.counters_authoritative = in_shard

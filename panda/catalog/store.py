@@ -1,7 +1,7 @@
 """The DuckDB catalog: the only code in Panda that writes SQL.
 
 `Catalog` opens (or creates) catalog/panda.duckdb, applies migrations, and offers typed methods for
-documents (with BM25 postings and 384-d embeddings), the turn index, and the observability tables.
+documents (with BM25 postings and embeddings of one width per catalog, `embedding_dim`), the turn index, and the observability tables.
 The catalog is derived from the vault: `panda reindex` can drop and rebuild it. Left out: scoring
 (memory/scoring.py) and reading markdown (documents/).
 """
@@ -20,7 +20,7 @@ import duckdb
 import numpy as np
 
 from panda.catalog.home_lock import acquire_writer, holds_writer_lock, reader_database, release_writer
-from panda.catalog.migrations import EMBEDDING_DIM, migrate, pending
+from panda.catalog.migrations import migrate, pending
 from panda.documents.model import Document, parse_time, utc
 from panda.memory.text import term_frequencies
 
@@ -33,6 +33,7 @@ DOC_COLUMNS = (
 
 
 COUNTER_COLUMNS = ("usage_count", "reference_count", "validation_count", "validation_success")
+EMBEDDING_DIM_SETTING = "embedding_dim"  # catalog_settings key: the width of every vector in the catalog
 GLOBAL_PARTITION = "\x00global"  # the in-memory index's partition of scope-global documents
 NO_OWNER_PARTITION = "\x00none"  # documents with no owner and no global scope
 
@@ -147,6 +148,7 @@ class Catalog:
         self._changes: list[tuple[int, frozenset[str] | None]] = []
         self.counter_seq = 0  # counter increments, which the index applies without reloading
         self._counter_log: list[tuple[int, list[str], str, int]] = []
+        self._dim: int | None = None  # embedding_dim, read on the first vector written
         try:
             self.con = duckdb.connect(target, read_only=read_only)
             self.con.execute("SET TimeZone = 'UTC'")
@@ -259,8 +261,7 @@ class Catalog:
             vector = None
             if embeddings is not None and embeddings[i] is not None:
                 vector = [float(x) for x in embeddings[i]]
-                if len(vector) != EMBEDDING_DIM:
-                    raise ValueError(f"document {doc.id}: embedding has {len(vector)} dims, expected {EMBEDDING_DIM}")
+                self._check_dim(doc.id, len(vector))
             rows.append([data[c] for c in DOC_COLUMNS] + [text, sum(tf.values()), vector])
             postings += [(term, doc.id, count) for term, count in tf.items()]
         placeholders = ", ".join("?" for _ in range(len(DOC_COLUMNS) + 3))
@@ -268,6 +269,23 @@ class Catalog:
         self.con.executemany(f"INSERT INTO documents ({columns}) VALUES ({placeholders})", rows)
         if postings:
             self.con.executemany("INSERT INTO postings VALUES (?, ?, ?)", postings)
+
+    def embedding_dim(self) -> int | None:
+        """The width of this catalog's vectors (recorded with the first; None: no vector yet)."""
+        value = self.setting(EMBEDDING_DIM_SETTING)
+        return int(value) if value else None
+
+    def _check_dim(self, doc_id: str, width: int) -> None:
+        """One width per catalog: the first vector records it, another width is refused (a second embedder's
+        vectors would be compared with the first's queries)."""
+        if self._dim is None:
+            self._dim = self.embedding_dim()
+            if self._dim is None:
+                self.set_setting(EMBEDDING_DIM_SETTING, str(width))
+                self._dim = width
+        if width != self._dim:
+            raise ValueError(f"document {doc_id}: embedding has {width} dims, this catalog's vectors have {self._dim} "
+                             "(re-embed everything with `panda reindex` to change the embedder)")
 
     def load_synthetic_documents(self, count: int, sentences: list[str], vectors: np.ndarray, users: int = 100,
                                  global_share: float = 0.0, seed: int = 42) -> None:
@@ -289,6 +307,7 @@ class Catalog:
                 for i, (text, tf) in enumerate((t, term_frequencies(t)) for t in sentences)]
         self.con.executemany("INSERT INTO syn_sentences VALUES (?, ?, ?, ?, ?)", rows)
         self.con.execute("SELECT setseed(?)", [(seed % 1000) / 1000]).fetchall()
+        self._check_dim("syn_0", int(vectors.shape[1]))
         globals_ = int(count * global_share)
         for start in range(0, count, 100_000):
             stop = min(count, start + 100_000)
@@ -306,7 +325,7 @@ class Catalog:
                     CASE WHEN c.i < {globals_} THEN NULL ELSE 'user' || (c.i % ?) END,
                     (random() * 5)::INT, (random() * 20)::INT, 0, 0,
                     now() - to_days((random() * 400)::INT), [], [], 'synthetic/' || c.i || '.md',
-                    sa.text || ' ' || sb.text, sa.len + sb.len, c.embedding::FLOAT[{EMBEDDING_DIM}]
+                    sa.text || ' ' || sb.text, sa.len + sb.len, c.embedding::FLOAT[]
                 FROM syn_chunk c JOIN syn_sentences sa ON sa.s = c.a JOIN syn_sentences sb ON sb.s = c.b""", [users])
             self.con.execute("""
                 INSERT INTO postings SELECT term, 'syn_' || i, sum(tf)::INT FROM (
@@ -323,6 +342,8 @@ class Catalog:
         for table in ("postings", "documents", "turn_index", "turn_uses", "turn_references", "counter_sync",
                       "messages", "sessions", "threads"):
             self.con.execute(f"DELETE FROM {table}")
+        self.con.execute("DELETE FROM catalog_settings WHERE key = ?", [EMBEDDING_DIM_SETTING])
+        self._dim = None
         self.touch(None)
 
     def delete_document(self, doc_id: str) -> None:
@@ -389,7 +410,7 @@ class Catalog:
 
     def vector_candidates(self, vector: Sequence[float], filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
         where, params = filters.where()
-        sql = f"""SELECT d.id, array_cosine_similarity(d.embedding, ?::FLOAT[{EMBEDDING_DIM}]) AS sim
+        sql = f"""SELECT d.id, list_cosine_similarity(d.embedding, ?::FLOAT[]) AS sim
                   FROM documents d WHERE d.embedding IS NOT NULL AND {where}
                   ORDER BY sim DESC, d.id LIMIT ?"""
         rows = self.con.execute(sql, [[float(x) for x in vector], *params, limit]).fetchall()
@@ -399,7 +420,7 @@ class Catalog:
         """Metadata, text head and cosine similarity for the candidate ids."""
         if not ids:
             return []
-        sim = (f"array_cosine_similarity(embedding, ?::FLOAT[{EMBEDDING_DIM}])" if vector is not None else "0.0")
+        sim = (f"list_cosine_similarity(embedding, ?::FLOAT[])" if vector is not None else "0.0")
         params: list[Any] = [[float(x) for x in vector]] if vector is not None else []
         marks = ", ".join("?" for _ in ids)
         sql = (f"SELECT {', '.join(DOC_COLUMNS)}, search_text, coalesce({sim}, 0.0) AS cosine "

@@ -11,6 +11,7 @@ pipeline/commit.py, the save phase's own commit, so their counters count exactly
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +46,9 @@ def _index_batch(ctx: PipelineContext, docs: list[Document], metas: list[dict[st
             ctx.catalog.add_turn_references(meta["turn_id"], meta["user_id"], meta.get("referenced_documents") or [])
 
 
-def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
+def reindex(ctx: PipelineContext, dry_run: bool = False,
+            progress: Callable[[int, int], None] | None = None) -> ReindexReport:
+    """Rebuild; `progress(done, total)` is called after each batch (documents + turns + transcripts)."""
     from panda.memory.ingest import index_transcripts
 
     report = ReindexReport(dry_run=dry_run)
@@ -58,16 +61,27 @@ def reindex(ctx: PipelineContext, dry_run: bool = False) -> ReindexReport:
     if identity is not None:  # until it finishes, no opener may take the vectors for either model's
         ctx.catalog.set_setting(EMBEDDER_SETTING, "reindex-incomplete")
     ctx.catalog.clear_derived()
+    transcripts = list(ctx.vault.iter_transcripts())
+    total, done = len(documents) + len(turns) + len(transcripts), 0
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(done, total)
+
     for start in range(0, len(documents), BATCH):
         _index_batch(ctx, documents[start:start + BATCH], [])
+        advance(len(documents[start:start + BATCH]))
     for start in range(0, len(turns), BATCH):
         chunk = turns[start:start + BATCH]
         docs = [turn_document(meta, turn_counters(path)) for meta, path in chunk if not meta.get("probe")]
         docs += [d for meta, path in chunk if not meta.get("probe") and (d := research_document_of(ctx, path)) is not None]
         _index_batch(ctx, docs, [meta for meta, _ in chunk])
-    transcripts = list(ctx.vault.iter_transcripts())
+        advance(len(chunk))
     for start in range(0, len(transcripts), 16):
         report.messages += index_transcripts(ctx, transcripts[start:start + 16])
+        advance(len(transcripts[start:start + 16]))
     if identity is not None:
         ctx.catalog.set_setting(EMBEDDER_SETTING, identity)
     ctx.catalog.record_event("reindex", "catalog", None, report.as_dict())

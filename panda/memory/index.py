@@ -249,10 +249,11 @@ class SearchIndex:
         embedding = columns["embedding"].slice(start, end - start).combine_chunks()
         has_vector = col("has_vector").astype(bool)
         n = end - start
-        width = embedding.type.list_size
+        flat = embedding.flatten().to_numpy(zero_copy_only=False).astype(np.float32)  # null rows are left out
+        # one width per catalog (Catalog._check_dim); 0 for a partition without vectors (its vector leg is skipped)
+        width = flat.size // int(has_vector.sum()) if has_vector.any() else 0
         vectors = np.zeros((n, width), dtype=np.float32)
         if has_vector.any():
-            flat = embedding.flatten().to_numpy(zero_copy_only=False).astype(np.float32)  # null rows are left out
             vectors[has_vector] = flat.reshape(-1, width)
             norms = np.linalg.norm(vectors, axis=1)
             vectors /= np.where(norms > 0, norms, 1.0)[:, None]

@@ -13,10 +13,10 @@ speaker, no neighbours, a session of their own, the median message length): the
 model judges them by their match scores alone.
 
 Which model goes with which embedder (`for_embedder`, the one place that decides): a model recorded in a
-tuned embedder's manifest (key `relevance_model`); else the packaged model fitted for the base
-all-MiniLM-L6-v2 (relevance_models/base.json) or for an embedder tuned with the packaged tuned model's recipe
-(relevance_models/tuned.json: the tuning settings that shape the vectors); else none, and search keeps the
-hand-set relevance. `retrieval.learned_relevance: false` in the policy turns it off.
+tuned embedder's manifest (key `relevance_model`); else, for a tuned embedder, the packaged model for the
+packaged tuned recipe (relevance_models/tuned.json: the tuning settings that shape the vectors); else the
+packaged model of the embedder's profile (relevance_models/gemma.json for EmbeddingGemma, base.json for
+all-MiniLM-L6-v2); else none, and search keeps the hand-set relevance. `retrieval.learned_relevance: false` in the policy turns it off.
 
 Pure: `features` turns one search's candidates into a matrix; `RelevanceModel.relevance` is a dot product,
 min-max scaled per search (best 1, worst 0, as the hand-set relevance is). `fit` (scikit-learn, at training
@@ -181,19 +181,33 @@ def fit(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], strength: 
                           float(model.intercept_[0]), trained_on)
 
 
-def for_embedder(manifest: dict[str, Any], is_base: bool) -> RelevanceModel | None:
+def for_embedder(manifest: dict[str, Any], packaged: str | None) -> RelevanceModel | None:
     """The relevance model that goes with an embedder (module docstring): `manifest` is its tuning manifest
-    ({} for an untuned model), `is_base` whether it is the base all-MiniLM-L6-v2."""
+    ({} for an untuned model), `packaged` its profile's packaged file (relevance_models/<file>; None: none, e.g.
+    a truncated model, whose cosines the packaged model was not fitted on)."""
     if isinstance(manifest.get("relevance_model"), dict):
         return RelevanceModel.from_dict(manifest["relevance_model"], "the embedder manifest's relevance_model")
-    path = PACKAGED / ("base.json" if is_base else "tuned.json")
-    if not path.is_file() or not (is_base or manifest):
+    if manifest:  # a tuned model: the packaged tuned model, if it was built with that model's recipe
+        path = PACKAGED / "tuned.json"
+        if not path.is_file():
+            return None
+        data = packaged_data(path)
+        recipe = data.get("recipe") or {}
+        if not (recipe and all(manifest.get(k) == recipe.get(k) for k in RECIPE_FIELDS)):
+            return None
+        return RelevanceModel.from_dict(data.get("model") or {}, str(path))
+    if packaged is None or not (PACKAGED / packaged).is_file():
         return None
-    data = packaged_data(path)
-    recipe = data.get("recipe") or {}
-    if not is_base and not (recipe and all(manifest.get(k) == recipe.get(k) for k in RECIPE_FIELDS)):
-        return None
-    return RelevanceModel.from_dict(data.get("model") or {}, str(path))
+    return RelevanceModel.from_dict(packaged_data(PACKAGED / packaged).get("model") or {}, str(PACKAGED / packaged))
+
+
+def search_settings(packaged: str | None) -> dict[str, Any]:
+    """The search settings chosen with a packaged model (its "search" object: lexical_mix, speaker_weight), {} if
+    none. Example: gemma.json's {"lexical_mix": 0.3} makes memory.search mix BM25 and cosine 0.3 / 0.7."""
+    if packaged is None or not (PACKAGED / packaged).is_file():
+        return {}
+    search = packaged_data(PACKAGED / packaged).get("search")
+    return search if isinstance(search, dict) else {}
 
 
 def packaged_data(path: Path) -> dict[str, Any]:
@@ -207,8 +221,9 @@ def packaged_data(path: Path) -> dict[str, Any]:
     return data
 
 
-def packaged_file(model: RelevanceModel, embedder: str, recipe: dict[str, Any] | None, chosen: dict[str, Any]) -> str:
-    """The JSON of a packaged model: the model, which embedder it goes with, the recipe of a tuned one, and
-    how it was chosen (benchmarks/relevance_model_folds.py writes it)."""
-    return json.dumps({"embedder": embedder, "recipe": recipe, "chosen": chosen, "model": model.as_dict()},
-                      indent=1) + "\n"
+def packaged_file(model: RelevanceModel, embedder: str, recipe: dict[str, Any] | None, chosen: dict[str, Any],
+                  search: dict[str, Any] | None = None) -> str:
+    """The JSON of a packaged model: the model, which embedder it goes with, the recipe of a tuned one, how it
+    was chosen (benchmarks/relevance_model_folds.py writes it) and the search settings chosen with it."""
+    return json.dumps({"embedder": embedder, "recipe": recipe, "chosen": chosen, "search": search or {},
+                       "model": model.as_dict()}, indent=1) + "\n"

@@ -32,7 +32,7 @@ from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
 from panda.memory import compute_threads, conversation_signals, current_facts, relevance_model, scoring
 from panda.memory.ann import AnnSettings
-from panda.memory.embeddings import Embedder
+from panda.memory.embeddings import Embedder, query_embedding
 from panda.memory.index import SearchIndex
 from panda.memory.relevance_model import RelevanceModel
 from panda.memory.text import STOP_WORDS, tokenize, words
@@ -125,10 +125,10 @@ class MemoryStore:
             self._query_vectors.move_to_end(query)
             vector = self._query_vectors[query]
             return lambda: vector
-        pending = _query_embedding_thread().submit(self.embedder.embed, [query])
+        pending = _query_embedding_thread().submit(query_embedding, self.embedder, query)
 
         def wait() -> np.ndarray:
-            vector = np.asarray(pending.result()[0])
+            vector = np.asarray(pending.result())
             self._query_vectors[query] = vector
             if len(self._query_vectors) > 256:
                 self._query_vectors.popitem(last=False)

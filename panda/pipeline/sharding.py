@@ -172,7 +172,7 @@ def run_shard(spec: ShardSpec) -> dict[str, Any]:
     out: dict[str, Any] = {"shard": spec.index, "host": socket.gethostname(), "pid": os.getpid(),
                            "turns": len(spec.turns), "messages": len(spec.messages), "users": len(spec.users)}
     try:
-        ctx = open_home(settings, embedder=_worker_embedder(settings.embedding_model), backend=backend, in_shard=True)
+        ctx = open_home(settings, embedder=_worker_embedder(settings.embedding_model, settings.embedding_dim), backend=backend, in_shard=True)
         try:
             if spec.turns:
                 assert backend is not None
@@ -198,16 +198,16 @@ def _ingest(ctx: PipelineContext, spec: ShardSpec, backend: Any) -> dict[str, An
     return report.as_dict()
 
 
-_EMBEDDERS: dict[str | None, Embedder] = {}
+_EMBEDDERS: dict[tuple[str | None, int | None], Embedder] = {}
 
 
-def _worker_embedder(model: str | None) -> Embedder:
+def _worker_embedder(model: str | None, dim: int | None = None) -> Embedder:
     """One embedding model per worker process: a Ray worker that runs several shards loads it once."""
-    if model not in _EMBEDDERS:
+    if (model, dim) not in _EMBEDDERS:
         from panda.memory.embeddings import SentenceEmbedder
 
-        _EMBEDDERS[model] = SentenceEmbedder(model)
-    return _EMBEDDERS[model]
+        _EMBEDDERS[(model, dim)] = SentenceEmbedder(model, dim=dim)
+    return _EMBEDDERS[(model, dim)]
 
 
 class KnownVectors:
@@ -215,7 +215,13 @@ class KnownVectors:
 
     def __init__(self, base: Embedder, known: dict[str, np.ndarray]) -> None:
         self.base, self.known, self.dim = base, known, base.dim
+        self.identity = getattr(base, "identity", None)
         self.reused = 0
+
+    def embed_query(self, text: str) -> np.ndarray:
+        from panda.memory.embeddings import query_embedding
+
+        return query_embedding(self.base, text)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self.known]

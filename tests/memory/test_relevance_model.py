@@ -81,12 +81,17 @@ def test_which_model_goes_with_which_embedder(tmp_path: Path, monkeypatch: pytes
     (tmp_path / "tuned.json").write_text(relevance_model.packaged_file(zero, "tuned", recipe, {}), encoding="utf-8")
     (tmp_path / "base.json").write_text(relevance_model.packaged_file(zero, "base", None, {}), encoding="utf-8")
     monkeypatch.setattr(relevance_model, "PACKAGED", tmp_path)
-    assert for_embedder({}, is_base=True) == zero
-    assert for_embedder({**recipe, "lexical_mix": 0.4}, is_base=False) == zero  # the search settings do not matter
-    assert for_embedder({**recipe, "epochs": 4}, is_base=False) is None  # another recipe: other vectors
-    assert for_embedder({}, is_base=False) is None  # some other sentence-transformers folder
+    (tmp_path / "gemma.json").write_text(relevance_model.packaged_file(zero, "gemma", None, {}, {"lexical_mix": 0.3}),
+                                         encoding="utf-8")
+    assert for_embedder({}, "base.json") == zero
+    assert for_embedder({**recipe, "lexical_mix": 0.4}, None) == zero  # the search settings do not matter
+    assert for_embedder({**recipe, "epochs": 4}, None) is None  # another recipe: other vectors
+    assert for_embedder({}, None) is None  # some other sentence-transformers folder, or a truncated profile
+    assert for_embedder({}, "missing.json") is None
     own = {**zero.as_dict(), "bias": 2.0}
-    assert for_embedder({"relevance_model": own}, is_base=False).bias == 2.0  # a manifest's own model first
+    assert for_embedder({"relevance_model": own}, None).bias == 2.0  # a manifest's own model first
+    assert relevance_model.search_settings("gemma.json") == {"lexical_mix": 0.3}
+    assert relevance_model.search_settings("base.json") == {} and relevance_model.search_settings(None) == {}
 
 
 def test_the_packaged_models_load_and_match_todays_features_and_recipe():
@@ -102,9 +107,9 @@ def test_the_packaged_models_load_and_match_todays_features_and_recipe():
         if name == "tuned":  # made for the recipe setup tunes the default with
             recipe = {k: v for k, v in asdict(TuningSettings()).items() if k in relevance_model.RECIPE_FIELDS}
             assert data["recipe"] == recipe
-            assert for_embedder(recipe, is_base=False) is not None
-            assert for_embedder(recipe | {"hard_negatives": 2}, is_base=False) is None  # other vectors, no model
-    assert for_embedder({}, is_base=True) is not None
+            assert for_embedder(recipe, None) is not None
+            assert for_embedder(recipe | {"hard_negatives": 2}, None) is None  # other vectors, no model
+    assert for_embedder({}, "base.json") is not None
 
 
 def test_fit_learns_what_marks_the_evidence():

