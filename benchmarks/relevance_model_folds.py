@@ -5,18 +5,19 @@ For each report half H (A = conv-26/30/41/42, B = conv-43/44/47/48), the other h
 1. `--embedder fold` (the default): H is searched with the embedder tuned on T (as benchmarks/locomo_folds.py
    does), and T's labelled searches (evaluation/relevance_training.py) come from two inner embedders, each
    tuned on one pair of T's conversations and searching the other pair: every feature is what an embedder
-   shows on a conversation it never saw, as the deployed one meets new conversations. `--embedder base`:
-   the base all-MiniLM-L6-v2 throughout (nothing tuned).
+   shows on a conversation it never saw, as the deployed one meets new conversations. `--embedder gemma` or
+   `minilm` (`base` is minilm's old name): that pretrained profile throughout (nothing tuned: it never saw any
+   of these conversations, so the inner searches and the report half's all come from the same model).
 2. The L2 strength is chosen by an inner 2-fold over T's pairs (fit on one pair's searches, recall@10 over
    categories 1-4 on the other pair's, the mean both ways), beside the hand-set relevance there.
 3. The model fitted on all of T's searches with that strength scores H through `panda eval locomo
    --retrieval-only` in process, beside the same run with the hand-set relevance: the reported figures.
-`--write`: the packaged model (panda/memory/relevance_models/{base,tuned}.json), fitted on all eight
+`--write`: the packaged model (panda/memory/relevance_models/{gemma,base,tuned}.json), fitted on all eight
 conversations' searches, each searched by an embedder that never saw it (a report half by the fold embedder,
 its tuning half by the inner embedders; one half run covers all eight, both give each conversation twice),
 with the strength the inner folds chose (the better inner mean if they differ).
 Tuned embedders are kept in `--models` and reused (~20 min per fold embedder, ~10 per inner one, on 2 cores).
-Usage: python benchmarks/relevance_model_folds.py [--embedder fold|base] [--models DIR] [--write] [--halves A,B]
+Usage: python benchmarks/relevance_model_folds.py [--embedder fold|gemma|minilm] [--models DIR] [--write] [--halves A,B]
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from panda.catalog.conversations import Conversations
 from panda.config import Settings
 from panda.evaluation.relevance_training import LabelledSearch, labelled_searches, recall_at
 from panda.evaluation.runner import LOADERS, Benchmark, run_eval, summarise
-from panda.memory import relevance_model
+from panda.memory import embedder_profiles, relevance_model
 from panda.memory.embedder_tuning import TuningSettings, tune_embedder
 from panda.memory.embeddings import SentenceEmbedder
 from panda.memory.ingest import ingest_messages
@@ -52,10 +53,17 @@ KS = [1, 5, 10, 25]
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_conv0-7.json"
 
 
-def embedder_for(models: Path, name: str, convs: list[str], tuning: TuningSettings, data: Path, base: bool) -> Any:
-    """The base model, or the model tuned on `convs` kept in models/name (tuned now if missing)."""
-    if base:
-        return SentenceEmbedder("base")
+_PROFILE_EMBEDDERS: dict[str, Any] = {}
+
+
+def embedder_for(models: Path, name: str, convs: list[str], tuning: TuningSettings, data: Path,
+                 profile: str | None) -> Any:
+    """A pretrained profile's model (`profile`: gemma, minilm; loaded once), or the model tuned on `convs` kept in
+    models/name (tuned now if missing)."""
+    if profile is not None:
+        if profile not in _PROFILE_EMBEDDERS:
+            _PROFILE_EMBEDDERS[profile] = SentenceEmbedder(profile)
+        return _PROFILE_EMBEDDERS[profile]
     folder = models / name
     if not (folder / "panda_embedder.json").is_file():
         tune_embedder([("locomo", data, convs)], folder, tuning, work_dir=models)
@@ -121,14 +129,15 @@ def eval_half(data: Path, convs: list[str], embedder: Any, model: relevance_mode
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("file", nargs="?", default=str(DEFAULT_DATA))
-    parser.add_argument("--embedder", choices=["fold", "base"], default="fold")
+    parser.add_argument("--embedder", choices=["fold", "gemma", "minilm", "base"], default="fold")
     parser.add_argument("--models", default=str(Path.home() / ".cache" / "panda" / "relevance-folds"))
     parser.add_argument("--halves", default="A,B", help="report halves to score (the packaged model needs both)")
     parser.add_argument("--write", action="store_true", help="write the packaged model (every conversation is searched "
                         "by an embedder that never saw it once one half is done: its tuning half by the inner embedders)")
     parser.add_argument("--no-report", action="store_true", help="skip the report half's eval runs (with --write)")
     args = parser.parse_args()
-    data, models, base = Path(args.file), Path(args.models), args.embedder == "base"
+    data, models = Path(args.file), Path(args.models)
+    profile = embedder_profiles.profile_name(args.embedder) if args.embedder != "fold" else None
     models.mkdir(parents=True, exist_ok=True)
     out: dict[str, Any] = {"embedder": args.embedder}
     chosen: dict[str, tuple[str, float]] = {}
@@ -140,13 +149,13 @@ def main() -> None:
             convs = HALVES[tuning_half]
             pairs = [convs[:2], convs[2:]]
             inner = [searches_of(embedder_for(models, f"inner-{'-'.join(c[5:] for c in pairs[1 - i])}", pairs[1 - i],
-                                              FOLD_TUNING[tuning_half], data, base), data, pairs[i], work, models)
+                                              FOLD_TUNING[tuning_half], data, profile), data, pairs[i], work, models)
                      for i in (0, 1)]
             table = inner_choice(inner)
             strength = max(STRENGTHS, key=lambda s: table[str(s)])
             chosen[half] = (str(strength), table[str(strength)])
             model = fitted(inner[0] + inner[1], strength, f"locomo {','.join(convs)} (inner embedders)")
-            fold = embedder_for(models, f"tuned-on-{tuning_half}", convs, FOLD_TUNING[tuning_half], data, base)
+            fold = embedder_for(models, f"tuned-on-{tuning_half}", convs, FOLD_TUNING[tuning_half], data, profile)
             out[half] = {"tuned_on": convs, "inner": table, "strength": strength}
             if not args.no_report:
                 out[half].update(learned=eval_half(data, HALVES[half], fold, model, work),
@@ -160,11 +169,12 @@ def main() -> None:
     print(json.dumps(out, indent=2))
     if args.write:
         strength = float(max(chosen.values(), key=lambda c: c[1])[0])
-        name = "base" if base else "tuned"
+        name = "tuned" if profile is None else profile
         model = fitted(unseen, strength, f"locomo conv0-7, each searched by an embedder that never saw it ({name})")
-        recipe = None if base else {k: v for k, v in asdict(TuningSettings()).items()
-                                    if k in relevance_model.RECIPE_FIELDS}
-        target = relevance_model.PACKAGED / f"{name}.json"
+        recipe = None if profile else {k: v for k, v in asdict(TuningSettings()).items()
+                                       if k in relevance_model.RECIPE_FIELDS}
+        packaged = embedder_profiles.PROFILES[profile].relevance_file if profile else "tuned.json"
+        target = relevance_model.PACKAGED / str(packaged)
         target.parent.mkdir(exist_ok=True)
         target.write_text(relevance_model.packaged_file(model, name, recipe, {"strength": strength, "inner": chosen}),
                           encoding="utf-8")

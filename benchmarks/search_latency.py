@@ -18,7 +18,9 @@ the last 200 questions (LoCoMo conv-47/48; the ANN's settings were chosen with q
 `--sql` times the catalog's SQL candidate legs instead of the index. `machine`: the speed of this machine at
 the end of the run (machine_speed), since the same code measured on the same machine has differed by half
 between days. Prints JSON.
-Usage: python benchmarks/search_latency.py [--sql] [SIZE ...]
+`--embedder NAME` (default: the product's default, EmbeddingGemma) and `--dim N` (a Matryoshka truncation) pick the
+embedding model whose vectors and queries are timed.
+Usage: python benchmarks/search_latency.py [--sql] [--embedder gemma|minilm] [--dim N] [SIZE ...]
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -87,7 +88,7 @@ def ann_recall(index: SearchIndex, embedder: SentenceEmbedder, questions: list[s
         return None
     hits = 0
     for i, question in enumerate(questions):
-        vector = np.asarray(embedder.embed([question])[0], dtype=np.float32)
+        vector = embedder.embed_query(question)
         filters = SearchFilters(user_id=f"user{i % 100}")
         approx = {d for d, _ in index.vectors(vector, filters, 10)[:10]}
         saved = {k: p.ann for k, p in index.parts.items()}
@@ -132,11 +133,11 @@ def machine_speed(embedder: SentenceEmbedder, questions: list[str]) -> dict[str,
     """Two figures to compare runs on machines (or days) of different speed: one query's embedding alone
     (p50 over 40 questions not asked in the timed runs) and a one-thread matrix-vector product over 200,000
     x 64 float32 (the shape of the numpy coarse scan the approximate index read until stop 32; kept so runs compare)."""
-    embedder.embed(["warm up"])
+    embedder.embed_query("warm up")
     timings = []
     for question in questions[QUERIES:QUERIES + 40]:
         t0 = time.perf_counter()
-        embedder.embed([question])
+        embedder.embed_query(question)
         timings.append((time.perf_counter() - t0) * 1000)
     matrix, vector = np.ones((200_000, 64), dtype=np.float32), np.ones(64, dtype=np.float32)
     scans = []
@@ -150,14 +151,21 @@ def machine_speed(embedder: SentenceEmbedder, questions: list[str]) -> dict[str,
 
 
 def main() -> None:
-    sql = "--sql" in sys.argv
-    sizes = [int(a) for a in sys.argv[1:] if a != "--sql"] or [10_000, 100_000]
-    embedder = SentenceEmbedder()
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=[10_000, 100_000])
+    parser.add_argument("--sql", action="store_true")
+    parser.add_argument("--embedder", default=None)
+    parser.add_argument("--dim", type=int, default=None)
+    args = parser.parse_args()
+    sql, sizes = args.sql, args.sizes
+    embedder = SentenceEmbedder(args.embedder, dim=args.dim)
     sentences, questions = real_sentences()
     vectors = embedded(sentences, embedder)
     results = [measure(size, layout, sentences, vectors, questions, embedder, sql)
                for size in sizes for layout in LAYOUTS]
-    print(json.dumps({"benchmark": "memory.search", "sentences": len(sentences),
+    print(json.dumps({"benchmark": "memory.search", "embedder": embedder.identity, "sentences": len(sentences),
                       "machine": machine_speed(embedder, questions), "results": results}, indent=2))
 
 

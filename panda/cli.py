@@ -624,11 +624,12 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument("--dry-run", action="store_true")
     reindex.set_defaults(func=cmd_reindex)
 
-    tune = sub.add_parser("tune-embedder", help="fine-tune the embedder on benchmark questions and their evidence turns")
+    tune = sub.add_parser("tune-embedder", help="opt-in: fine-tune all-MiniLM-L6-v2 on your own labelled conversations "
+                                                "(questions and their evidence turns); use it with --embedding-model DIR")
     tune.add_argument("--locomo", help="a LoCoMo JSON file")
     tune.add_argument("--longmemeval", help="a LongMemEval JSON file")
     tune.add_argument("--only", action="append", help="LoCoMo sample id / LongMemEval question type (repeatable)")
-    tune.add_argument("--out", help="model folder to write (default: the tuned default in the model cache)")
+    tune.add_argument("--out", help="model folder to write (default: embedder-tuned in the model cache)")
     tune.add_argument("--epochs", type=int, help="default: the recipe's (TuningSettings)")
     tune.add_argument("--learning-rate", type=float, help="default: the recipe's")
     tune.add_argument("--seed", type=int, help="default: the recipe's")

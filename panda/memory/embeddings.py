@@ -113,7 +113,10 @@ def _native_dim(folder: str) -> int:
     for dense in sorted(path.glob("*_Dense/config.json"), reverse=True):
         return int(json.loads(dense.read_text(encoding="utf-8"))["out_features"])
     for pooling in path.glob("*_Pooling/config.json"):
-        return int(json.loads(pooling.read_text(encoding="utf-8"))["word_embedding_dimension"])
+        found = json.loads(pooling.read_text(encoding="utf-8"))
+        for key in ("word_embedding_dimension", "embedding_dimension", "dimension"):
+            if isinstance(found.get(key), int):
+                return int(found[key])
     config = path / "config.json"
     if config.is_file():
         return int(json.loads(config.read_text(encoding="utf-8")).get("hidden_size", 384))
@@ -176,10 +179,10 @@ class SentenceEmbedder:
                 import torch
                 from sentence_transformers import SentenceTransformer
 
-                kwargs = {"model_kwargs": {"torch_dtype": torch.bfloat16}} if self.dtype == "bfloat16" else {}
+                model_kwargs: dict[str, Any] = {"torch_dtype": torch.bfloat16} if self.dtype == "bfloat16" else {}
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    _loaded[key] = SentenceTransformer(self.model_path, device="cpu", **kwargs)
+                    _loaded[key] = SentenceTransformer(self.model_path, device="cpu", model_kwargs=model_kwargs or None)
                 log.info("embedding model loaded from %s (%s)", self.model_path, self.dtype)
             return _loaded[key]
 

@@ -16,7 +16,8 @@ Which model goes with which embedder (`for_embedder`, the one place that decides
 tuned embedder's manifest (key `relevance_model`); else, for a tuned embedder, the packaged model for the
 packaged tuned recipe (relevance_models/tuned.json: the tuning settings that shape the vectors); else the
 packaged model of the embedder's profile (relevance_models/gemma.json for EmbeddingGemma, base.json for
-all-MiniLM-L6-v2); else none, and search keeps the hand-set relevance. `retrieval.learned_relevance: false` in the policy turns it off.
+all-MiniLM-L6-v2); else none, and search keeps the hand-set relevance. `retrieval.learned_relevance: false` in the
+policy turns it off.
 
 Pure: `features` turns one search's candidates into a matrix; `RelevanceModel.relevance` is a dot product,
 min-max scaled per search (best 1, worst 0, as the hand-set relevance is). `fit` (scikit-learn, at training

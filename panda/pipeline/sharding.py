@@ -172,7 +172,8 @@ def run_shard(spec: ShardSpec) -> dict[str, Any]:
     out: dict[str, Any] = {"shard": spec.index, "host": socket.gethostname(), "pid": os.getpid(),
                            "turns": len(spec.turns), "messages": len(spec.messages), "users": len(spec.users)}
     try:
-        ctx = open_home(settings, embedder=_worker_embedder(settings.embedding_model, settings.embedding_dim), backend=backend, in_shard=True)
+        embedder = _worker_embedder(settings.embedding_model, settings.embedding_dim)
+        ctx = open_home(settings, embedder=embedder, backend=backend, in_shard=True)
         try:
             if spec.turns:
                 assert backend is not None

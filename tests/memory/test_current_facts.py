@@ -166,8 +166,13 @@ def test_a_named_person_gets_their_own_facts_or_none(ctx, tmp_path: Path):
 
     assert first("What is John's job?") == "job (John): assistant manager"
     assert first("What job might Maria pursue in the future?") != "job (John): assistant manager"
-    assert first("What job might Alex pursue?") != "job (John): assistant manager"  # someone the memory does not know
     assert first("What are Maria's hobbies?") == "likes (Maria): volunteering at the shelter on weekends"
+    # someone the memory does not know: no fact is led with, the ranking is relevance alone (as with the rule off)
+    unknown = [r.id for r in ctx.memory.search("What job might Alex pursue?", user_id="pair", now=JULY, record=False)]
+    retrieval = ctx.memory.policy.retrieval.model_copy(update={"current_facts_first": False})
+    ctx.memory.policy = ctx.memory.policy.model_copy(update={"retrieval": retrieval})
+    assert [r.id for r in ctx.memory.search("What job might Alex pursue?", user_id="pair", now=JULY,
+                                            record=False)] == unknown
 
 
 def test_preference_values_name_a_thing():

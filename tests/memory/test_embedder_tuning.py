@@ -25,7 +25,6 @@ from panda.memory.embedder_tuning import (
     batch_documents,
     collect_pairs,
     learning_rate_at,
-    outdated_default_model,
     pairs_for_question,
     tune_embedder,
     tuning_queries,
@@ -146,16 +145,16 @@ def test_tuning_on_one_conversation_pulls_its_questions_towards_their_evidence(t
     assert not list(tmp_path.glob(".tuned-*")) and not list(tmp_path.glob("panda-tune-*"))  # no staging left
 
 
-def test_the_default_model_is_the_tuned_one_once_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tuned_model_is_used_only_when_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PANDA_MODEL_CACHE", str(tmp_path))
-    assert resolve_model(None) == resolve_model("base") == embeddings.default_model_path()
+    assert resolve_model("minilm") == resolve_model("base") == embeddings.default_model_path()
     tuned = tmp_path / embeddings.TUNED_FOLDER
     tuned.mkdir()
     (tuned / MANIFEST).write_text(json.dumps({"lexical_mix": 0.3, "speaker_weight": 0.25, "created_at": "2026-11-22T23:00:00+00:00"}))
-    assert resolve_model(None) == resolve_model("default") == str(tuned)
-    assert resolve_model("base") == embeddings.default_model_path()
-    assert resolve_model("/some/folder") == "/some/folder"
-    described = SentenceEmbedder()  # the weights are not loaded until a text is embedded
+    (tuned / "config.json").write_text(json.dumps({"hidden_size": 384}))
+    assert resolve_model("base") == embeddings.default_model_path()  # a built tuned model never replaces a profile
+    assert resolve_model(str(tuned)) == str(tuned)
+    described = SentenceEmbedder(str(tuned))  # the weights are not loaded until a text is embedded
     assert described.identity == "embedder-tuned@2026-11-22T23:00:00+00:00" and described.lexical_mix == 0.3
     assert described.speaker_weight == 0.25
 
@@ -272,23 +271,12 @@ def test_the_cli_takes_the_recipe_defaults_for_what_it_is_not_given(tmp_path: Pa
     assert len(chosen) == 3 and "hard negatives per pair must be between 0 and 5, got 9" in capsys.readouterr().err
 
 
-def test_a_default_model_built_with_another_recipe_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PANDA_MODEL_CACHE", str(tmp_path))
-    assert outdated_default_model() == "not built"
+def test_a_manifest_from_before_a_setting_was_recorded_reads_as_built_with_it(tmp_path: Path) -> None:
     tuned = tmp_path / embeddings.TUNED_FOLDER
     tuned.mkdir()
     today = asdict(TuningSettings())
-    (tuned / MANIFEST).write_text(json.dumps({**today, "pairs": 2288, "losses": [1.0]}))
-    assert outdated_default_model() is None
     older = {k: v for k, v in today.items() if k not in ("speaker_weight", "hard_negatives")} | {"learning_rate": 2e-5}
     (tuned / MANIFEST).write_text(json.dumps(older))
-    why = outdated_default_model()
-    assert why is not None and why.startswith("built with other settings: ")
-    assert f"learning_rate 2e-05 -> {today['learning_rate']!r}" in why
-    assert f"speaker_weight None -> {TUNED_SPEAKER_WEIGHT!r}" in why and "epochs" not in why
-    assert "hard_negatives" not in why  # not recorded before: such a model was built with the one it has today
     assert embeddings.read_manifest(str(tuned))["hard_negatives"] == 1
-    (tuned / MANIFEST).write_text(json.dumps(today | {"hard_negatives": 2}))
-    assert outdated_default_model() == "built with other settings: hard_negatives 2 -> 1"
     (tuned / MANIFEST).write_text("{}")
     assert embeddings.read_manifest(str(tuned)) == {}  # an empty record fills in nothing: no tuned model is made of it

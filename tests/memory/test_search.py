@@ -92,6 +92,9 @@ class SlowEmbedder:
         self.finished.append(time.perf_counter())
         return vectors
 
+    def embed_query(self, text):
+        return self.embed([text])[0]
+
 
 def test_the_query_is_embedded_on_a_worker_thread_while_the_bm25_leg_runs(ctx):
     save(ctx, id="m_hamster", title="Hamster food", body="Syrian hamsters eat seed mix and fresh vegetables.")
