@@ -75,5 +75,29 @@ PY
 step "models (fetch, verify by hash, convert once) and the embedders" prepare_models
 # Nothing is trained here and nothing is read from ../shared: the default embedder is a general pretrained model.
 # `panda tune-embedder` stays an opt-in command for users with their own labelled conversations.
+# A demo home made by an earlier default embedder is re-embedded (any other home: `panda reindex --home DIR`).
+demo_home_embedder() {
+  python - <<'PY'
+from pathlib import Path
+
+from panda.catalog.store import Catalog
+from panda.config import Settings
+from panda.memory.embeddings import EMBEDDER_SETTING, SentenceEmbedder
+
+path = Path("data/home/catalog/panda.duckdb")
+if path.is_file():
+    settings = Settings(home=Path("data/home"))
+    catalog = Catalog.open_reader(path)
+    try:
+        recorded = catalog.setting(EMBEDDER_SETTING) or ("all-MiniLM-L6-v2" if catalog.count_documents() else None)
+    finally:
+        catalog.close()
+    current = SentenceEmbedder(settings.embedding_model, dim=settings.embedding_dim).identity
+    print("reindex" if recorded not in (None, current) else "current")
+PY
+}
+if [ "$(demo_home_embedder 2>>"$LOG" | tail -n 1)" = "reindex" ]; then
+  step "re-embed the demo home (data/home) with the default embedder" panda reindex --home data/home
+fi
 grep -E "^(model ready|embedder ready)" "$LOG" | sed 's/^/  /'
 echo "setup complete: . $VENV/bin/activate (full log: $LOG)"

@@ -29,6 +29,7 @@ import numpy as np
 from panda.errors import BackendUnavailableError
 from panda.memory import compute_threads, embedder_profiles, relevance_model
 from panda.memory.embedder_profiles import EmbedderProfile
+from panda.memory.unmasked_query import UnmaskedQueryEncoder
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -187,7 +188,7 @@ class SentenceEmbedder:
             return _loaded[key]
 
     def _query_encoder(self) -> QueryEncoder | None:
-        """The traced one-text encoder for this model, built once per process (None: not usable)."""
+        """MiniLM's traced one-text encoder, built once per process (None: not usable, or another model)."""
         key = f"{self.model_path}#query"
         model = self._model()
         with _lock:
@@ -195,6 +196,15 @@ class SentenceEmbedder:
                 # built, timed and warmed on the threads its queries will run on
                 with compute_threads.torch_threads(compute_threads.QUERY_TORCH_THREADS):
                     _loaded[key] = QueryEncoder.build(model) if self.dtype == "float32" else None
+            return _loaded[key]  # type: ignore[return-value]
+
+    def _unmasked_encoder(self) -> UnmaskedQueryEncoder | None:
+        """EmbeddingGemma's traced one-query encoder (memory/unmasked_query.py), built once per process."""
+        key = f"{self.model_path}#{self.dtype}#unmasked"
+        model = self._model()
+        with _lock:
+            if key not in _loaded:
+                _loaded[key] = UnmaskedQueryEncoder.build(model, self.profile.query_prompt)
             return _loaded[key]  # type: ignore[return-value]
 
     def _finish(self, vectors: Any) -> np.ndarray:
@@ -205,11 +215,16 @@ class SentenceEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """A search query's vector (the profile's query prompt)."""
-        text = self.profile.query_prompt + text[:MAX_CHARS]
-        if (encoder := self._query_encoder()) is not None:
+        text = text[:MAX_CHARS]
+        if self.dtype == "float32" and (encoder := self._query_encoder()) is not None:
             with compute_threads.single_blas(), compute_threads.torch_threads(compute_threads.QUERY_TORCH_THREADS):
-                return self._finish(encoder.encode(text)[None, :])[0]
-        return self._encode([text], threads=None)[0]
+                return self._finish(encoder.encode(self.profile.query_prompt + text)[None, :])[0]
+        if self.dtype == "bfloat16" and (unmasked := self._unmasked_encoder()) is not None:
+            with compute_threads.single_blas():
+                vector = unmasked.encode(text)
+            if vector is not None:
+                return self._finish(vector[None, :])[0]
+        return self._encode([self.profile.query_prompt + text], threads=None)[0]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Documents' vectors (the profile's document prompt), in input order."""

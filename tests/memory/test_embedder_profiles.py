@@ -85,6 +85,13 @@ def test_gemma_prompts_truncation_and_a_home_moved_between_embedders(tmp_path: P
     assert docs.shape == (2, 768) and np.allclose(np.linalg.norm(docs, axis=1), 1, atol=1e-5)
     cosines = docs @ query
     assert cosines[0] > cosines[1] + 0.2  # the card's ranking: Mars first
+    # the query went through the traced, unmasked encoder: the vector `encode` gives, and a long query falls back
+    encoder = gemma._unmasked_encoder()
+    assert encoder is not None
+    direct = gemma._encode([gemma.profile.query_prompt + "Which planet is known as the Red Planet?"], None)[0]
+    assert float(query @ direct) > 0.9999
+    long_query = "which planet " * 300
+    assert encoder.encode(long_query) is None and gemma.embed_query(long_query).shape == (768,)
     assert np.allclose(cosines, [0.6359, 0.3011], atol=0.01)  # bfloat16 here: within 0.01 of the card
     short = SentenceEmbedder("gemma", dim=256)
     assert short.identity == "embeddinggemma-300m@256" and short.relevance_model is None
