@@ -17,7 +17,7 @@ from typing import Any
 
 from panda.documents.model import Document
 from panda.documents.turn_record import turn_document, turn_index_row
-from panda.memory.embeddings import EMBEDDER_SETTING
+from panda.memory.embeddings import EMBEDDER_SETTING, embed_documents
 from panda.pipeline.commit import commit_turn, research_document_of, turn_counters, turn_search_documents
 from panda.pipeline.state import PipelineContext
 
@@ -37,7 +37,7 @@ class ReindexReport:
 
 
 def _index_batch(ctx: PipelineContext, docs: list[Document], metas: list[dict[str, Any]]) -> None:
-    vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
+    vectors = list(embed_documents(ctx.memory.embedder, docs)) if docs else []
     with ctx.catalog.transaction():
         ctx.catalog.upsert_documents(docs, vectors)
         for meta in metas:

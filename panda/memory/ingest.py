@@ -25,6 +25,7 @@ from panda.documents.model import Document
 from panda.documents.paths import validate_name
 from panda.documents.transcript import SessionTranscript, TranscriptMessage
 from panda.memory import emotion, scoring
+from panda.memory.embeddings import embed_documents
 from panda.memory.facts import extract_statements
 from panda.memory.learned import Learned, from_statement, record
 from panda.memory.messages import MessageInput, assign_ids
@@ -230,7 +231,7 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
                  for i, m in enumerate(transcript.messages)
                  if "turn_id" not in m.metadata and (changed is None or m.id in changed)]
         threads.add((transcript.user_id, transcript.thread_id))
-    vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
+    vectors = list(embed_documents(ctx.memory.embedder, docs)) if docs else []
     with ctx.catalog.transaction():
         for session in sessions:
             conv.upsert_session(session)

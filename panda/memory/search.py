@@ -32,7 +32,7 @@ from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
 from panda.memory import compute_threads, conversation_signals, current_facts, relevance_model, scoring
 from panda.memory.ann import AnnSettings
-from panda.memory.embeddings import Embedder, query_embedding
+from panda.memory.embeddings import Embedder, embed_documents, query_embedding
 from panda.memory.index import SearchIndex
 from panda.memory.relevance_model import RelevanceModel
 from panda.memory.text import STOP_WORDS, tokenize, words
@@ -141,7 +141,7 @@ class MemoryStore:
         """Embed and upsert documents into the catalog (their files must already exist)."""
         if not docs:
             return
-        vectors = self.embedder.embed([d.search_text() for d in docs])
+        vectors = embed_documents(self.embedder, docs)
         self.catalog.upsert_documents(docs, list(vectors))
 
     # ---- memory.search -------------------------------------------------------------------------

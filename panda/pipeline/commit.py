@@ -27,6 +27,7 @@ from panda.catalog.maintenance import Maintenance
 from panda.documents.model import Document, parse_time
 from panda.documents.turn_record import turn_document, turn_index_row
 from panda.documents.vault import entry_document
+from panda.memory.embeddings import embed_documents
 from panda.pipeline.state import PipelineContext
 
 TRUST_EFFECT = {"APPROVE": (1, 1), "RETRY": (1, 0), "FAIL": (1, 0), "REVISE": (0, 0)}  # (count, success)
@@ -91,7 +92,7 @@ def referenced_documents(retrievals: list[dict[str, Any]]) -> list[str]:
 def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document],
                 calls: list[dict[str, Any]] | None = None) -> None:
     catalog = ctx.catalog
-    vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else []
+    vectors = list(embed_documents(ctx.memory.embedder, docs)) if docs else []
     probe = bool(meta.get("probe"))
     turn_id, user_id = meta["turn_id"], meta["user_id"]
     used = [] if probe else list(dict.fromkeys(meta.get("used_documents") or []))

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from panda.documents.model import Document, parse_time
+from panda.memory.embeddings import embed_documents
 from panda.pipeline.state import PipelineContext
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ def publish_pending(ctx: PipelineContext) -> list[str]:
         touched += apply_record(ctx, record)
     rebuild_indexes(ctx.vault, last)
     docs = [d for d in (_read_note(ctx, p) for p in dict.fromkeys(touched)) if d is not None]
-    vectors = list(ctx.memory.embedder.embed([d.search_text() for d in docs])) if docs else None
+    vectors = list(embed_documents(ctx.memory.embedder, docs)) if docs else None
     with ctx.catalog.transaction():
         ctx.catalog.upsert_documents(docs, vectors)
         ctx.catalog.con.execute("UPDATE knowledge_queue SET published_at = now() WHERE list_contains(?, turn_id)",
