@@ -76,7 +76,8 @@ def searches_of(embedder: Any, data: Path, convs: list[str], work: Path, cache: 
     as the loader reads it)."""
     bench = LOADERS["locomo"](data, convs, None)
     evidence = [(q.item_id, q.evidence) for q in bench.questions]
-    key = hashlib.sha256(repr((embedder.identity, convs, relevance_model.FEATURES, evidence)).encode()).hexdigest()[:16]
+    text = getattr(embedder, "embeds_context", True)  # which text of a message was embedded
+    key = hashlib.sha256(repr((embedder.identity, text, convs, relevance_model.FEATURES, evidence)).encode()).hexdigest()[:16]
     kept = cache / f"searches-{key}.pkl"
     if kept.is_file():
         with kept.open("rb") as f:
@@ -135,6 +136,8 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="write the packaged model (every conversation is searched "
                         "by an embedder that never saw it once one half is done: its tuning half by the inner embedders)")
     parser.add_argument("--no-report", action="store_true", help="skip the report half's eval runs (with --write)")
+    parser.add_argument("--learned-only", action="store_true", help="report the learned relevance only (not also the "
+                                                                     "hand-set one)")
     args = parser.parse_args()
     data, models = Path(args.file), Path(args.models)
     profile = embedder_profiles.profile_name(args.embedder) if args.embedder != "fold" else None
@@ -158,14 +161,15 @@ def main() -> None:
             fold = embedder_for(models, f"tuned-on-{tuning_half}", convs, FOLD_TUNING[tuning_half], data, profile)
             out[half] = {"tuned_on": convs, "inner": table, "strength": strength}
             if not args.no_report:
-                out[half].update(learned=eval_half(data, HALVES[half], fold, model, work),
-                                 hand_set=eval_half(data, HALVES[half], fold, None, work))
+                out[half].update(learned=eval_half(data, HALVES[half], fold, model, work))
+                if not args.learned_only:
+                    out[half].update(hand_set=eval_half(data, HALVES[half], fold, None, work))
             print(json.dumps({half: out[half]}), flush=True)
             if args.write:
                 unseen += inner[0] + inner[1] + searches_of(fold, data, HALVES[half], work, models)
     if len(out) == 3 and not args.no_report:
         out["mean_recall@10_cat1_4"] = {kind: round(statistics.mean(out[h][kind]["recall@10_cat1_4"] for h in HALVES), 4)
-                                        for kind in ("learned", "hand_set")}
+                                        for kind in ("learned", "hand_set") if kind in out["A"]}
     print(json.dumps(out, indent=2))
     if args.write:
         strength = float(max(chosen.values(), key=lambda c: c[1])[0])

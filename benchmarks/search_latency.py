@@ -158,13 +158,14 @@ def main() -> None:
     parser.add_argument("--sql", action="store_true")
     parser.add_argument("--embedder", default=None)
     parser.add_argument("--dim", type=int, default=None)
+    parser.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated: spread, one scope")
     args = parser.parse_args()
     sql, sizes = args.sql, args.sizes
     embedder = SentenceEmbedder(args.embedder, dim=args.dim)
     sentences, questions = real_sentences()
     vectors = embedded(sentences, embedder)
     results = [measure(size, layout, sentences, vectors, questions, embedder, sql)
-               for size in sizes for layout in LAYOUTS]
+               for size in sizes for layout in args.layouts.split(",")]
     print(json.dumps({"benchmark": "memory.search", "embedder": embedder.identity, "sentences": len(sentences),
                       "machine": machine_speed(embedder, questions), "results": results}, indent=2))
 

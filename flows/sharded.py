@@ -57,14 +57,15 @@ def ray_task_runner(ray_address: str | None = None) -> Any:
 @flow(name="panda-turns-sharded", log_prints=True, task_runner=ray_task_runner())
 def process_turn_file_sharded(path: str, home: str | None = None, backend: str = "vllm", model: str | None = None,
                               shards: int = 2, base_url: str | None = None, role_models: dict[str, str] | None = None,
-                              embedding_model: str | None = None, enrich: bool = False) -> dict[str, Any]:
+                              embedding_model: str | None = None, enrich: bool = False,
+                              embedding_dim: int | None = None) -> dict[str, Any]:
     """Run every turn of one JSONL file, sharded by user, each shard a task on Ray; the other options are
     `panda run`'s (flows/turns.py process_turn_file). `enrich` runs after the reduce, in the flow's process."""
     logger = get_run_logger()
     turns, errors = read_turn_file(path)
     for error in errors:
         logger.warning("skipped %s", error)
-    settings = settings_for(home, backend, model, base_url, role_models, embedding_model)
+    settings = settings_for(home, backend, model, base_url, role_models, embedding_model, embedding_dim)
     run = sharding.start(turns, settings, shards)
     logger.info("sharded run %s: %d turns of %d users in %d shards", run.run_id, len(turns), len(run.users), len(run.specs))
     results: list[dict[str, Any] | BaseException] = [RuntimeError("not run")] * len(run.specs)
@@ -105,6 +106,7 @@ def enrich_after_reduce(settings: Any, turns: list[Any]) -> dict[str, int]:
 
 def sharded_on_ray(path: str, shards: int = 2, ray_address: str | None = None, **options: Any) -> dict[str, Any]:
     """The sharded flow on the Ray cluster at `ray_address` (None: $PANDA_RAY_ADDRESS, else a local runtime);
-    `options`: process_turn_file_sharded's (home, backend, model, base_url, role_models, embedding_model, enrich)."""
+    `options`: process_turn_file_sharded's (home, backend, model, base_url, role_models, embedding_model,
+    embedding_dim, enrich)."""
     flow_on_ray = process_turn_file_sharded.with_options(task_runner=ray_task_runner(ray_address))
     return flow_on_ray(path, shards=shards, **options)

@@ -44,7 +44,7 @@ def only_transient(task: Task[..., Any], task_run: TaskRun, state: State) -> boo
 def run_turns(turns: list[Any], home: str | None, backend: str, model: str | None, enrich: bool = False,
               **engine: Any) -> dict[str, Any]:
     """The batch (and with `enrich`, its messages' enrichment), as `panda run` does it. `engine`: base_url,
-    role_models, embedding_model (runtime.settings_for)."""
+    role_models, embedding_model, embedding_dim (runtime.settings_for)."""
     settings = settings_for(home, backend, model, **engine)
     llm = make_backend(settings)
     ctx = open_home(settings, backend=llm)
@@ -61,16 +61,17 @@ def run_turns(turns: list[Any], home: str | None, backend: str, model: str | Non
 @flow(name="panda-turns", log_prints=True)
 def process_turn_file(path: str, home: str | None = None, backend: str = "vllm", model: str | None = None,
                       base_url: str | None = None, role_models: dict[str, str] | None = None,
-                      embedding_model: str | None = None, enrich: bool = False) -> dict[str, Any]:
+                      embedding_model: str | None = None, enrich: bool = False,
+                      embedding_dim: int | None = None) -> dict[str, Any]:
     """Run every turn of one JSONL file; returns the batch summary. The options are `panda run`'s: an
     OpenAI-compatible server (base_url), a model per role (role_models, e.g. {"VOICE": "/models/bigger"}),
-    the embedder, and enrich (seed 004 enrichment of the turns' messages after the batch)."""
+    the embedder (and its truncation), and enrich (seed 004 enrichment of the turns' messages after the batch)."""
     logger = get_run_logger()
     turns, errors = read_turn_file(path)
     for error in errors:
         logger.warning("skipped %s", error)
     summary = run_turns(turns, home, backend, model, enrich, base_url=base_url, role_models=role_models,
-                        embedding_model=embedding_model)
+                        embedding_model=embedding_model, embedding_dim=embedding_dim)
     summary["malformed_lines"] = len(errors)
     publish_summary(path, summary, errors)
     logger.info("turns by outcome: %s", summary["outcomes"])
