@@ -76,10 +76,7 @@ def searches_of(embedder: Any, data: Path, convs: list[str], work: Path, cache: 
     as the loader reads it)."""
     bench = LOADERS["locomo"](data, convs, None)
     evidence = [(q.item_id, q.evidence) for q in bench.questions]
-    parts: tuple[Any, ...] = (embedder.identity, convs, relevance_model.FEATURES, evidence)
-    if not getattr(embedder, "embeds_context", True):  # a message embedded alone: other vectors, another key
-        parts = (*parts, "message alone")
-    key = hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+    key = hashlib.sha256(repr((embedder.identity, convs, relevance_model.FEATURES, evidence)).encode()).hexdigest()[:16]
     kept = cache / f"searches-{key}.pkl"
     if kept.is_file():
         with kept.open("rb") as f:

@@ -139,17 +139,8 @@ class Document(BaseModel):
             doc.doc_path = doc_path
         return doc
 
-    def embedding_text(self, with_context: bool = True) -> str:
-        """The text an embedder turns into this document's vector: the search text, or for a message without its
-        indexed context (the preceding turns) when the embedder reads a message better alone.
-        Example: a message "Caroline: I went yesterday" with context "Melanie: When was the support group?" ->
-        "Caroline: I went yesterday" (with_context False), the whole search text otherwise."""
-        if not with_context and self.kind == "message":
-            return self.body
-        return self.search_text()
-
     def search_text(self) -> str:
-        """The text the catalog indexes for keyword search (and, by default, embedding search)."""
+        """The text the catalog indexes for keyword and embedding search."""
         head = " ".join(x for x in (self.title, self.primary_topic.replace(".", " "), " ".join(self.keywords)) if x)
         context = self.extra.get("search_context")
         return f"{head}\n{self.body}\n{context}".strip() if context else f"{head}\n{self.body}".strip()

@@ -30,12 +30,6 @@ class EmbedderProfile:
     document_prompt: str = ""
     relevance_file: str | None = None  # memory/relevance_models/<file>: the learned relevance fitted for it
     licence: str = ""
-    # Whether a message is embedded with its indexed context (the preceding turns) or alone; BM25 always reads
-    # the context. Measured for EmbeddingGemma on LoCoMo: alone, its raw cosine is better (recall@10 0.788 vs
-    # 0.752 on half B, 0.747 vs 0.710 on half A), but the whole search is not: inside half B the learned
-    # relevance reached 0.851 with messages alone against 0.859 with context (held-out A 0.832 vs 0.833), since
-    # BM25 and the neighbour features already read the turns around a message. Both profiles keep the context.
-    embeds_context: bool = True
 
 
 # Chosen by measurement (issue 40, benchmarks/RESULTS.md): held-out LoCoMo recall and LongMemEval recall with

@@ -48,11 +48,9 @@ class Embedder(Protocol):
 
 def embed_documents(embedder: Embedder, docs: Sequence[Document]) -> np.ndarray:
     """The vectors of documents, one a row: the one place that decides which text of a document is embedded
-    (Document.embedding_text, with its context or not as the embedder's profile says)."""
-    if (own := getattr(embedder, "embed_documents", None)) is not None:
-        return np.asarray(own(docs), dtype=np.float32)
-    with_context = getattr(embedder, "embeds_context", True)
-    return embedder.embed([d.embedding_text(with_context) for d in docs])
+    (its search text, indexed context included: a message embedded alone was measured and not kept,
+    benchmarks/RESULTS.md)."""
+    return embedder.embed([d.search_text() for d in docs])
 
 
 def query_embedding(embedder: Embedder, text: str) -> np.ndarray:
@@ -164,7 +162,6 @@ class SentenceEmbedder:
             self.dim = embedder_profiles.check_dim(self.profile, dim)
         except ValueError as exc:
             raise BackendUnavailableError(str(exc)) from exc
-        self.embeds_context = self.profile.embeds_context  # a message's vector: with its preceding turns or alone
         # bfloat16 only for the big model on a CPU that computes it natively (MiniLM keeps its float32 traces)
         self.dtype = "bfloat16" if name == "gemma" and native_bfloat16() else "float32"
         # Retrieval settings chosen with a tuned model (memory/scoring.chosen); None: not recorded.

@@ -224,18 +224,6 @@ class KnownVectors:
 
         return query_embedding(self.base, text)
 
-    def embed_documents(self, docs: list[Any]) -> np.ndarray:
-        """A shard's vector of each document (keyed by its search text, as the shard's catalog holds it), the
-        base embedder's for the rest (embed_documents: its own choice of text)."""
-        from panda.memory.embeddings import embed_documents
-
-        missing = [d for d in docs if d.search_text() not in self.known]
-        if missing:
-            fresh = embed_documents(self.base, missing)
-            self.known.update(zip([d.search_text() for d in missing], fresh, strict=True))
-        self.reused += len(docs) - len(missing)
-        return np.stack([self.known[d.search_text()] for d in docs]) if docs else np.zeros((0, self.dim), np.float32)
-
     def embed(self, texts: list[str]) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self.known]
         if missing:
