@@ -64,6 +64,13 @@ def make_backend(settings: Settings) -> Backend:
     return factory(settings)
 
 
+def recorded_embedder(catalog: Catalog) -> str | None:
+    """The identity of the embedder that made a catalog's vectors; a catalog with documents but no record
+    predates the record and was made by all-MiniLM-L6-v2. None: no vectors yet."""
+    recorded = catalog.setting(EMBEDDER_SETTING)
+    return BASE_IDENTITY if recorded is None and catalog.count_documents() else recorded
+
+
 def check_embedder(catalog: Catalog, embedder: Embedder, where: Path, reembedding: bool = False) -> None:
     """The one rule for every opener: a catalog's vectors and its queries come from the same model.
 
@@ -74,9 +81,7 @@ def check_embedder(catalog: Catalog, embedder: Embedder, where: Path, reembeddin
     current = getattr(embedder, "identity", None)
     if current is None or reembedding:  # an embedder without an identity (tests' stand-ins) is not checked
         return
-    recorded = catalog.setting(EMBEDDER_SETTING)
-    if recorded is None and catalog.count_documents():
-        recorded = BASE_IDENTITY
+    recorded = recorded_embedder(catalog)
     if recorded is None:
         if not catalog.read_only:
             catalog.set_setting(EMBEDDER_SETTING, current)

@@ -82,14 +82,15 @@ from pathlib import Path
 
 from panda.catalog.store import Catalog
 from panda.config import Settings
-from panda.memory.embeddings import EMBEDDER_SETTING, SentenceEmbedder
+from panda.memory.embeddings import SentenceEmbedder
+from panda.runtime import recorded_embedder
 
 path = Path("data/home/catalog/panda.duckdb")
 if path.is_file():
     settings = Settings(home=Path("data/home"))
     catalog = Catalog.open_reader(path)
     try:
-        recorded = catalog.setting(EMBEDDER_SETTING) or ("all-MiniLM-L6-v2" if catalog.count_documents() else None)
+        recorded = recorded_embedder(catalog)
     finally:
         catalog.close()
     current = SentenceEmbedder(settings.embedding_model, dim=settings.embedding_dim).identity
