@@ -75,10 +75,6 @@ def tuned_model_path() -> Path:
     return cache_root() / TUNED_FOLDER
 
 
-def tuned_model_built() -> bool:
-    return (tuned_model_path() / MANIFEST).is_file()
-
-
 def resolve_model(model: str | None) -> str:
     """The folder a model setting names: a profile's (fetched and verified the first time), else `model` itself."""
     name = embedder_profiles.profile_name(model)
