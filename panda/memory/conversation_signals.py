@@ -22,6 +22,7 @@ session_id, turn_number, created_at, search_text); scores are relevance by id.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -56,14 +57,57 @@ def own_text(row: dict[str, Any]) -> str:
 
 
 def named_speaker(query: str, authors: Iterable[str]) -> str | None:
-    """The one author the query names (all words of the name, any case), or None.
+    """The one author the query is about, or None: the one author it names (all words of the name, any case),
+    else, in a chat between the user and an assistant (authors "user" and "assistant", memory/messages.py),
+    the side its pronouns point to (asked_role).
 
     Example: named_speaker("What did Melanie paint?", ["Caroline", "Melanie"]) -> "Melanie";
-    named_speaker("Did Caroline and Melanie meet?", ["Caroline", "Melanie"]) -> None.
+    named_speaker("Did Caroline and Melanie meet?", ["Caroline", "Melanie"]) -> None;
+    named_speaker("What degree did I graduate with?", ["user", "assistant"]) -> "user".
     """
+    authors = set(authors)
     query_words = set(words(query))
-    named = {a for a in authors if (name := words(a)) and all(w in query_words for w in name)}
-    return next(iter(named)) if len(named) == 1 else None
+    named = {a for a in authors if a not in ROLES and (name := words(a)) and all(w in query_words for w in name)}
+    if named:
+        return next(iter(named)) if len(named) == 1 else None
+    role = asked_role(query)
+    return role if role in authors else None
+
+
+ROLES = ("user", "assistant")
+# What the user said: "I told you", "I mentioned", "as I said" — the user's own words, whatever else the query says.
+_USER_SAID = re.compile(r"\bI(?:'ve| have| had)?\s+(?:\w+ly\s+)?(?:told|said|mentioned|shared|wrote|asked|explained|described)\b",
+                        re.I)
+# What the assistant said: "you mentioned", "did you recommend", "we talked about", "our previous chat", "remind me".
+_PAST = ("mentioned|said|told|suggested|recommended|gave|provided|listed|made|explained|described|shared|wrote|"
+         "named|proposed|offered|showed|shown|came up with|pointed out|included")
+_PRESENT = ("mention|say|tell|suggest|recommend|give|provide|list|make|explain|describe|share|write|name|propose|"
+            "offer|show|come up with|point out|include")
+_ASSISTANT_SAID = re.compile(
+    rf"\byou(?:'ve| have| had)?\s+(?:\w+ly\s+)?(?:{_PAST})\b|\bdid you\s+(?:\w+ly\s+)?(?:{_PRESENT})\b"
+    r"|\bwe\s+(?:talked|discussed|spoke|chatted)\b"
+    r"|\bour\s+(?:previous|last|earlier|past)\s+(?:chat|conversation|discussion|session|talk|game)\b"
+    r"|\bremind me\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b", re.I)
+
+
+def asked_role(query: str) -> str | None:
+    """Which side of a user-assistant chat a question asks after, or None: "user" for the user's own words
+    ("I told you", or any first person: "What degree did I graduate with?"), "assistant" for what the assistant
+    said ("Can you remind me which state you mentioned?"), the user's own words first. The asker is the user,
+    so "I" and "my" are the user, and facts about the user live in the user's messages.
+
+    Example: asked_role("Where did I complete my degree?") -> "user";
+    asked_role("Remind me of the cartoon you mentioned") -> "assistant"; asked_role("What sealant did you
+    recommend?") -> "assistant"; asked_role("As I told you, what should I cook?") -> "user";
+    asked_role("Can you recommend a film for me?") -> "user" (a request, not a past statement);
+    asked_role("What is the capital of Peru?") -> None.
+    """
+    if _USER_SAID.search(query):
+        return "user"
+    if _ASSISTANT_SAID.search(query):
+        return "assistant"
+    return "user" if _FIRST_PERSON.search(query) else None
 
 
 def adjust(scores: dict[str, float], rows: list[dict[str, Any]], query: str, now: datetime,

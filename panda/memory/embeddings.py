@@ -1,5 +1,6 @@
-"""Sentence embeddings by profile (memory/embedder_profiles.py): EmbeddingGemma-300M (`gemma`, the default,
-768-d, Matryoshka-truncatable), all-MiniLM-L6-v2 (`minilm`, 384-d) or any local sentence-transformers folder,
+"""Sentence embeddings by profile (memory/embedder_profiles.py): EmbeddingGemma-300M (`gemma`, 768-d,
+Matryoshka-truncatable; the default on a CPU with native bfloat16), all-MiniLM-L6-v2 (`minilm`, 384-d; the
+default elsewhere) or any local sentence-transformers folder,
 including one built by `panda tune-embedder` (memory/embedder_tuning.py; opt-in, never at install).
 
 Queries and documents are embedded with the profile's own prompts (`embed_query` / `embed`). A model's
@@ -14,6 +15,7 @@ wheels (memory/embedder_supply.py); HF_HUB_OFFLINE is set before loading.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -75,9 +77,14 @@ def tuned_model_path() -> Path:
     return cache_root() / TUNED_FOLDER
 
 
+def default_profile() -> str:
+    """The profile an unset embedding_model means on this CPU (embedder_profiles.default_profile)."""
+    return embedder_profiles.default_profile(native_bfloat16())
+
+
 def resolve_model(model: str | None) -> str:
     """The folder a model setting names: a profile's (fetched and verified the first time), else `model` itself."""
-    name = embedder_profiles.profile_name(model)
+    name = embedder_profiles.profile_name(model, default_profile())
     if name == "minilm":
         return default_model_path()
     if name == "gemma":
@@ -131,8 +138,9 @@ def _native_dim(folder: str) -> int:
     raise BackendUnavailableError(f"{folder}: not a sentence-transformers folder (no config.json)")
 
 
+@functools.cache
 def native_bfloat16() -> bool:
-    """Whether this CPU computes in bfloat16 natively (oneDNN: AVX-512 BF16 or AMX)."""
+    """Whether this CPU computes in bfloat16 natively (oneDNN: AVX-512 BF16 or AMX); probed once a process."""
     import torch
 
     try:  # a private probe: a torch without it is treated as a CPU without native bfloat16
@@ -145,7 +153,7 @@ class SentenceEmbedder:
     """A sentence-transformers model by profile or folder (module docstring), on CPU."""
 
     def __init__(self, model: str | None = None, batch_size: int = 64, dim: int | None = None) -> None:
-        name = embedder_profiles.profile_name(model)
+        name = embedder_profiles.profile_name(model, default_profile())
         self.model_path = resolve_model(model)
         self.batch_size = batch_size
         manifest = read_manifest(self.model_path)

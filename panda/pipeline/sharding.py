@@ -131,11 +131,16 @@ def start(turns: list[TurnInput], settings: Settings, shards: int, messages: lis
     """Take the home's writer lock, make sure its catalog exists, snapshot it, and plan the shards of
     `turns` (or, for an ingest, of `messages`)."""
     from panda.catalog.store import Catalog
+    from panda.runtime import embedder_choice
 
     database = settings.catalog_path
     acquire_writer(database.parent)
     try:
-        Catalog(database).close()  # creates and migrates a new home's catalog; the lock stays held (re-entrant)
+        catalog = Catalog(database)  # creates and migrates a new home's catalog; the lock stays held (re-entrant)
+        try:  # every shard embeds with the model the home keeps (runtime.embedder_choice), whatever its machine
+            settings = embedder_choice(settings, catalog)
+        finally:
+            catalog.close()
         base = publish_snapshot(database)
         run_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
         folder = database.parent / SHARDS_DIR / run_id

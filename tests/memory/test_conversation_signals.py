@@ -4,7 +4,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from panda.memory import dates
-from panda.memory.conversation_signals import SignalWeights, adjust, named_speaker
+from panda.memory.conversation_signals import SignalWeights, adjust, asked_role, named_speaker
 from panda.memory.ingest import ingest_messages
 from panda.memory.messages import read_messages
 from tests.conftest import write_jsonl
@@ -67,6 +67,42 @@ def test_adjust_lifts_the_named_speaker_and_what_the_next_turns_continue():
     both = adjust({"m1": 0.5, "m2": 0.6}, rows(), "Did Caroline and Melanie paint?", DEC, SignalWeights(1.0, 0.0, 0.0))
     assert both == {"m1": 0.5, "m2": 0.6}
     assert named_speaker("what did mel paint", ["Melanie"]) is None  # whole words only
+
+
+def test_a_user_assistant_chat_reads_the_asker_from_the_pronouns():
+    chat = ["user", "assistant"]
+    assert named_speaker("What degree did I graduate with?", chat) == "user"
+    assert named_speaker("Where do I keep my old sneakers?", chat) == "user"
+    assert named_speaker("Can you remind me which state you mentioned?", chat) == "assistant"
+    assert named_speaker("What sealant did you recommend for the vase?", chat) == "assistant"
+    assert named_speaker("In our previous chat, how many times did the Chiefs win?", chat) == "assistant"
+    assert named_speaker("As I told you before, what breed is my dog?", chat) == "user"  # the user's own words first
+    assert named_speaker("Can you recommend a film for me tonight?", chat) == "user"  # a request, not a past statement
+    assert named_speaker("What is the capital of Peru?", chat) is None
+    assert named_speaker("What degree did I graduate with?", ["Melanie", "Caroline"]) is None  # named people: no roles
+    assert named_speaker("Did the user mention Melanie?", ["Melanie", "user"]) == "Melanie"  # a name beats a role
+    assert named_speaker("What did I say?", ["assistant"]) is None  # the side asked after has no message here
+    assert asked_role("i forgot where i parked") == "user"
+
+
+def test_search_in_a_user_assistant_chat_leads_with_the_side_asked_after(ctx, tmp_path: Path):
+    turns = [("user", "I finally finished my degree in marine biology at Dalhousie last spring."),
+             ("assistant", "Congratulations on finishing your degree! Marine biology degrees open many careers, "
+                           "from fisheries research to conservation policy, and a degree from Dalhousie is well "
+                           "regarded. Graduate study in marine biology could follow."),
+             ("user", "Thanks. Any tips for a fern on a north window?"),
+             ("assistant", "Water the fern when the top centimetre of soil is dry.")]
+    lines = [f'{{"user_id": "robin", "session_id": "s1", "timestamp": "2024-03-0{i + 1}T10:00:00Z", '
+             f'"role": "{role}", "content": "{text}"}}' for i, (role, text) in enumerate(turns)]
+    messages, errors = read_messages(write_jsonl(tmp_path / "chat.jsonl", lines))
+    assert not errors
+    ingest_messages(ctx, messages)
+
+    def top(query: str) -> str:
+        return ctx.memory.search(query, user_id="robin", kinds=["message"], record=False)[0].snippet
+
+    assert top("What degree did I graduate with?").startswith("user: I finally finished my degree")
+    assert top("Remind me how often you said to water the fern?").startswith("assistant: Water the fern")
 
 
 def test_adjust_lifts_what_happened_at_the_time_asked():

@@ -32,9 +32,18 @@ def recorded(home: Path) -> tuple[str | None, int | None]:
 
 
 def test_profile_names_aliases_and_folders():
-    assert profile_name(None) == profile_name("default") == embedder_profiles.DEFAULT_PROFILE == "gemma"
+    assert profile_name(None) == profile_name("default") == profile_name("auto") == "gemma"
+    assert profile_name(None, "minilm") == profile_name("", "minilm") == "minilm"  # the machine's default, given
+    assert profile_name("gemma", "minilm") == "gemma"  # a named profile is not the default's to change
     assert profile_name("base") == profile_name("minilm") == "minilm"
     assert profile_name("/models/mine") is None
+    # the rule: EmbeddingGemma where the CPU computes bfloat16 natively, MiniLM elsewhere
+    assert embedder_profiles.default_profile(True) == "gemma" and embedder_profiles.default_profile(False) == "minilm"
+    assert embedder_profiles.from_identity("embeddinggemma-300m") == ("gemma", 768)
+    assert embedder_profiles.from_identity("embeddinggemma-300m@256") == ("gemma", 256)
+    assert embedder_profiles.from_identity("all-MiniLM-L6-v2") == ("minilm", 384)
+    assert embedder_profiles.from_identity("embeddinggemma-300m@300") is None  # no such truncation
+    assert embedder_profiles.from_identity("tuned@2026-01-01T00:00:00") is None  # a folder's model
     gemma = PROFILES["gemma"]
     assert (gemma.query_prompt, gemma.document_prompt) == ("task: search result | query: ", "title: none | text: ")
     assert check_dim(gemma, None) == 768 and check_dim(gemma, 256) == 256
@@ -118,3 +127,40 @@ def test_gemma_prompts_truncation_and_a_home_moved_between_embedders(tmp_path: P
     assert cli.main(["search", "where does dana live", "--user", "dana", "--home", str(home), "--json",
                      "--no-record", "--embedding-model", "minilm"]) == 0
     assert "Lisbon" in capsys.readouterr().out
+
+
+def test_a_home_keeps_its_embedder_when_none_is_named(tmp_path: Path, capsys, monkeypatch):
+    """A home made with MiniLM, opened with no embedder named on a CPU whose default is EmbeddingGemma, keeps
+    MiniLM (runtime.embedder_choice); an explicitly named other model is still refused."""
+    from panda import runtime
+    from panda.config import Settings
+    from panda.memory import embeddings
+
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "t.jsonl", [json.dumps({
+        "user_id": "dana", "timestamp": "2026-03-01T10:00:00Z", "query": "I moved to Lisbon last spring",
+        "assistant": "Noted: you live in Lisbon."})])
+    monkeypatch.setenv("PANDA_EMBEDDING_MODEL", "minilm")
+    assert cli.main(["ingest", str(path), "--home", str(home), "--no-enrich"]) == 0
+    monkeypatch.delenv("PANDA_EMBEDDING_MODEL")
+    monkeypatch.setattr(embeddings, "native_bfloat16", lambda: True)  # this CPU's default: EmbeddingGemma
+    assert embeddings.default_profile() == "gemma"
+    catalog = Catalog.open_reader(home / "catalog" / "panda.duckdb")
+    try:
+        chosen = runtime.embedder_choice(Settings(home=home), catalog)
+        assert (chosen.embedding_model, chosen.embedding_dim) == ("minilm", None)
+        named = Settings(home=home, embedding_model="gemma")
+        assert runtime.embedder_choice(named, catalog) is named  # a named model is left as it is
+    finally:
+        catalog.close()
+    capsys.readouterr()
+    assert cli.main(["search", "where does dana live", "--user", "dana", "--home", str(home), "--json",
+                     "--no-record"]) == 0
+    assert "Lisbon" in capsys.readouterr().out
+    assert recorded(home) == ("all-MiniLM-L6-v2", 384)
+    empty = Catalog(None)  # a home with no vectors yet: the machine's default decides
+    try:
+        unset = Settings(home=tmp_path / "new")
+        assert runtime.embedder_choice(unset, empty) is unset
+    finally:
+        empty.close()
