@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pytest
 
 from panda.config import Settings
@@ -276,8 +277,22 @@ def test_sharded_ingest_on_ray_equals_single_process_ingest(tmp_path, embedder, 
         return rows
 
     a, b = observed(single), observed(sharded)
+    assert_same_up_to_rounding(a, b)
+
+
+def assert_same_up_to_rounding(a: dict[str, Any], b: dict[str, Any]) -> None:
+    """Every table, file and search result equal; vectors and scores equal up to float32 rounding. A shard embeds
+    its own messages in batches of other shapes than one process does, and some BLAS builds (AVX2 here) round
+    differently by shape: the same text's vector differs by ~1e-7, never more than 1e-5."""
     for key in a:
-        assert a[key] == b[key], f"sharded ingest differs in {key}"
+        if key == "documents":
+            assert [row[:4] for row in a[key]] == [row[:4] for row in b[key]], "sharded ingest differs in documents"
+            assert all(np.allclose(x[4], y[4], atol=1e-5) for x, y in zip(a[key], b[key], strict=True)), "vectors differ"
+        elif key == "search":
+            assert [i for i, _ in a[key]] == [i for i, _ in b[key]], "sharded ingest ranks the search differently"
+            assert np.allclose([s for _, s in a[key]], [s for _, s in b[key]], atol=1e-5), "search scores differ"
+        else:
+            assert a[key] == b[key], f"sharded ingest differs in {key}"
 
 
 def test_sharded_eval_gives_the_single_process_scores(tmp_path, embedder, ray_runtime):
