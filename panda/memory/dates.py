@@ -3,7 +3,8 @@
 A question that names a time ("in May 2023", "on 25 May, 2022", "between August 11 and August 15
 2023", "the second week of November", "in 2022") asks about what happened then. A message tells of
 events around when it was said, and relative words move that back ("yesterday", "last week", "last
-Friday", "last month", "a few days ago"). `question_window` reads the question's time as a date range;
+Friday", "last month", "a few days ago"); a question asked at a known time may use the same words, or a
+past period ("in the past two weeks", "this year"). `question_window` reads the question's time as a date range;
 `event_window` gives the range a message's events fall in; `date_match` scores how well they meet
 (1 when they overlap, falling off with the gap in days). Dates are calendar days in UTC.
 
@@ -109,6 +110,39 @@ def question_window(question: str, now: datetime | None = None) -> Window | None
     if m := _YEAR_ALONE.search(text):
         year = int(m.group(1))
         return Window(date(year, 1, 1), date(year, 12, 31))
+    return relative_window(text, now) if now is not None else None
+
+
+_COUNT = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "few": 3, "couple of": 2, "couple": 2}
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_N = r"(\d{1,2}|a|one|two|three|four|five|six|few|couple of|couple)"
+# "the past month", "the past two weeks", "the last 3 days" (but "last week", "last month" are event_window's)
+_PAST_PERIOD = re.compile(rf"\bpast\s+{_N}?\s*(day|week|month|year)s?\b|\blast\s+{_N}\s*(day|week|month|year)s\b", re.I)
+_THIS_PERIOD = re.compile(r"\bthis\s+(week|month|year)\b", re.I)
+
+
+def relative_window(question: str, now: datetime) -> Window | None:
+    """The time a question names relative to when it is asked, or None: the words a message uses for its
+    events ("last Saturday", "yesterday", "a couple of days ago", "last month": event_window's table, read from
+    `now`), a past period ("in the past two weeks", "over the last 3 months": from then until now) or the
+    current one ("this year": since its first day).
+
+    Examples (asked Saturday 2023-04-22): "Who did I go with to the music event last Saturday?" ->
+    2023-04-13..2023-04-21; "How many times did I bake in the past two weeks?" -> 2023-04-08..2023-04-22;
+    "How many weddings have I attended this year?" -> 2023-01-01..2023-04-22; "What is my dog's name?" -> None.
+    """
+    day = now.date()
+    if m := _PAST_PERIOD.search(question):
+        count, unit = (m.group(1) or "one", m.group(2)) if m.group(2) else (m.group(3), m.group(4))
+        n = int(count) if count.isdigit() else _COUNT[count.lower()]
+        return Window(day - timedelta(days=n * _UNIT_DAYS[unit.lower()]), day)
+    if any(pattern.search(question) for pattern, _ in _RELATIVE):
+        return event_window(question, now)
+    if m := _THIS_PERIOD.search(question):
+        unit = m.group(1).lower()
+        start = day - timedelta(days=day.weekday()) if unit == "week" else (
+            day.replace(day=1) if unit == "month" else day.replace(month=1, day=1))
+        return Window(start, day)
     return None
 
 

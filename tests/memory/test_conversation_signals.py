@@ -35,6 +35,20 @@ def test_question_windows_read_the_forms_people_write():
     assert window("Did she mayhaps go?") is None
 
 
+def test_a_question_asked_at_a_known_time_reads_relative_words_from_then():
+    asked = datetime(2023, 4, 22, 11, tzinfo=UTC)  # a Saturday
+    assert window("Who did I go with to the music event last Saturday?", asked) == (date(2023, 4, 13), date(2023, 4, 21))
+    assert window("What did I cook yesterday?", asked) == (date(2023, 4, 21), date(2023, 4, 21))
+    assert window("How many times did I bake in the past two weeks?", asked) == (date(2023, 4, 8), date(2023, 4, 22))
+    assert window("Which races did I run during the past month?", asked) == (date(2023, 3, 23), date(2023, 4, 22))
+    assert window("What did I read over the last 3 days?", asked) == (date(2023, 4, 19), date(2023, 4, 22))
+    assert window("How many weddings have I attended this year?", asked) == (date(2023, 1, 1), date(2023, 4, 22))
+    assert window("What did I buy last month?", asked) == (date(2023, 3, 8), date(2023, 4, 2))  # event_window's table
+    assert window("What did I cook yesterday?", None) is None  # asked at no known time: nothing to count from
+    assert window("What did I cook in May 2022 yesterday?", asked) == (date(2022, 5, 1), date(2022, 5, 31))  # a date wins
+    assert window("What is my dog's name?", asked) is None
+
+
 def test_event_windows_move_back_by_relative_words():
     said = datetime(2022, 3, 17, 15, tzinfo=UTC)
     assert dates.event_window("yesterday I went bowling", said) == dates.Window(date(2022, 3, 16), date(2022, 3, 16))
