@@ -7,13 +7,9 @@ panda/jobs/rules.py) and write the vault first; these methods bring the derived 
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from datetime import datetime
-from pathlib import Path
 from typing import Any
-
-import duckdb
 
 from panda.catalog.store import DOC_COLUMNS, Catalog, partition_key
 
@@ -227,28 +223,3 @@ class Maintenance:
 
     def deletion_audit(self) -> list[dict[str, Any]]:
         return self.catalog._dicts("SELECT * FROM deletion_audit ORDER BY executed_at")
-
-
-def compact_database(path: Path) -> None:
-    """Rewrite a closed DuckDB file into a fresh one, so deleted rows leave no bytes behind."""
-    fresh = path.with_name(path.name + ".compact")
-    if fresh.exists():
-        fresh.unlink()
-    con = duckdb.connect(str(fresh))
-    try:
-        con.execute(f"ATTACH '{path}' AS old (READ_ONLY)")
-        con.execute(f"COPY FROM DATABASE old TO {_current_db(con)}")
-        con.execute("DETACH old")
-        con.execute("CHECKPOINT")
-    finally:
-        con.close()
-    os.replace(fresh, path)
-    wal = path.with_name(path.name + ".wal")
-    if wal.exists():
-        wal.unlink()
-
-
-def _current_db(con: duckdb.DuckDBPyConnection) -> str:
-    row = con.execute("SELECT current_database()").fetchone()
-    assert row is not None
-    return str(row[0])

@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from panda.catalog.compaction import compact_database
 from panda.catalog.home_lock import acquire_writer, holds_writer_lock, reader_database, release_writer
 from panda.catalog.migrations import migrate, pending
 from panda.documents.model import Document, parse_time, utc
@@ -185,8 +186,6 @@ class Catalog:
         objects holding this Catalog keep working; a connection obtained earlier via `.con` does not."""
         if self.path is None:
             return
-        from panda.catalog.maintenance import compact_database
-
         self.con.execute("CHECKPOINT")
         self.con.close()
         compact_database(Path(self.path))

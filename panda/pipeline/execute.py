@@ -24,6 +24,7 @@ from panda.memory.text import tokenize
 from panda.pipeline.gather import relative_link
 from panda.pipeline.llm_step import ask_batch
 from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.statements import reveals_something
 from panda.research.extract import markdown_to_text
 from panda.research.extraction_outcome import page_items
 
@@ -45,7 +46,6 @@ def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> di
     elif request.tool == "memory.save":
         from panda.memory.facts import near_duplicate
         from panda.memory.text import is_question
-        from panda.pipeline.synthesize import reveals_something
 
         if is_question(state.query) and not reveals_something(state):
             entry["summary"] = "not saved: the message asks and tells nothing new to remember"

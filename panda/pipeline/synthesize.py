@@ -19,11 +19,10 @@ from __future__ import annotations
 from panda.documents.budgets import truncate_to_words
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
-from panda.memory.facts import extract_statements
-from panda.memory.text import is_question
 from panda.pipeline.llm_step import ask, fit_section
-from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.statements import is_statement
+from panda.pipeline.tool_log import tool_results_text
 
 ACKNOWLEDGEMENT = "noted"  # how the prompt's example acknowledges a statement ("Noted - you work night shifts …")
 
@@ -33,18 +32,6 @@ def known_facts(state: TurnState, limit: int = 5) -> str:
     hiking. ' (superseded ones left out)."""
     facts = [r.title for r in state.gathered if r.kind in ("fact", "preference") and not r.superseded][:limit]
     return f"Known: {'; '.join(facts)}. " if facts else ""
-
-
-def reveals_something(state: TurnState) -> bool:
-    """The message tells something about the user (a fact or preference), asking or not."""
-    a = state.analysis
-    return bool(extract_statements(state.query) or (a and (a.revealed_facts or a.revealed_preferences)))
-
-
-def is_statement(state: TurnState) -> bool:
-    """A message that tells something about the user and asks nothing: 'I live in Boston and love hiking.'
-    ('Suggest a day hike near where I live.' asks; 'What is my budget?' asks)."""
-    return not is_question(state.query) and reveals_something(state)
 
 
 def run(state: TurnState, ctx: PipelineContext) -> Step[None]:

@@ -32,9 +32,9 @@ from panda.llm.roles import MIND
 from panda.llm.schemas import Validation
 from panda.memory.text import is_question, tokenize
 from panda.pipeline.llm_step import ask, fit_section
-from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import PipelineContext, Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT, known_facts
+from panda.pipeline.tool_log import tool_results_text
 
 
 def render(v: Validation, goal_ids: list[str]) -> str:

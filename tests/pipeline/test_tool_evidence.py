@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from panda.pipeline.plan import tool_results_text
 from panda.pipeline.state import TurnState
+from panda.pipeline.tool_log import tool_results_text
 from panda.pipeline.turn_input import TurnInput
 from panda.pipeline.validate import echoes_tool_status
 
