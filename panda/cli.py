@@ -106,23 +106,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         summary = _run_sharded(args, turns, settings)
         if args.enrich:  # after the reduce, in this process
             backend = make_backend(settings)
-            ctx = open_home(settings, backend=backend)
-            summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
-            ctx.catalog.close()
-            backend.close()
+            try:
+                with open_home(settings, backend=backend) as ctx:
+                    summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
+            finally:
+                backend.close()
     else:
         backend = make_backend(settings)
-        ctx = open_home(settings, backend=backend)
-        with tqdm(total=len(turns), desc="turns", unit="turn", disable=args.quiet) as bar:
-            report = run_batch(turns, ctx, backend, settings.max_active_users,
-                               on_turn_done=lambda state, outcome: bar.update(1))
-            bar.update(report.skipped)
-        summary = report.summary()
-        if args.enrich:
-            summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
-        summary["turns_in_catalog"] = ctx.catalog.table_count("turn_index")
-        ctx.catalog.close()
-        backend.close()
+        try:
+            with open_home(settings, backend=backend) as ctx, \
+                    tqdm(total=len(turns), desc="turns", unit="turn", disable=args.quiet) as bar:
+                report = run_batch(turns, ctx, backend, settings.max_active_users,
+                                   on_turn_done=lambda state, outcome: bar.update(1))
+                bar.update(report.skipped)
+                summary = report.summary()
+                if args.enrich:
+                    summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
+                summary["turns_in_catalog"] = ctx.catalog.table_count("turn_index")
+        finally:
+            backend.close()
     summary["malformed_lines"] = len(errors)
     summary["home"] = str(settings.home)
     if args.json:
@@ -197,13 +199,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               f"{len(summary['shards'])} shards")
         return 1 if errors or summary["errors"] else 0
     backend = make_backend(settings) if args.enrich else None
-    ctx = open_home(settings, backend=backend)
-    report = ingest_messages(ctx, messages)
-    report.malformed_lines = len(errors)
-    if backend is not None:
-        report.enrichment = enrich_pending(ctx, backend, limit=args.enrich_limit)
-        backend.close()
-    ctx.catalog.close()
+    try:
+        with open_home(settings, backend=backend) as ctx:
+            report = ingest_messages(ctx, messages)
+            report.malformed_lines = len(errors)
+            if backend is not None:
+                report.enrichment = enrich_pending(ctx, backend, limit=args.enrich_limit)
+    finally:
+        if backend is not None:
+            backend.close()
     print(json.dumps(report.as_dict(), indent=2) if args.json else
           f"messages: {report.new} new, {report.already_known} already known, {report.recovered} recovered, "
           f"{report.malformed_lines} malformed lines; sessions touched {report.sessions_touched}; "
@@ -217,10 +221,11 @@ def cmd_enrich(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     backend = make_backend(settings)
-    ctx = open_home(settings, backend=backend)
-    counts = enrich_pending(ctx, backend, user_id=args.user, limit=args.limit)
-    ctx.catalog.close()
-    backend.close()
+    try:
+        with open_home(settings, backend=backend) as ctx:
+            counts = enrich_pending(ctx, backend, user_id=args.user, limit=args.limit)
+    finally:
+        backend.close()
     print(json.dumps(counts))
     return 0 if not counts["failed"] else 1
 
@@ -233,9 +238,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     until = _now(args.until) or datetime.now(UTC)
     since = _now(args.since) or until - timedelta(hours=args.hours)
-    ctx = open_home(_settings(args), read_only=True)
-    stats = Conversations(ctx.catalog).usage_stats(since, until, args.user, args.clock)
-    ctx.catalog.close()
+    with open_home(_settings(args), read_only=True) as ctx:
+        stats = Conversations(ctx.catalog).usage_stats(since, until, args.user, args.clock)
     if args.json:
         print(json.dumps(stats, indent=2, default=str))
         return 0
@@ -257,13 +261,12 @@ def cmd_facts(args: argparse.Namespace) -> int:
     from panda.memory.facts import true_at
     from panda.runtime import open_home
 
-    ctx = open_home(_settings(args), read_only=True)
     when = _now(args.as_of)
     out = {}
-    for kind in ("fact", "preference"):
-        entries = ctx.vault.memory_file(args.user, kind).entries
-        out[kind] = true_at(entries, when) if when else entries if args.history else [e for e in entries if not e.invalid_at]
-    ctx.catalog.close()
+    with open_home(_settings(args), read_only=True) as ctx:
+        for kind in ("fact", "preference"):
+            entries = ctx.vault.memory_file(args.user, kind).entries
+            out[kind] = true_at(entries, when) if when else entries if args.history else [e for e in entries if not e.invalid_at]
     for kind, entries in out.items():
         print(f"{kind}s" + (f" true at {when.isoformat()}" if when else "") + ":")
         for e in entries:
@@ -334,14 +337,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     settings = _settings(args)
     # A search writes only its retrieval record: it takes the home lock if free, else it reads the
     # snapshot and journals the record for the next writer (catalog/journal.py). It never waits.
-    ctx = open_home(settings, read_only=args.no_record or home_busy(settings))
-    results = ctx.memory.search(
-        args.query, user_id=args.user, limit=args.limit, topic_filter=args.topic,
-        content_types=args.content_type or None, scope=args.scope, include_expired=args.include_expired,
-        min_quality=args.min_quality, record=not args.no_record, now=_now(args.now),
-        as_of=_now(args.as_of) if args.as_of else None, time_range=args.time_range,
-    )
-    ctx.catalog.close()
+    with open_home(settings, read_only=args.no_record or home_busy(settings)) as ctx:
+        results = ctx.memory.search(
+            args.query, user_id=args.user, limit=args.limit, topic_filter=args.topic,
+            content_types=args.content_type or None, scope=args.scope, include_expired=args.include_expired,
+            min_quality=args.min_quality, record=not args.no_record, now=_now(args.now),
+            as_of=_now(args.as_of) if args.as_of else None, time_range=args.time_range,
+        )
     if args.json:
         print(json.dumps([r.as_dict() for r in results], indent=2, default=str))
         return 0
@@ -434,17 +436,14 @@ def cmd_jobs(args: argparse.Namespace) -> int:
     from panda.runtime import make_backend, open_home
 
     settings = _settings(args)
-    ctx = open_home(settings)
     options: dict[str, Any] = {}
     if args.name == "delete-user":
         if not args.user:
             raise ConfigError("delete-user needs the user id: panda jobs delete-user USER --confirm")
         options = {"user": args.user, "confirm": args.confirm}
-    try:
+    with open_home(settings) as ctx:
         report = run_job(args.name, ctx, _now(args.now) or datetime.now(UTC), dry_run=args.dry_run,
                          backend_factory=lambda: make_backend(settings), **options)
-    finally:
-        ctx.catalog.close()
     if args.json:
         print(json.dumps(report.as_dict(), ensure_ascii=False))
     else:

@@ -2,7 +2,8 @@
 
 `TurnState` is plain data: the input, the context.md being built, each phase's parsed output, staged
 memory writes, and a record of every LLM call. `PipelineContext` bundles the home's vault, catalog,
-memory store, policy and backend model names. Left out: behaviour (the phase modules).
+memory store, policy and backend model names; `with open_home(...) as ctx:` closes it (and releases the
+home's writer lock) however the block ends. Left out: behaviour (the phase modules).
 """
 
 from __future__ import annotations
@@ -61,6 +62,16 @@ class PipelineContext:
         finally:
             self.frozen_reliability = None
             self.memory.thaw_counters()
+
+    def close(self) -> None:
+        """Close the home's catalog, releasing its writer lock (idempotent)."""
+        self.catalog.close()
+
+    def __enter__(self) -> PipelineContext:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass
