@@ -22,7 +22,7 @@ from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
 from flows.turn_summary import publish_summary, read_turn_file
-from panda.errors import TerminalError
+from panda.errors import BackendUnavailableError, TerminalError
 from panda.pipeline import sharding
 from panda.runtime import settings_for
 
@@ -46,7 +46,12 @@ def run_shard(spec: sharding.ShardSpec) -> dict[str, Any]:
 def ray_task_runner(ray_address: str | None = None) -> Any:
     """prefect-ray's RayTaskRunner: the cluster at `ray_address` (else $PANDA_RAY_ADDRESS), or a local
     runtime bound to 127.0.0.1 started for the flow run."""
-    from prefect_ray import RayTaskRunner
+    try:
+        from prefect_ray import RayTaskRunner
+    except ImportError as exc:
+        from panda.pipeline.executors import RAY_HINT
+
+        raise BackendUnavailableError(RAY_HINT) from exc
 
     address = ray_address or os.environ.get("PANDA_RAY_ADDRESS") or None
     init = {"log_to_driver": False} if address else {"include_dashboard": False, "_node_ip_address": "127.0.0.1",

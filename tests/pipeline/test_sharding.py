@@ -311,3 +311,13 @@ def test_sharded_eval_gives_the_single_process_scores(tmp_path, embedder, ray_ru
     assert all(i["prediction"] for i in sharded["items"])
     for metric in ("recall@1", "recall@5", "f1", "exact_match", "abstention_accuracy"):
         assert sharded["metrics"][metric] == single["metrics"][metric]
+
+
+def test_ray_without_its_extra_is_refused_with_the_extra_named(monkeypatch):
+    from panda.errors import BackendUnavailableError
+    from panda.pipeline.executors import SerialExecutor, make_executor
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the [ray] extra were not installed
+    with pytest.raises(BackendUnavailableError, match=r"\[ray\] extra.*--executor serial"):
+        make_executor("ray")
+    assert isinstance(make_executor("serial"), SerialExecutor)
