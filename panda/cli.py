@@ -53,15 +53,17 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
 
 def home_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
-    p.add_argument("--embedding-model", help="embedder: gemma (EmbeddingGemma-300M, the default; Gemma Terms of Use), "
-                                             "minilm (all-MiniLM-L6-v2, Apache-2.0, faster) or a sentence-transformers "
-                                             "folder (default $PANDA_EMBEDDING_MODEL)")
+    p.add_argument("--embedding-model", help="embedder: gemma (EmbeddingGemma-300M; Gemma Terms of Use), minilm "
+                                             "(all-MiniLM-L6-v2, Apache-2.0, faster) or a sentence-transformers folder "
+                                             "(default $PANDA_EMBEDDING_MODEL, else the one the home was made with, "
+                                             "else gemma on a CPU with native bfloat16 and minilm on others)")
     p.add_argument("--embedding-dim", type=int, help="truncate the vectors (Matryoshka; gemma: 512, 256 or 128; "
                                                      "default $PANDA_EMBEDDING_DIM, else the model's full width)")
 
 
 def engine_args(p: argparse.ArgumentParser) -> None:
-    """The LLM options of `panda run` (and `python -m flows.turns`)."""
+    """The LLM options, declared once for every command that may call a model (`panda run`, ingest and enrich,
+    eval, jobs; `python -m flows.turns`)."""
     p.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend (default vllm)")
     p.add_argument("--model", help="a profile (small = Qwen2.5-Coder-0.5B, the default; tiny = SmolLM2-135M; "
                                    "base = Qwen2.5-Coder-1.5B), a local HF folder or a model name")
@@ -538,9 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--enrich", action=argparse.BooleanOptionalAction, default=True,
                         help="write-time enrichment through the LLM backend (default on)")
     ingest.add_argument("--enrich-limit", type=int, help="enrich at most this many pending messages now")
-    ingest.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend for enrichment")
-    ingest.add_argument("--model")
-    ingest.add_argument("--base-url")
+    engine_args(ingest)
     ingest.add_argument("--json", action="store_true")
     shard_args(ingest)
     ingest.set_defaults(func=cmd_ingest)
@@ -549,9 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
     home_arg(enrich)
     enrich.add_argument("--user")
     enrich.add_argument("--limit", type=int)
-    enrich.add_argument("--backend", choices=["vllm", "openai", "scripted"])
-    enrich.add_argument("--model")
-    enrich.add_argument("--base-url")
+    engine_args(enrich)
     enrich.set_defaults(func=cmd_enrich)
 
     stats = sub.add_parser("stats", help="usage for a time window: LLM calls, retrievals, messages, events")
@@ -580,9 +578,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--k", default="1,5,10,25", help="recall cut-offs (default 1,5,10,25)")
     evaluate.add_argument("--only", action="append", help="LoCoMo sample id / LongMemEval question type / user")
     evaluate.add_argument("--limit", type=int, help="questions per conversation (LoCoMo) or in all")
-    evaluate.add_argument("--backend", choices=["vllm", "openai", "scripted"])
-    evaluate.add_argument("--model")
-    evaluate.add_argument("--base-url")
+    engine_args(evaluate)
     evaluate.add_argument("--json", action="store_true", help="print one JSON object with every metric")
     evaluate.add_argument("--judge", action="store_true",
                           help="LoCoMo's J: an LLM labels each answer CORRECT/WRONG against the gold (stored per item)")
@@ -601,9 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("--now", help="the job's clock, ISO 8601 (default: now) - simulate months ahead")
     jobs.add_argument("--dry-run", action="store_true", help="report exactly what would change; write nothing")
     jobs.add_argument("--confirm", action="store_true", help="delete-user: required to actually delete")
-    jobs.add_argument("--backend", choices=["vllm", "openai", "scripted"], help="LLM backend for aging/summarisation")
-    jobs.add_argument("--model")
-    jobs.add_argument("--base-url")
+    engine_args(jobs)
     jobs.add_argument("--show", type=int, default=50, help="changes listed in the printed summary (default 50)")
     jobs.add_argument("--json", action="store_true", help="print the report as JSON (every change)")
     jobs.set_defaults(func=cmd_jobs)
