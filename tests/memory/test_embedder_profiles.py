@@ -31,6 +31,17 @@ def recorded(home: Path) -> tuple[str | None, int | None]:
         catalog.close()
 
 
+def dana_home(tmp_path: Path, monkeypatch, model: str) -> Path:
+    """A home made by `panda ingest` with embedder `model`: one logged turn of dana's (she lives in Lisbon)."""
+    home = tmp_path / "home"
+    path = write_jsonl(tmp_path / "t.jsonl", [json.dumps({
+        "user_id": "dana", "timestamp": "2026-03-01T10:00:00Z", "query": "I moved to Lisbon last spring",
+        "assistant": "Noted: you live in Lisbon."})])
+    monkeypatch.setenv("PANDA_EMBEDDING_MODEL", model)
+    assert cli.main(["ingest", str(path), "--home", str(home), "--no-enrich"]) == 0
+    return home
+
+
 def test_profile_names_aliases_and_folders():
     assert profile_name(None) == profile_name("default") == profile_name("auto") == "gemma"
     assert profile_name(None, "minilm") == profile_name("", "minilm") == "minilm"  # the machine's default, given
@@ -108,12 +119,7 @@ def test_gemma_prompts_truncation_and_a_home_moved_between_embedders(tmp_path: P
     # the first 256 of the full vector, normalised (bfloat16 batches of other padding differ in the 3rd digit)
     assert cut.shape == (256,) and float(cut @ (docs[0][:256] / np.linalg.norm(docs[0][:256]))) > 0.999
 
-    home = tmp_path / "home"
-    path = write_jsonl(tmp_path / "t.jsonl", [json.dumps({
-        "user_id": "dana", "timestamp": "2026-03-01T10:00:00Z", "query": "I moved to Lisbon last spring",
-        "assistant": "Noted: you live in Lisbon."})])
-    monkeypatch.setenv("PANDA_EMBEDDING_MODEL", "gemma")
-    assert cli.main(["ingest", str(path), "--home", str(home), "--no-enrich"]) == 0
+    home = dana_home(tmp_path, monkeypatch, "gemma")
     assert recorded(home) == ("embeddinggemma-300m", 768)
     capsys.readouterr()
     # the same home with another embedder is refused, naming both and the way out
@@ -136,12 +142,7 @@ def test_a_home_keeps_its_embedder_when_none_is_named(tmp_path: Path, capsys, mo
     from panda.config import Settings
     from panda.memory import embeddings
 
-    home = tmp_path / "home"
-    path = write_jsonl(tmp_path / "t.jsonl", [json.dumps({
-        "user_id": "dana", "timestamp": "2026-03-01T10:00:00Z", "query": "I moved to Lisbon last spring",
-        "assistant": "Noted: you live in Lisbon."})])
-    monkeypatch.setenv("PANDA_EMBEDDING_MODEL", "minilm")
-    assert cli.main(["ingest", str(path), "--home", str(home), "--no-enrich"]) == 0
+    home = dana_home(tmp_path, monkeypatch, "minilm")
     monkeypatch.delenv("PANDA_EMBEDDING_MODEL")
     monkeypatch.setattr(embeddings, "native_bfloat16", lambda: True)  # this CPU's default: EmbeddingGemma
     assert embeddings.default_profile() == "gemma"
