@@ -240,7 +240,7 @@ def _check_catalog(ctx: PipelineContext, report: CheckReport) -> None:
 
 
 def _rows(catalog: Catalog, table: str, columns: str) -> dict[str, dict[str, Any]]:
-    rows = catalog._dicts(f"SELECT {columns} FROM {table}")
+    rows = catalog.table_rows(table, columns)
     out: dict[str, dict[str, Any]] = {}
     for row in rows:
         values = {k: _normal(v) for k, v in row.items() if k not in RECORD_TIME_COLUMNS}

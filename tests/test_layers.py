@@ -115,3 +115,19 @@ def test_no_upward_import_and_no_cycle_beyond_the_shrinking_allow_list():
     found = cycles(graph)
     assert found - ALLOWED_CYCLES == set(), "modules that import each other in a circle"
     assert ALLOWED_CYCLES - found == set(), "gone: strike these from ALLOWED_CYCLES"
+
+
+def test_sql_runs_only_in_the_catalog():
+    """catalog/ is the only code that talks to DuckDB: no other module imports it or runs a statement."""
+    offenders = []
+    for path in sorted((ROOT / "panda").rglob("*.py")):
+        if path.parent.name == "catalog":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            imported = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            executes = isinstance(node, ast.Attribute) and node.attr in ("execute", "executemany", "sql") and \
+                isinstance(node.value, ast.Attribute) and node.value.attr == "con"
+            if any(name.split(".")[0] == "duckdb" for name in imported) or executes:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

@@ -18,6 +18,12 @@ class Conversations:
         self.catalog = catalog
         self.con = catalog.con
 
+    def link_llm_calls(self, turn_id: str, session_id: str | None, thread_id: str | None,
+                       message_id: str | None) -> None:
+        """Give a turn's recorded LLM calls its catalog session, thread and the message that asked."""
+        self.con.execute("UPDATE llm_calls SET session_id = ?, thread_id = ?, message_id = ? WHERE turn_id = ?",
+                         [session_id, thread_id, message_id, turn_id])
+
     def known_message_ids(self, ids: list[str]) -> set[str]:
         if not ids:
             return set()

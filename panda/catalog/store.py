@@ -594,6 +594,15 @@ class Catalog:
             raise ValueError(f"unknown table {table}")
         return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0])  # type: ignore[index]
 
+    def table_rows(self, table: str, columns: str) -> list[dict[str, Any]]:
+        """Every row of one of the catalog's own tables (the doctor compares them with a rebuilt catalog's);
+        `columns` is "*" or a plain comma-separated list of column names."""
+        known = {row[0] for row in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        names = [c.strip() for c in columns.split(",")]
+        if table not in known or not (names == ["*"] or all(n.isidentifier() for n in names)):
+            raise ValueError(f"not a catalog table and columns: {table} ({columns})")
+        return self._dicts(f"SELECT {', '.join(names)} FROM {table}")
+
     def llm_usage_by_phase(self) -> list[dict[str, Any]]:
         return self._dicts("""SELECT phase, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens,
                               sum(completion_tokens) AS completion_tokens, avg(latency_ms) AS avg_latency_ms,

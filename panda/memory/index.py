@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from panda.catalog import index_source
 from panda.catalog.store import GLOBAL_PARTITION as GLOBAL
 from panda.catalog.store import NO_OWNER_PARTITION as NOBODY
 from panda.catalog.store import Catalog, SearchFilters
@@ -97,7 +97,6 @@ class _Partition:
 
 COUNTERS = ("reference_count", "usage_count", "validation_count", "validation_success")
 TEXT_CHARS = 4000  # ranking reads the first 150 words and the snippet the first 60
-_KEY_SQL = f"CASE WHEN d.scope = 'global' THEN '{GLOBAL}' ELSE coalesce(d.owner_user, '{NOBODY}') END"
 
 
 class SearchIndex:
@@ -194,22 +193,10 @@ class SearchIndex:
         return cosines
 
     def _load(self, keys: list[str] | None) -> None:
-        con = self.catalog.con
-        where = "" if keys is None else f"WHERE {_KEY_SQL} IN (SELECT unnest(?::VARCHAR[]))"
-        params: list[Any] = [] if keys is None else [keys]
         for key in keys or []:
             self.part_df.pop(key, None)
             self.parts.pop(key, None)
-        table = _arrow(con, f"""
-            SELECT {_KEY_SQL} AS key, d.id, d.kind, d.scope, d.session_id, d.primary_topic, d.content_types, d.keywords,
-                   coalesce(d.quality, 0.0) AS quality, coalesce(epoch(d.expires_at), 'inf'::DOUBLE) AS expires,
-                   coalesce(epoch(d.invalid_at), 'inf'::DOUBLE) AS invalid, coalesce(d.doc_length, 0) AS length,
-                   d.embedding IS NOT NULL AS has_vector, d.embedding, coalesce(d.title, '') AS title,
-                   coalesce(d.doc_path, '') AS doc_path, left(coalesce(d.search_text, ''), {TEXT_CHARS}) AS text,
-                   coalesce(d.importance, 0.0) AS importance, coalesce(epoch(d.created_at), 'nan'::DOUBLE) AS created,
-                   coalesce(d.turn_number, -1) AS position,
-                   d.reference_count, d.usage_count, d.validation_count, d.validation_success
-            FROM documents d {where} ORDER BY key, d.id""", params)
+        table = index_source.partition_rows(self.catalog, keys, TEXT_CHARS)
         if table.num_rows == 0:
             return
         keys_col = table.column("key").to_numpy(zero_copy_only=False)
@@ -223,12 +210,7 @@ class SearchIndex:
             if part.size >= self.ann.min_rows and int(part.has_vector.sum()) >= self.ann.min_rows:
                 part.ann = InvertedFileIndex(part.vectors, part.has_vector, self.ann)
             self.parts[key] = part
-        postings = _arrow(con, f"""
-            WITH docs AS (SELECT {_KEY_SQL} AS key, d.id,
-                                 (row_number() OVER (PARTITION BY {_KEY_SQL} ORDER BY d.id) - 1)::INTEGER AS row
-                          FROM documents d {where})
-            SELECT docs.key, p.term, list(docs.row ORDER BY docs.row) AS rows, list(p.tf ORDER BY docs.row) AS tfs
-            FROM postings p JOIN docs ON docs.id = p.doc_id GROUP BY docs.key, p.term""", params)
+        postings = index_source.partition_postings(self.catalog, keys)
         part_keys = postings.column("key").to_pylist()
         terms = postings.column("term").to_pylist()
         rows_col, tfs_col = postings.column("rows").combine_chunks(), postings.column("tfs").combine_chunks()
@@ -378,16 +360,6 @@ class SearchIndex:
             out += _top(part.ids, found[0], found[1].astype(np.float64), limit)
         out.sort(key=lambda item: (-item[1], item[0]))
         return out[:limit]
-
-
-def _arrow(con: Any, sql: str, params: list[Any]) -> Any:
-    """Run a query on the catalog's own connection (it sees the open transaction) into an Arrow table.
-
-    execute() rather than the relation API: a caller may have left a result unfetched on the connection,
-    which execute() replaces and sql() refuses. Its extra copy only costs at index build time."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return con.execute(sql, params).to_arrow_table()
 
 
 def _top_matched(ids: np.ndarray, matched: np.ndarray, scores: np.ndarray, limit: int,

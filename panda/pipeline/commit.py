@@ -22,6 +22,7 @@ from typing import Any
 
 import frontmatter
 
+from panda.catalog import knowledge_queue
 from panda.catalog.conversations import Conversations
 from panda.catalog.maintenance import Maintenance
 from panda.documents.model import Document, parse_time
@@ -110,15 +111,14 @@ def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document]
         # One session id form (README, Observability): the turn's calls carry its catalog session, thread
         # and the message that asked (the turn's query, recorded in its thread).
         thread, message = Conversations(catalog).thread_and_message(user_id, f"{turn_id}:q")
-        catalog.con.execute("UPDATE llm_calls SET session_id = ?, thread_id = ?, message_id = ? WHERE turn_id = ?",
-                            [session, thread, message, turn_id])
+        Conversations(catalog).link_llm_calls(turn_id, session, thread, message)
         for i, e in enumerate(meta.get("extractions") or []):
             maintenance.record_extraction(e["domain"], e.get("url"), e["type"], bool(e["success"]),
                                           e.get("confidence"), None, parse_time(meta["timestamp"]),  # type: ignore[arg-type]
                                           record_id=f"{turn_id}:x{i}")
         if meta.get("research") and not probe:  # its global knowledge, published after the batch
-            catalog.con.execute("INSERT INTO knowledge_queue VALUES (?, ?, ?, ?, NULL) ON CONFLICT DO NOTHING",
-                                [turn_id, user_id, meta["doc_path"].rsplit("/", 1)[0], parse_time(meta["timestamp"])])
+            knowledge_queue.enqueue(catalog, turn_id, user_id, meta["doc_path"].rsplit("/", 1)[0],
+                                    parse_time(meta["timestamp"]))  # type: ignore[arg-type]
         fresh = catalog.add_turn_references(turn_id, user_id, referenced)
         catalog.increment_counters(fresh, "reference_count")
         catalog.increment_counters(used, "usage_count")

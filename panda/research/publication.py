@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from panda.catalog import knowledge_queue
 from panda.documents.model import Document, parse_time
 from panda.memory.embeddings import embed_documents
 from panda.pipeline.state import PipelineContext
@@ -68,9 +69,7 @@ def apply_record(ctx: PipelineContext, record: dict[str, Any]) -> list[str]:
 
 
 def pending(ctx: PipelineContext) -> list[tuple[str, str, datetime]]:
-    rows = ctx.catalog.con.execute("SELECT turn_id, turn_dir, queued_at FROM knowledge_queue WHERE published_at IS NULL "
-                                   "ORDER BY queued_at, turn_id").fetchall()
-    return [(r[0], r[1], r[2]) for r in rows]
+    return knowledge_queue.pending(ctx.catalog)
 
 
 def publish_pending(ctx: PipelineContext) -> list[str]:
@@ -99,8 +98,7 @@ def publish_pending(ctx: PipelineContext) -> list[str]:
     vectors = list(embed_documents(ctx.memory.embedder, docs)) if docs else None
     with ctx.catalog.transaction():
         ctx.catalog.upsert_documents(docs, vectors)
-        ctx.catalog.con.execute("UPDATE knowledge_queue SET published_at = now() WHERE list_contains(?, turn_id)",
-                                [[t for t, _, _ in queue]])
+        knowledge_queue.mark_published(ctx.catalog, [t for t, _, _ in queue])
     ctx.memory.sync_counters()
     return list(dict.fromkeys(touched))
 
