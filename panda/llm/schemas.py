@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from panda.memory import vocabulary as V
 
 Short = Annotated[str, Field(max_length=80)]
-Line = Annotated[str, Field(max_length=200)]
+LINE_MAX = 200  # characters of a one-line field
+Line = Annotated[str, Field(max_length=LINE_MAX)]
 Topic = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,20}(\.[a-z][a-z0-9_]{0,20}){0,3}$")]
 Keyword = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9 _-]{0,23}$")]
 

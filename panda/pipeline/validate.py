@@ -29,7 +29,7 @@ from typing import Literal
 from panda.documents.budgets import truncate_to_words
 from panda.evaluation.metrics import abstained
 from panda.llm.roles import MIND
-from panda.llm.schemas import Validation
+from panda.llm.schemas import LINE_MAX, Validation
 from panda.memory.text import is_question, tokenize
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import PipelineContext, Step, TurnState
@@ -121,9 +121,14 @@ def overall_quality(verdict: Validation, goal_count: int) -> Validation:
 
 
 def by_rule(decision: Literal["APPROVE", "REVISE"], quality: float, issues: str, goal_count: int) -> Validation:
-    """A verdict decided by rule, without a model call: every goal (up to three) scored as the whole."""
-    return Validation(decision=decision, quality=quality, issues=f"{issues} (decided by rule, no model call)",
-                      goal_scores=[quality] * min(goal_count, 3))
+    """A verdict decided by rule, without a model call: every goal (up to three) scored as the whole. `issues` is
+    cut to fit the one-line field with its note (it may quote remembered facts of any length).
+
+    Example: a 500-character issue -> its first 165 characters + '… (decided by rule, no model call)' (200)."""
+    note = " (decided by rule, no model call)"
+    if len(issues) + len(note) > LINE_MAX:
+        issues = issues[: LINE_MAX - len(note) - 1].rstrip() + "…"
+    return Validation(decision=decision, quality=quality, issues=issues + note, goal_scores=[quality] * min(goal_count, 3))
 
 
 def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
