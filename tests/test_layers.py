@@ -53,7 +53,9 @@ def module_name(path: Path) -> str:
 def layer(module: str) -> int:
     """Example: 'panda.memory.search' -> 3; 'flows.turns' -> 8."""
     parts = module.split(".")
-    return LEVELS[parts[1] if parts[0] == "panda" else parts[0]]
+    top = parts[1] if parts[0] == "panda" else parts[0]
+    assert top in LEVELS, f"{module}: give {top!r} its layer in LEVELS (tests/test_layers.py)"
+    return LEVELS[top]
 
 
 def import_graph() -> dict[str, set[str]]:
