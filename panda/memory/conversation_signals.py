@@ -6,7 +6,9 @@ each chosen 2-fold on LoCoMo halves by benchmarks/locomo_folds.py, never on the 
 - **Speaker.** A question that names exactly one of the people speaking in the candidate messages
   ("What is Gina's favourite style of dance?") is about that person, and that person's own messages
   tell it: their messages get × (1 + speaker_weight). In LoCoMo 96 % of evidence turns are by the
-  person the question names. A question naming two speakers, or none, changes nothing. The weight
+  person the question names. A question naming two speakers changes nothing; one naming none, in a chat between
+  a user and an assistant, is about the side its pronouns name (asked_role: "my" the user, "you mentioned"
+  the assistant). The weight
   depends on the embedder (scoring.chosen): 1 with the base model, 0.25 with a tuned one, which has
   learnt to read the "Name: ..." of the indexed text itself.
 - **Neighbours.** A message that the next turns of its session also match is the start of the
