@@ -99,19 +99,19 @@ def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document]
     used = [] if probe else list(dict.fromkeys(meta.get("used_documents") or []))
     referenced = [] if probe else list(meta.get("referenced_documents") or [])
     count_delta, success_delta = TRUST_EFFECT.get(str(meta.get("outcome")), (0, 0))
-    maintenance = Maintenance(catalog)
+    maintenance, conversations = Maintenance(catalog), Conversations(catalog)
     with catalog.transaction():
         catalog.upsert_documents(docs, vectors)
         catalog.upsert_turn(turn_index_row(meta), used)
-        session = Conversations(catalog).session_of_message(user_id, f"{turn_id}:q") or meta.get("session_id")
+        session = conversations.session_of_message(user_id, f"{turn_id}:q") or meta.get("session_id")
         for i, r in enumerate(meta.get("retrievals") or []):
             catalog.record_retrieval_entry({**r, "turn_id": turn_id, "session_id": session}, record_id=f"{turn_id}:r{i}")
         if calls:
             catalog.record_llm_calls(calls, ctx.policy.llm.prices_usd_per_million)
         # One session id form (README, Observability): the turn's calls carry its catalog session, thread
         # and the message that asked (the turn's query, recorded in its thread).
-        thread, message = Conversations(catalog).thread_and_message(user_id, f"{turn_id}:q")
-        Conversations(catalog).link_llm_calls(turn_id, session, thread, message)
+        thread, message = conversations.thread_and_message(user_id, f"{turn_id}:q")
+        conversations.link_llm_calls(turn_id, session, thread, message)
         for i, e in enumerate(meta.get("extractions") or []):
             maintenance.record_extraction(e["domain"], e.get("url"), e["type"], bool(e["success"]),
                                           e.get("confidence"), None, parse_time(meta["timestamp"]),  # type: ignore[arg-type]

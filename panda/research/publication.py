@@ -68,15 +68,11 @@ def apply_record(ctx: PipelineContext, record: dict[str, Any]) -> list[str]:
     return [c.path for c in changes]
 
 
-def pending(ctx: PipelineContext) -> list[tuple[str, str, datetime]]:
-    return knowledge_queue.pending(ctx.catalog)
-
-
 def publish_pending(ctx: PipelineContext) -> list[str]:
     """Apply every queued turn's knowledge in order; index the touched notes. Returns their vault paths."""
     from panda.research.knowledge import rebuild_indexes
 
-    queue = pending(ctx)
+    queue = knowledge_queue.pending(ctx.catalog)
     if not queue:
         return []
     touched: list[str] = []
