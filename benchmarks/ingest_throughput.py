@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 from panda.config import Settings
-from panda.evaluation import locomo
+from panda.conversations import locomo
+from panda.conversations.enrich import enrich_pending
+from panda.conversations.ingest import ingest_messages
 from panda.llm.backend import ChatRequest, Sampling
-from panda.memory.enrich import enrich_pending
-from panda.memory.ingest import ingest_messages
 from panda.runtime import open_home
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_conv0-7.json"

@@ -8,7 +8,7 @@ in-process (a temporary home per run).
 
 The embedder (`--embedder`):
 - `fold` (the default): each half is searched with all-MiniLM-L6-v2 tuned on the OTHER half only
-  (memory/embedder_tuning.py with `panda tune-embedder`'s defaults): what the tuned default does on
+  (evaluation/embedder_tuning.py with `panda tune-embedder`'s defaults): what the tuned default does on
   conversations it never saw, tuned on the other half's questions and observation statements
   (`--no-observations`: its questions only). ~40 min on 2 cores (two tunings of ~2,000 pairs; ~25 min
   without the observations).
@@ -29,10 +29,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from panda.config import Settings
+from panda.conversations.locomo import load_samples
 from panda.evaluation.baseline import bm25_recall
-from panda.evaluation.locomo import load_samples
+from panda.evaluation.embedder_tuning import TuningSettings, tune_embedder
 from panda.evaluation.runner import LOADERS, run_eval, summarise
-from panda.memory.embedder_tuning import TuningSettings, tune_embedder
 from panda.memory.embeddings import SentenceEmbedder
 
 HALVES = {"A": ["conv-26", "conv-30", "conv-41", "conv-42"], "B": ["conv-43", "conv-44", "conv-47", "conv-48"]}

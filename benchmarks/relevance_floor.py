@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from panda.config import Settings
+from panda.memory.search import SearchRequest
 from panda.research.corpus import ingest_corpus, page_id, read_manifest
 from panda.runtime import open_home
 
@@ -38,10 +39,10 @@ def searches(webpages: Path) -> tuple[dict[str, list[tuple[bool, float]]], list[
         answerable: dict[str, list[tuple[bool, float]]] = {}
         for filename, question in spec["pages"].items():
             target = page_id(urls[filename])
-            found = ctx.memory.search(question, kinds=["webpage"], limit=10, now=now, record=False)
+            found = ctx.memory.search(SearchRequest(question, kinds=["webpage"], limit=10, now=now, record=False))
             answerable[filename] = [(r.id == target, r.factors["cosine"]) for r in found]
-        unanswered = [[r.factors["cosine"] for r in ctx.memory.search(q, kinds=["webpage"], limit=10, now=now,
-                                                                      record=False)]
+        unanswered = [[r.factors["cosine"] for r in ctx.memory.search(SearchRequest(q, kinds=["webpage"], limit=10, now=now,
+                                                                      record=False))]
                       for q in spec["unanswered"]]
         ctx.catalog.close()
     return answerable, unanswered

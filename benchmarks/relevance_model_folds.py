@@ -36,12 +36,12 @@ import numpy as np
 
 from panda.catalog.conversations import Conversations
 from panda.config import Settings
+from panda.conversations.ingest import ingest_messages
+from panda.evaluation.embedder_tuning import TuningSettings, tune_embedder
 from panda.evaluation.relevance_training import LabelledSearch, labelled_searches, recall_at
 from panda.evaluation.runner import LOADERS, Benchmark, run_eval, summarise
 from panda.memory import embedder_profiles, relevance_model
-from panda.memory.embedder_tuning import TuningSettings, tune_embedder
 from panda.memory.embeddings import SentenceEmbedder
-from panda.memory.ingest import ingest_messages
 from panda.runtime import open_home
 
 HALVES = {"A": ["conv-26", "conv-30", "conv-41", "conv-42"], "B": ["conv-43", "conv-44", "conv-47", "conv-48"]}

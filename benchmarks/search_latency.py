@@ -41,7 +41,7 @@ from panda.documents.vault import Vault
 from panda.memory import compute_threads
 from panda.memory.embeddings import SentenceEmbedder
 from panda.memory.index import SearchIndex
-from panda.memory.search import MemoryStore
+from panda.memory.search import MemoryStore, SearchRequest
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CACHE = Path.home() / ".cache" / "panda" / "benchmarks"
@@ -112,12 +112,12 @@ def measure(size: int, layout: str, sentences: list[str], vectors: np.ndarray, q
         policy = Policy.model_validate({"retrieval": {"in_memory_index": not sql}})
         store = MemoryStore(Vault(home), catalog, embedder, policy)
         t0 = time.perf_counter()
-        store.search("warm up", user_id="user1", record=False)
+        store.search(SearchRequest("warm up", user_id="user1", record=False))
         index_s = time.perf_counter() - t0
         timings = []
         for i, question in enumerate(questions[:QUERIES]):
             t0 = time.perf_counter()
-            store.search(question, user_id=f"user{i % 100}", record=False)
+            store.search(SearchRequest(question, user_id=f"user{i % 100}", record=False))
             timings.append((time.perf_counter() - t0) * 1000)
         recall = None if store.search_index is None else ann_recall(store.search_index, embedder, questions[-200:])
         catalog.close()

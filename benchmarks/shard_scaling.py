@@ -37,11 +37,11 @@ from pathlib import Path
 
 from panda.config import Settings
 from panda.memory.embeddings import SentenceEmbedder
-from panda.pipeline.executors import RayExecutor
 from panda.pipeline.scheduler import run_batch
-from panda.pipeline.sharding import run_sharded
 from panda.pipeline.turn_input import TurnInput
 from panda.runtime import make_backend, open_home
+from panda.sharding.executors import RayExecutor
+from panda.sharding.shards import run_sharded
 
 QUERIES = ["I just adopted a Syrian hamster. What should I feed it?", "My budget for a gaming laptop is $900.",
            "I live in Boston and love weekend hikes.", "Remind me what my sister's name is.",

@@ -15,9 +15,9 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from flows.turns import only_transient
-from panda.memory.enrich import enrich_pending
-from panda.memory.ingest import ingest_messages
-from panda.memory.sources import load_ingest_input
+from panda.conversations.enrich import enrich_pending
+from panda.conversations.ingest import ingest_messages
+from panda.conversations.sources import load_ingest_input
 from panda.runtime import make_backend, open_home, settings_for
 
 

@@ -1,4 +1,4 @@
-"""One turn file sharded by user on Ray (panda/pipeline/sharding.py): the flow and its shard task.
+"""One turn file sharded by user on Ray (panda/sharding/shards.py): the flow and its shard task.
 
 The flow's own process plans the shards and holds the home's writer lock; each shard is a task on
 prefect-ray's RayTaskRunner (a local Ray runtime on 127.0.0.1, or the cluster at $PANDA_RAY_ADDRESS or
@@ -14,7 +14,6 @@ here, it is `flows.sharded`, which every node with Panda installed imports.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from prefect import Task, flow, get_run_logger, task
@@ -22,9 +21,10 @@ from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 
 from flows.turn_summary import publish_summary, read_turn_file
+from panda.config import Settings
 from panda.errors import BackendUnavailableError, TerminalError
-from panda.pipeline import sharding
 from panda.runtime import settings_for
+from panda.sharding import shards as sharding
 
 
 def not_bad_input(task: Task[..., Any], task_run: TaskRun, state: State) -> bool:
@@ -49,11 +49,11 @@ def ray_task_runner(ray_address: str | None = None) -> Any:
     try:
         from prefect_ray import RayTaskRunner
     except ImportError as exc:
-        from panda.pipeline.executors import RAY_HINT
+        from panda.sharding.executors import RAY_HINT
 
         raise BackendUnavailableError(RAY_HINT) from exc
 
-    address = ray_address or os.environ.get("PANDA_RAY_ADDRESS") or None
+    address = ray_address or Settings().ray_address
     init = {"log_to_driver": False} if address else {"include_dashboard": False, "_node_ip_address": "127.0.0.1",
                                                      "log_to_driver": False}
     return RayTaskRunner(address=address, init_kwargs=init)
@@ -97,7 +97,7 @@ def process_turn_file_sharded(path: str, home: str | None = None, backend: str =
 
 
 def enrich_after_reduce(settings: Any, turns: list[Any]) -> dict[str, int]:
-    from panda.memory.enrich import enrich_turn_messages
+    from panda.conversations.enrich import enrich_turn_messages
     from panda.runtime import make_backend, open_home
 
     backend = make_backend(settings)

@@ -23,8 +23,8 @@ from prefect.states import State
 
 from flows.sharded import process_turn_file_sharded, sharded_on_ray  # noqa: F401 - the former: a deployment entrypoint
 from flows.turn_summary import publish_summary, read_turn_file
+from panda.conversations.enrich import enrich_turn_messages
 from panda.errors import TransientError
-from panda.memory.enrich import enrich_turn_messages
 from panda.pipeline.scheduler import run_batch
 from panda.runtime import make_backend, open_home, settings_for
 

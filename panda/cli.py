@@ -20,6 +20,7 @@ from panda.config import Settings
 from panda.documents.model import parse_time
 from panda.errors import ConfigError, MissingInputError, PandaError
 from panda.llm.roles import ROLES
+from panda.memory.search import SearchRequest
 
 log = logging.getLogger("panda")
 
@@ -95,7 +96,7 @@ def _existing_file(name: str, option: str = "") -> Path:
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from panda.memory.enrich import enrich_turn_messages
+    from panda.conversations.enrich import enrich_turn_messages
     from panda.pipeline.scheduler import run_batch
     from panda.pipeline.turn_input import read_turns
     from panda.runtime import make_backend, open_home
@@ -151,14 +152,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _executor(args: argparse.Namespace) -> tuple[Any, int]:
     """The executor and shard count of `--executor`/`--shards`/`--ray-address` (ray and 2 by default)."""
-    from panda.pipeline.executors import make_executor
+    from panda.sharding.executors import make_executor
 
     return make_executor(args.executor or "ray", args.ray_address), args.shards or 2
 
 
 def _run_sharded(args: argparse.Namespace, turns: list[Any], settings: Settings, **ingest: Any) -> dict[str, Any]:
-    """`--executor ray --shards N`: the batch (turns, or an ingest's messages) sharded by user (pipeline/sharding.py)."""
-    from panda.pipeline.sharding import run_sharded
+    """`--executor ray --shards N`: the batch (turns, or an ingest's messages) sharded by user (sharding.py)."""
+    from panda.sharding.shards import run_sharded
 
     executor, shards = _executor(args)
     with contextlib.redirect_stdout(sys.stderr):  # Ray prints worker deaths on stdout; --json owns stdout
@@ -178,9 +179,9 @@ def report_errors(errors: list[Any], shown: int = 20) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from panda.memory.enrich import enrich_pending
-    from panda.memory.ingest import ingest_messages
-    from panda.memory.sources import load_ingest_input
+    from panda.conversations.enrich import enrich_pending
+    from panda.conversations.ingest import ingest_messages
+    from panda.conversations.sources import load_ingest_input
     from panda.runtime import make_backend, open_home
 
     path = _input_file(args)
@@ -218,7 +219,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_enrich(args: argparse.Namespace) -> int:
-    from panda.memory.enrich import enrich_pending
+    from panda.conversations.enrich import enrich_pending
     from panda.runtime import make_backend, open_home
 
     settings = _settings(args)
@@ -260,7 +261,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
-    from panda.memory.facts import true_at
+    from panda.language.facts import true_at
     from panda.runtime import open_home
 
     when = _now(args.as_of)
@@ -340,12 +341,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     # A search writes only its retrieval record: it takes the home lock if free, else it reads the
     # snapshot and journals the record for the next writer (catalog/journal.py). It never waits.
     with open_home(settings, read_only=args.no_record or home_busy(settings)) as ctx:
-        results = ctx.memory.search(
+        results = ctx.memory.search(SearchRequest(
             args.query, user_id=args.user, limit=args.limit, topic_filter=args.topic,
             content_types=args.content_type or None, scope=args.scope, include_expired=args.include_expired,
             min_quality=args.min_quality, record=not args.no_record, now=_now(args.now),
             as_of=_now(args.as_of) if args.as_of else None, time_range=args.time_range,
-        )
+        ))
     if args.json:
         print(json.dumps([r.as_dict() for r in results], indent=2, default=str))
         return 0
@@ -395,7 +396,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_tune_embedder(args: argparse.Namespace) -> int:
-    from panda.memory.embedder_tuning import TuningSettings, tune_embedder
+    from panda.evaluation.embedder_tuning import TuningSettings, tune_embedder
     from panda.memory.embeddings import tuned_model_path
 
     sources = [(name, _existing_file(getattr(args, name), f"--{name}"), args.only)

@@ -9,8 +9,10 @@ weight, write.log_changes switches Logs/Changes), and a warning names each seed 
 (memory.vault_path: the home is --home/$PANDA_HOME; folders other than the seed's names; write.auto_index
 false: every write is indexed in its commit transaction, which is how a turn commits exactly once).
 
-Deliberately left out: reading environment variables other than PANDA_HOME (one variable for the
-home, like llm's LLM_USER_PATH), and any mutable default shared between instances.
+Environment variables are read here and nowhere else (docs/configuration.md lists them): each is the
+default of a `Settings` field; `lock_timeout_s` and `model_cache` are also read by the two low-level modules
+that have no Settings in hand (catalog/home_lock.py, llm/model_cache.py). Left out: any mutable default
+shared between instances.
 """
 
 from __future__ import annotations
@@ -325,23 +327,51 @@ class Policy(_Strict):
 BackendName = Literal["vllm", "openai", "scripted"]
 
 
+def _env(name: str) -> str | None:
+    """$name, or None when unset or empty."""
+    return os.environ.get(name) or None
+
+
+def _env_number(name: str, default: float) -> float:
+    """$name as a number; unset, empty or not a number gives `default` (a typo must not stop a run)."""
+    try:
+        return float(_env(name) or default)
+    except ValueError:
+        return default
+
+
+def lock_timeout_s() -> float:
+    """Seconds a writer waits for the home lock: $PANDA_LOCK_TIMEOUT, else 600."""
+    return _env_number("PANDA_LOCK_TIMEOUT", 600.0)
+
+
+def model_cache() -> Path:
+    """Where model profiles and embedders are fetched and converted: $PANDA_MODEL_CACHE, else ~/.cache/panda/models."""
+    return Path(_env("PANDA_MODEL_CACHE") or Path.home() / ".cache" / "panda" / "models")
+
+
 class Settings(_Strict):
     """Run-time settings. `home` defaults to $PANDA_HOME, else data/home/ in the checkout."""
 
-    home: Path = Field(default_factory=lambda: Path(os.environ.get("PANDA_HOME", DEFAULT_HOME)))
+    home: Path = Field(default_factory=lambda: Path(_env("PANDA_HOME") or DEFAULT_HOME))
     backend: BackendName = "vllm"
     model: str | None = None  # a profile (tiny/small/base, llm/model_supply.py), HF folder or name; None: default profile
     role_models: dict[str, str] = Field(default_factory=dict)  # per-role model override
     openai_base_url: str = Field(  # --base-url, else $PANDA_OPENAI_BASE_URL: a `vllm serve` (fleet) for every shard
-        default_factory=lambda: os.environ.get("PANDA_OPENAI_BASE_URL") or "http://localhost:8000/v1")
+        default_factory=lambda: _env("PANDA_OPENAI_BASE_URL") or "http://localhost:8000/v1")
     openai_api_key: str = "EMPTY"
     max_active_users: int = 64
     max_model_len: int = 4096
     embedding_model: str | None = Field(  # gemma (None/default) | minilm | a folder (memory/embedder_profiles.py)
-        default_factory=lambda: os.environ.get("PANDA_EMBEDDING_MODEL") or None)
+        default_factory=lambda: _env("PANDA_EMBEDDING_MODEL"))
     embedding_dim: int | None = Field(  # a Matryoshka truncation (gemma: 512/256/128); None: the model's full width
-        default_factory=lambda: int(os.environ["PANDA_EMBEDDING_DIM"]) if os.environ.get("PANDA_EMBEDDING_DIM") else None)
-    catalog_file: Path | None = None  # a shard's catalog partition (pipeline/sharding.py); None: the home's
+        default_factory=lambda: int(_env("PANDA_EMBEDDING_DIM") or 0) or None)
+    catalog_file: Path | None = None  # a shard's catalog partition (sharding/shards.py); None: the home's
+    lock_timeout_s: float = Field(default_factory=lock_timeout_s)  # $PANDA_LOCK_TIMEOUT
+    model_cache: Path = Field(default_factory=model_cache)  # $PANDA_MODEL_CACHE
+    ray_address: str | None = Field(default_factory=lambda: _env("PANDA_RAY_ADDRESS"))  # a Ray cluster; None: local
+    scripted_latency_s: float = Field(  # $PANDA_SCRIPTED_LATENCY_S: seconds per scripted batch (tests only)
+        default_factory=lambda: _env_number("PANDA_SCRIPTED_LATENCY_S", 0.0))
 
     @property
     def policy_path(self) -> Path:

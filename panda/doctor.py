@@ -29,12 +29,12 @@ import frontmatter
 import numpy as np
 
 from panda.catalog.store import DOC_COLUMNS, Catalog
-from panda.documents.link_repair import vault_files
 from panda.documents.model import Document
 from panda.documents.vault_links import markdown_links, resolve, wiki_targets
 from panda.errors import VaultFileError
+from panda.home import Home
+from panda.jobs.link_repair import vault_files
 from panda.memory.search import MemoryStore
-from panda.pipeline.state import PipelineContext
 from panda.privacy.visibility import path_owner
 
 GLOBAL_TEXT_ROOTS = ("Knowledge/", "Meta/", "Logs/Changes/", "site_knowledge/", "Context/")
@@ -82,7 +82,7 @@ class CheckReport:
         return "\n".join(lines)
 
 
-def check_home(ctx: PipelineContext, compare_catalog: bool = True) -> CheckReport:
+def check_home(ctx: Home, compare_catalog: bool = True) -> CheckReport:
     home = ctx.vault.home
     report = CheckReport(str(home))
     files = vault_files(home)
@@ -173,7 +173,7 @@ def _check_orphans(home: Path, files: set[str], report: CheckReport) -> None:
             report.add("orphans", f"{rel}: session note whose transcript is gone")
 
 
-def _check_private_data(ctx: PipelineContext, home: Path, files: set[str], texts: dict[str, str],
+def _check_private_data(ctx: Home, home: Path, files: set[str], texts: dict[str, str],
                         report: CheckReport) -> None:
     users = {Path(f).parts[1] for f in files if f.startswith("users/") and len(Path(f).parts) > 2}
     users |= {Path(f).parts[2] for f in files if f.startswith("archive/") and len(Path(f).parts) > 3}
@@ -208,14 +208,14 @@ class _NoVectors:
         return np.zeros((len(texts), self.dim), dtype=np.float32)
 
 
-def _check_catalog(ctx: PipelineContext, report: CheckReport) -> None:
+def _check_catalog(ctx: Home, report: CheckReport) -> None:
     from panda.jobs.reindex import reindex
 
     rebuilt = Catalog(None)
     try:
         memory = MemoryStore(ctx.vault, rebuilt, _NoVectors(), ctx.policy)
         memory.search_index = None
-        shadow = PipelineContext(settings=ctx.settings, policy=ctx.policy, vault=ctx.vault, catalog=rebuilt,
+        shadow = Home(settings=ctx.settings, policy=ctx.policy, vault=ctx.vault, catalog=rebuilt,
                                  memory=memory, model_for=ctx.model_for)
         try:
             reindex(shadow)

@@ -1,13 +1,12 @@
 """Opening a home and choosing a backend: the one place that wires Panda's parts together.
 
 `open_home` creates the vault skeleton, writes or strictly reads the policy, opens the catalog and
-the embedder, and returns the `PipelineContext` the pipeline and jobs share. `make_backend` picks a
+the embedder, and returns the `Home` the pipeline and jobs share. `make_backend` picks a
 backend class from a plain dict (a typo fails at once with the valid names, unlike dotted paths).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,11 @@ from panda.catalog.store import Catalog
 from panda.config import Settings, load_policy
 from panda.documents.vault import Vault
 from panda.errors import ConfigError
+from panda.home import Home
 from panda.llm.backend import Backend
 from panda.memory import embedder_profiles
 from panda.memory.embeddings import BASE_IDENTITY, EMBEDDER_SETTING, Embedder, SentenceEmbedder
 from panda.memory.search import MemoryStore
-from panda.pipeline.state import PipelineContext
 
 
 def _vllm(settings: Settings) -> Backend:
@@ -39,8 +38,8 @@ def _scripted(settings: Settings) -> Backend:
     from panda.llm.scripted import ScriptedBackend
     from panda.llm.scripted_replies import schema_responder
 
-    # $PANDA_SCRIPTED_LATENCY_S: seconds per batch, so a test can act while a (sharded) run is under way.
-    return ScriptedBackend(responder=schema_responder, latency_s=float(os.environ.get("PANDA_SCRIPTED_LATENCY_S", "0") or 0))
+    # seconds per batch ($PANDA_SCRIPTED_LATENCY_S), so a test can act while a (sharded) run is under way
+    return ScriptedBackend(responder=schema_responder, latency_s=settings.scripted_latency_s)
 
 
 BACKENDS: dict[str, Callable[[Settings], Backend]] = {"vllm": _vllm, "openai": _openai, "scripted": _scripted}
@@ -113,12 +112,12 @@ def check_embedder(catalog: Catalog, embedder: Embedder, where: Path, reembeddin
 
 
 def open_home(settings: Settings, embedder: Embedder | None = None, backend: Backend | None = None,
-              read_only: bool = False, in_shard: bool = False, reembedding: bool = False) -> PipelineContext:
+              read_only: bool = False, in_shard: bool = False, reembedding: bool = False) -> Home:
     """Open a home to write (the default: takes the home's writer lock, waiting for another writer) or,
     with `read_only`, to read (a consistent snapshot; never fails because a writer is busy).
 
     A shard of a sharded run (`in_shard`) opens its catalog partition (`settings.catalog_file`) and writes
-    no global file and no counter back to the vault (pipeline/sharding.py). A writer first finishes what
+    no global file and no counter back to the vault (sharding.py). A writer first finishes what
     an earlier process left: journalled reader searches and counter write-backs (both exactly once).
     The embedder must be the one that made the catalog's vectors (check_embedder) unless `reembedding`."""
     settings.home.mkdir(parents=True, exist_ok=True)
@@ -141,5 +140,5 @@ def open_home(settings: Settings, embedder: Embedder | None = None, backend: Bac
         catalog.close()
         raise
     model_for: Any = backend.model_for if backend is not None else (lambda role: settings.model or "default")
-    return PipelineContext(settings=settings, policy=policy, vault=vault, catalog=catalog, memory=memory,
+    return Home(settings=settings, policy=policy, vault=vault, catalog=catalog, memory=memory,
                            model_for=model_for)

@@ -20,10 +20,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("PANDA_EMBEDDING_MODEL", "minilm")
 
 from panda.config import Settings  # noqa: E402
+from panda.home import Home  # noqa: E402
 from panda.llm.scripted import ScriptedBackend  # noqa: E402
 from panda.llm.scripted_replies import schema_responder  # noqa: E402
 from panda.memory.embeddings import SentenceEmbedder  # noqa: E402
-from panda.pipeline.state import PipelineContext  # noqa: E402
 from panda.runtime import open_home  # noqa: E402
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -50,7 +50,7 @@ def backend() -> ScriptedBackend:
 
 
 @pytest.fixture
-def ctx(settings: Settings, embedder: SentenceEmbedder, backend: ScriptedBackend) -> Iterator[PipelineContext]:
+def ctx(settings: Settings, embedder: SentenceEmbedder, backend: ScriptedBackend) -> Iterator[Home]:
     context = open_home(settings, embedder=embedder, backend=backend)
     yield context
     context.catalog.close()

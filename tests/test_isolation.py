@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 import pytest
 
 from panda.memory.links import follow_links
+from panda.memory.search import SearchRequest
 from tests.conftest import SHARED_DATA
 from tests.jobs.conftest import turns
 
@@ -58,7 +59,7 @@ def test_research_turns_of_two_users_keep_private_details_private(ctx, tmp_path)
                                       "AND list_has_any(result_ids, (SELECT list(id) FROM documents WHERE owner_user = 'zoe'))"
                                       ).fetchone()[0]
     assert prompts == 0
-    for result in ctx.memory.search("Zoe Quartermaine pineapple cake Tulsa", user_id="carol", record=False):
+    for result in ctx.memory.search(SearchRequest("Zoe Quartermaine pineapple cake Tulsa", user_id="carol", record=False)):
         assert result.scope == "global" or not result.doc_path.startswith("users/zoe")
     zoe_context = "users/zoe/turns/turn_000001/context.md"
     assert ctx.memory.retrieve(doc_path=zoe_context, user_id="carol") is None

@@ -11,36 +11,10 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LEVELS = {"errors": 0, "documents": 0, "catalog": 1, "privacy": 1, "config": 1, "llm": 2, "memory": 3, "research": 4,
-          "pipeline": 5, "runtime": 6, "jobs": 6, "evaluation": 6, "doctor": 7, "cli": 7, "flows": 8}
-ALLOWED_UPWARD = {
-    ('panda.catalog.store', 'panda.memory.text'),
-    ('panda.documents.budgets', 'panda.config'),
-    ('panda.documents.link_repair', 'panda.privacy.visibility'),
-    ('panda.llm.schemas', 'panda.memory'),
-    ('panda.llm.schemas', 'panda.memory.vocabulary'),
-    ('panda.llm.scripted_replies', 'panda.memory.facts'),
-    ('panda.llm.scripted_replies', 'panda.memory.text'),
-    ('panda.memory.embedder_tuning', 'panda.evaluation'),
-    ('panda.memory.embedder_tuning', 'panda.evaluation.locomo'),
-    ('panda.memory.embedder_tuning', 'panda.evaluation.runner'),
-    ('panda.memory.embedder_tuning', 'panda.runtime'),
-    ('panda.memory.enrich', 'panda.pipeline.state'),
-    ('panda.memory.ingest', 'panda.pipeline.state'),
-    ('panda.memory.messages', 'panda.pipeline.turn_input'),
-    ('panda.memory.sources', 'panda.evaluation'),
-    ('panda.memory.sources', 'panda.evaluation.locomo'),
-    ('panda.memory.sources', 'panda.evaluation.memorybank'),
-    ('panda.pipeline.scheduler', 'panda.evaluation.metrics'),
-    ('panda.pipeline.scheduler', 'panda.jobs.reindex'),
-    ('panda.pipeline.sharding', 'panda.jobs.reindex'),
-    ('panda.pipeline.sharding', 'panda.runtime'),
-    ('panda.pipeline.validate', 'panda.evaluation.metrics'),
-    ('panda.privacy.provenance', 'panda.memory.text'),
-    ('panda.research.corpus', 'panda.pipeline.state'),
-    ('panda.research.publication', 'panda.pipeline.state'),
-    ('panda.research.search', 'panda.pipeline.state'),
-}
+LEVELS = {"errors": 0, "documents": 0, "language": 0, "config": 0, "catalog": 1, "privacy": 1, "llm": 2, "memory": 3,
+          "home": 4, "conversations": 5, "research": 5, "pipeline": 6, "runtime": 7, "sharding": 7, "jobs": 7,
+          "evaluation": 7, "doctor": 8, "cli": 8, "flows": 9}
+ALLOWED_UPWARD: set[tuple[str, str]] = set()
 ALLOWED_CYCLES: set[frozenset[str]] = set()  # catalog.store <-> maintenance and plan -> execute -> synthesize -> plan: cut
 
 
@@ -51,7 +25,7 @@ def module_name(path: Path) -> str:
 
 
 def layer(module: str) -> int:
-    """Example: 'panda.memory.search' -> 3; 'flows.turns' -> 8."""
+    """Example: 'panda.memory.search' -> 3; 'flows.turns' -> 9."""
     parts = module.split(".")
     top = parts[1] if parts[0] == "panda" else parts[0]
     assert top in LEVELS, f"{module}: give {top!r} its layer in LEVELS (tests/test_layers.py)"
@@ -68,7 +42,9 @@ def import_graph() -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+                # `from panda.memory import search` imports the module panda.memory.search, not the package
+                names = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                         for a in node.names]
             else:
                 continue
             found |= {n for n in names if n in modules and n != module}
@@ -133,3 +109,28 @@ def test_sql_runs_only_in_the_catalog():
             if any(name.split(".")[0] == "duckdb" for name in imported) or executes:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+def test_environment_is_read_only_in_config():
+    """Panda's settings come from the environment in one place (config.py); elsewhere a module may only set a
+    third-party library's variable (os.environ.setdefault), never read one."""
+    offenders = []
+    for path in sorted([*(ROOT / "panda").rglob("*.py"), *(ROOT / "flows").glob("*.py")]):
+        if path == ROOT / "panda" / "config.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            reads = isinstance(node, ast.Attribute) and node.attr in ("getenv", "environ") and \
+                isinstance(node.value, ast.Name) and node.value.id == "os"
+            if reads and not _is_setdefault(node, path):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
+
+
+def _is_setdefault(node: ast.Attribute, path: Path) -> bool:
+    """Whether `os.environ` at `node` is the receiver of a .setdefault(...) call."""
+    for parent in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(parent, ast.Attribute) and parent.attr == "setdefault" and \
+                isinstance(parent.value, ast.Attribute) and parent.value.lineno == node.lineno and \
+                parent.value.col_offset == node.col_offset:
+            return True
+    return False

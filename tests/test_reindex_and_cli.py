@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from panda import cli
+from panda.memory.search import SearchRequest
 from tests.conftest import write_jsonl
 from tests.pipeline.test_scheduler import LINES
 
@@ -97,7 +98,7 @@ def test_reindex_reproduces_every_score_after_mixed_validation_outcomes(ctx, tmp
     run_batch(turns, ctx, ScriptedBackend(responder=mixed))
 
     def snapshot():
-        return [ctx.memory.search(q, user_id=u, record=False, now=turns[-1].timestamp)
+        return [ctx.memory.search(SearchRequest(q, user_id=u, record=False, now=turns[-1].timestamp))
                 for q, u in (("hamster Biscuit", "alice"), ("Boston", "alice"), ("laptop GPU", "bob"))]
 
     before = snapshot()

@@ -37,23 +37,14 @@ from pathlib import Path
 
 import duckdb
 
+from panda.config import lock_timeout_s
 from panda.errors import HomeBusyError
 
 log = logging.getLogger(__name__)
 
 LOCK_NAME = "writer.lock"
 SNAPSHOT_DIR = "snapshot"
-DEFAULT_TIMEOUT = 600.0
 POLL_SECONDS = 0.2
-
-
-def lock_timeout() -> float:
-    """Seconds a writer waits for the home lock: $PANDA_LOCK_TIMEOUT, else 600."""
-    value = os.environ.get("PANDA_LOCK_TIMEOUT")
-    try:
-        return float(value) if value else DEFAULT_TIMEOUT
-    except ValueError:
-        return DEFAULT_TIMEOUT
 
 
 def _say(message: str) -> None:
@@ -91,7 +82,7 @@ def acquire_writer(catalog_dir: Path, timeout: float | None = None,
         if key in _registry:
             _registry[key].count += 1
             return 0.0
-    timeout = lock_timeout() if timeout is None else timeout
+    timeout = lock_timeout_s() if timeout is None else timeout
     lock_path = catalog_dir / LOCK_NAME
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     started = time.monotonic()
@@ -205,7 +196,7 @@ def reader_database(database: Path, wait_seconds: float | None = None,
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         started = time.monotonic()
-        limit = (lock_timeout() if wait_seconds is None else wait_seconds)
+        limit = (lock_timeout_s() if wait_seconds is None else wait_seconds)
         announced = False
         while True:
             try:

@@ -1,6 +1,6 @@
-"""Reading a shard's catalog partition back into the home's catalog (the SQL of pipeline/sharding.py).
+"""Reading a shard's catalog partition back into the home's catalog (the SQL of sharding.py).
 
-A partition is a copy of the home's catalog that one shard wrote (pipeline/sharding.py). `attached`
+A partition is a copy of the home's catalog that one shard wrote (sharding.py). `attached`
 opens partitions read-only inside the home's connection, under aliases `shard_0`, `shard_1`, …; the
 functions here read or copy from them:
 - `known_vectors`: the embeddings a shard computed for its users' documents (the reduce reuses them);

@@ -24,7 +24,7 @@ from panda.catalog.compaction import compact_database
 from panda.catalog.home_lock import acquire_writer, holds_writer_lock, reader_database, release_writer
 from panda.catalog.migrations import migrate, pending
 from panda.documents.model import Document, parse_time, utc
-from panda.memory.text import term_frequencies
+from panda.language.text import term_frequencies
 
 DOC_COLUMNS = (
     "id", "kind", "title", "primary_topic", "keywords", "intent", "content_types", "scope", "quality",
@@ -144,7 +144,7 @@ class Catalog:
         self.path = path
         self.read_only = read_only
         # Counters belong to the catalog; a re-upserted document keeps ours when its vault copy may lag
-        # (a shard's partition: pipeline/sharding.py). Elsewhere the vault copies are written back at once.
+        # (a shard's partition: sharding.py). Elsewhere the vault copies are written back at once.
         self.counters_authoritative = False
         self.generation = 0  # bumped on every change to documents; the in-memory index follows it
         self._changes: list[tuple[int, frozenset[str] | None]] = []

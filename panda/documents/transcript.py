@@ -8,7 +8,7 @@ inverse, so the catalog's messages can be rebuilt from these files alone.
     <!-- panda:message {"id": "msg_…", "role": "user", "status": "completed", "metadata": {…}} -->
     I went to a LGBTQ support group yesterday …
 
-Left out: deciding sessions (memory/sessions.py) and writing files (memory/ingest.py).
+Left out: deciding sessions (conversations/sessions.py) and writing files (conversations/ingest.py).
 """
 
 from __future__ import annotations

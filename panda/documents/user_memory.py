@@ -19,7 +19,7 @@ file of any earlier layout reads the same.
 Facts are bi-temporal: `learned_at` is when the fact became true (valid_at), `invalid_at` when a
 newer fact replaced it, `recorded_at` when Panda wrote it down. Invalidated entries stay in the file
 under "## History", so both "what is true now" and "what was true then" have answers.
-Left out: deciding what is a fact and detecting contradictions (memory/facts.py).
+Left out: deciding what is a fact and detecting contradictions (language/facts.py).
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from panda.evaluation.metrics import recall_at_k
-from panda.memory.text import tokenize
+from panda.language.metrics import recall_at_k
+from panda.language.text import tokenize
 
 
 class _Message(Protocol):

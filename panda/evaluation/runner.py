@@ -29,17 +29,19 @@ from typing import Any
 
 from panda.catalog.conversations import Conversations
 from panda.config import POLICY_RELATIVE_PATH, Settings
+from panda.conversations import locomo
+from panda.conversations.ingest import ingest_messages
+from panda.conversations.messages import MessageInput
 from panda.documents.budgets import estimate_tokens
 from panda.documents.context_md import ContextDocument
-from panda.evaluation import locomo, longmemeval
+from panda.evaluation import longmemeval
 from panda.evaluation.baseline import bm25_recall
-from panda.evaluation.metrics import abstained, exact_match, locomo_f1, recall_at_k, token_f1
+from panda.home import Home
+from panda.language.metrics import abstained, exact_match, locomo_f1, recall_at_k, token_f1
 from panda.llm.backend import Backend
 from panda.memory.embeddings import Embedder
-from panda.memory.ingest import ingest_messages
-from panda.memory.messages import MessageInput
+from panda.memory.search import SearchRequest
 from panda.pipeline.scheduler import run_batch
-from panda.pipeline.state import PipelineContext
 from panda.pipeline.turn_input import TurnInput, read_turns
 from panda.runtime import open_home
 
@@ -179,7 +181,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
              judge: Backend | None = None, executor: Any = None, shards: int = 2) -> dict[str, Any]:
     """Run one evaluation; returns {"run_id", "metrics", "items"} and stores it when a catalog is given.
 
-    With an `executor` (pipeline/executors.py), the ingest and the answering turns are sharded by
+    With an `executor` (sharding/executors.py), the ingest and the answering turns are sharded by
     conversation (each is a user) on it, every shard with its own backend from `settings`; the
     questions' retrieval and the judge run here."""
     if dataset not in LOADERS:
@@ -193,7 +195,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
         shutil.copyfile(settings.policy_path, home / POLICY_RELATIVE_PATH)
     eval_settings = settings.model_copy(update={"home": home})
     if executor is not None:
-        from panda.pipeline.sharding import run_sharded
+        from panda.sharding.shards import run_sharded
 
         sharded = run_sharded([], eval_settings, shards, executor, embedder=embedder, messages=bench.messages)
         if sharded["errors"]:
@@ -204,7 +206,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     items: dict[str, dict[str, Any]] = {}
     for q in bench.questions:
         started = time.perf_counter()
-        results = ctx.memory.search(q.question, user_id=q.user_id, limit=max(ks), now=q.asked_at, record=False)
+        results = ctx.memory.search(SearchRequest(q.question, user_id=q.user_id, limit=max(ks), now=q.asked_at, record=False))
         retrieved = Conversations(ctx.catalog).external_ids([r.id for r in results])  # dia_id / session:turn
         recall = {str(k): recall_at_k(retrieved, q.evidence, k) for k in ks} if q.evidence else None
         items[q.item_id] = {"run_id": run_id, "item_id": q.item_id, "conversation": q.user_id, "category": q.category,
@@ -213,7 +215,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
                             "context_tokens": None, "latency_ms": round((time.perf_counter() - started) * 1000, 3)}
     phase_latency: dict[str, float] = {}
     if not retrieval_only and executor is not None:
-        from panda.pipeline.sharding import run_sharded
+        from panda.sharding.shards import run_sharded
 
         ctx.catalog.close()
         sharded = run_sharded(probe_turns(bench.questions), eval_settings, shards, executor, embedder=embedder)
@@ -253,7 +255,7 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
     return {"run_id": run_id, "metrics": metrics, "items": item_list}
 
 
-def answer_questions(ctx: PipelineContext, backend: Backend, questions: list[Question],
+def answer_questions(ctx: Home, backend: Backend, questions: list[Question],
                      items: dict[str, dict[str, Any]]) -> None:
     """Ask every question as a probe turn; all conversations' turns are batched together."""
     run_batch(probe_turns(questions), ctx, backend)
@@ -266,7 +268,7 @@ def probe_turns(questions: list[Question]) -> list[TurnInput]:
                       turn_id=q.item_id, expected=q.gold, probe=True) for q in questions]
 
 
-def collect_answers(ctx: PipelineContext, questions: list[Question], items: dict[str, dict[str, Any]]) -> None:
+def collect_answers(ctx: Home, questions: list[Question], items: dict[str, dict[str, Any]]) -> None:
     """Each question's answer, read back from its turn's context.md §5, scored."""
     by_key = {row["input_key"]: row for row in ctx.catalog.turns()}
     for q, turn in zip(questions, probe_turns(questions), strict=True):

@@ -7,7 +7,7 @@ drops the message documents and indexes the summary with a new embedding. Archiv
 transcript to archive/YYYY-MM/{user}/threads/{thread}/ and marks the summary 'archived' (searchable,
 ranked lower: policy retention.archived_score_factor). Deleting removes transcript, summary note and
 catalog rows, and only when the policy sets retention.deletion_enabled.
-Relative links into moved transcripts are repaired (documents/link_repair.py, for every archived
+Relative links into moved transcripts are repaired (jobs/link_repair.py, for every archived
 transcript, so a re-run after a kill finishes it); links to deleted ones become plain text.
 Each step writes the vault first, then the catalog; a final repair pass re-registers any transcript
 the catalog has out of date and drops catalog sessions whose file is gone, so a killed run completes.
@@ -20,14 +20,14 @@ from pathlib import Path
 
 from panda.catalog.conversations import Conversations
 from panda.catalog.maintenance import Maintenance
+from panda.conversations.ingest import catalog_session_id, catalog_thread_id, index_transcripts, transcript_rel_path
+from panda.conversations.summaries import summaries_dir, write_session_note
 from panda.documents.atomic import atomic_write_text
-from panda.documents.link_repair import repair_links
 from panda.documents.transcript import SessionTranscript
 from panda.jobs.common import JobReport, JobRun
+from panda.jobs.link_repair import repair_links
 from panda.jobs.rules import STAGE_ORDER, archive_month, session_stage
 from panda.jobs.summarisation import summarise_sessions
-from panda.memory.ingest import catalog_session_id, catalog_thread_id, index_transcripts, transcript_rel_path
-from panda.memory.summaries import summaries_dir, write_session_note
 
 
 def _transcripts(home: Path) -> list[tuple[Path, SessionTranscript]]:

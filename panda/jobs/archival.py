@@ -5,7 +5,7 @@ from §4, revision count; no LLM) is written into its metadata.json together wit
 folder is moved in one rename, then the catalog's turn_index row is marked archived with the summary
 and the turn's document points at the moved context.md — still searchable, originals still readable.
 Every document of the folder (context.md, research.md) follows the move in the catalog, and the vault's
-relative links are repaired both ways (documents/link_repair.py): links inside the moved files to the
+relative links are repaired both ways (jobs/link_repair.py): links inside the moved files to the
 user's preferences, facts and threads, and links from other files into the moved folder.
 Killed at any point, a re-run finishes the work: a folder already marked but not moved is moved, a
 moved folder the catalog does not know as archived is re-registered, and the link repair (which
@@ -22,11 +22,11 @@ from typing import Any
 from panda.catalog.maintenance import Maintenance
 from panda.documents.atomic import atomic_write_json
 from panda.documents.context_md import ContextDocument
-from panda.documents.link_repair import repair_links
 from panda.documents.model import iso, parse_time
 from panda.documents.paths import turn_dir_name, validate_name
 from panda.documents.vault import COMPLETE_MARKER
 from panda.jobs.common import JobReport, JobRun
+from panda.jobs.link_repair import repair_links
 from panda.jobs.rules import archive_month, turn_due_for_archive, turn_summary
 
 
@@ -108,7 +108,7 @@ def run(job: JobRun) -> JobReport:
 
 def _register(maintenance: Maintenance, ctx: Any, meta: dict[str, Any]) -> None:
     if maintenance.turn_row(meta["turn_id"]) is None:
-        from panda.jobs.reindex import recover_turns
+        from panda.pipeline.recovery import recover_turns
 
         recover_turns(ctx, [meta["user_id"]])
         return

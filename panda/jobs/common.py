@@ -16,13 +16,13 @@ from datetime import datetime
 from typing import Any
 
 from panda.documents.model import iso
+from panda.home import Home
 from panda.llm.backend import Backend
-from panda.pipeline.state import PipelineContext
 
 
 @dataclass
 class JobRun:
-    ctx: PipelineContext
+    ctx: Home
     now: datetime
     dry_run: bool = False
     backend_factory: Callable[[], Backend] | None = None  # called only when there is LLM work
@@ -65,7 +65,7 @@ class JobReport:
     def changed(self) -> int:
         return len(self.changes)
 
-    def finish(self, ctx: PipelineContext) -> JobReport:
+    def finish(self, ctx: Home) -> JobReport:
         self.seconds = round(time.perf_counter() - self._started, 3)
         if not self.dry_run:
             ctx.catalog.record_event(f"job_{self.job}", "job", self.job,

@@ -9,7 +9,7 @@
   site_knowledge turns; a note only her turns made is removed, with the wiki-links to it;
 - lines of shared notes (Knowledge/, Meta/Indexes/, Logs/Changes/) that name alice, her documents or
   her turns' hashes; every note edited is re-indexed, so the catalog's search text forgets too;
-- other users' relative links into her folders are replaced by '(deleted)' (documents/link_repair.py);
+- other users' relative links into her folders are replaced by '(deleted)' (jobs/link_repair.py);
 - catalog rows: documents (with postings and embeddings), turn index, turn uses and references,
   threads, sessions, messages, LLM calls and retrieval operations (by user or by her turn ids),
   source extractions, counter queue entries, and the system events that name her; then the database
@@ -36,13 +36,13 @@ import frontmatter
 
 from panda.catalog.maintenance import Maintenance
 from panda.documents.atomic import atomic_write_json, atomic_write_text
-from panda.documents.link_repair import repair_links
 from panda.documents.model import Document
 from panda.documents.paths import validate_name
 from panda.errors import ConfirmationRequired
+from panda.home import Home
 from panda.jobs.common import JobReport, JobRun
+from panda.jobs.link_repair import repair_links
 from panda.jobs.rules import origin_hash
-from panda.pipeline.state import PipelineContext
 from panda.privacy.forget import forget_in_note, forget_in_site_knowledge
 from panda.privacy.provenance import provenance_hash
 from panda.research.knowledge import rebuild_indexes
@@ -50,12 +50,12 @@ from panda.research.knowledge import rebuild_indexes
 SHARED_NOTE_DIRS = ("Knowledge", "Meta/Indexes", "Logs/Changes", "Context")
 
 
-def backup_dir(ctx: PipelineContext) -> Path:
+def backup_dir(ctx: Home) -> Path:
     configured = ctx.policy.privacy.backup_dir
     return Path(configured) if configured else ctx.vault.home.parent / f"{ctx.vault.home.name}.backups"
 
 
-def user_casings(ctx: PipelineContext, user_id: str) -> list[str]:
+def user_casings(ctx: Home, user_id: str) -> list[str]:
     """Every spelling of the id in the home and catalog that equals it ignoring case ('Dave', 'dave')."""
     home = ctx.vault.home
     found = {user_id}
@@ -65,7 +65,7 @@ def user_casings(ctx: PipelineContext, user_id: str) -> list[str]:
     return sorted(found)
 
 
-def _user_paths(ctx: PipelineContext, users: list[str]) -> list[Path]:
+def _user_paths(ctx: Home, users: list[str]) -> list[Path]:
     home = ctx.vault.home
     paths = []
     for user in users:
@@ -74,7 +74,7 @@ def _user_paths(ctx: PipelineContext, users: list[str]) -> list[Path]:
     return [p for p in paths if p.exists()]
 
 
-def _turn_ids(ctx: PipelineContext, users: list[str], paths: list[Path]) -> list[str]:
+def _turn_ids(ctx: Home, users: list[str], paths: list[Path]) -> list[str]:
     """The user's turn ids, from the catalog and from every metadata.json in their folders."""
     ids = {str(r["id"]) for user in users for r in ctx.catalog.turns(user)}
     for folder in paths:
@@ -86,7 +86,7 @@ def _turn_ids(ctx: PipelineContext, users: list[str], paths: list[Path]) -> list
     return sorted(ids)
 
 
-def _derived_notes(ctx: PipelineContext, users: list[str]) -> list[Path]:
+def _derived_notes(ctx: Home, users: list[str]) -> list[Path]:
     """Global notes promoted from this user's memory (origin tag), wherever they are in Knowledge/."""
     tags = {origin_hash(u) for u in users}
     out = []
@@ -97,7 +97,7 @@ def _derived_notes(ctx: PipelineContext, users: list[str]) -> list[Path]:
     return out
 
 
-def _knowledge_plan(ctx: PipelineContext, hashes: set[str], skip: set[Path]) -> dict[Path, Document | None]:
+def _knowledge_plan(ctx: Home, hashes: set[str], skip: set[Path]) -> dict[Path, Document | None]:
     """Research and product notes the user's research turns contributed to: {path: rewritten note or None}."""
     plan: dict[Path, Document | None] = {}
     if not hashes:
@@ -117,7 +117,7 @@ def _knowledge_plan(ctx: PipelineContext, hashes: set[str], skip: set[Path]) -> 
     return plan
 
 
-def _site_knowledge_plan(ctx: PipelineContext, hashes: set[str]) -> dict[Path, dict[str, Any]]:
+def _site_knowledge_plan(ctx: Home, hashes: set[str]) -> dict[Path, dict[str, Any]]:
     plan = {}
     for path in sorted(ctx.vault.home.glob("site_knowledge/*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -134,7 +134,7 @@ def _needles(users: list[str], doc_ids: list[str], hashes: set[str]) -> list[str
     return out
 
 
-def _lines_to_scrub(ctx: PipelineContext, users: list[str], needles: list[str], skip: set[Path]) -> dict[Path, list[int]]:
+def _lines_to_scrub(ctx: Home, users: list[str], needles: list[str], skip: set[Path]) -> dict[Path, list[int]]:
     """Line numbers of shared notes that name the user (as a word, any case) or one of their documents."""
     word = re.compile(r"(?<![\w-])(" + "|".join(re.escape(u) for u in users) + r")(?![\w-])", re.IGNORECASE)
     lowered = [n.lower() for n in needles]
@@ -166,7 +166,7 @@ def with_entry_blocks(lines: list[str], hits: list[int]) -> list[int]:
     return sorted(out)
 
 
-def _backup(ctx: PipelineContext, user_id: str, files: list[Path], scrubbed: list[Path], rows: dict[str, list]) -> Path:
+def _backup(ctx: Home, user_id: str, files: list[Path], scrubbed: list[Path], rows: dict[str, list]) -> Path:
     folder = backup_dir(ctx)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
@@ -264,7 +264,7 @@ def _is_note(rel: str) -> bool:
     return rel.startswith(("Knowledge/", "Context/Turns/")) and rel.endswith(".md")
 
 
-def _drop_wiki_links(ctx: PipelineContext, stems: set[str]) -> None:
+def _drop_wiki_links(ctx: Home, stems: set[str]) -> None:
     """Knowledge notes that linked a removed note lose that line and that `related` entry; other files
     (turns that used the note) keep the name as plain text."""
     if not stems:

@@ -13,7 +13,7 @@ age the time since it was created; the thresholds (policy `scope`) are applied t
 The vault is written first (a moved note is written at its new place before the old file goes), then
 the catalog; a re-run after a kill repeats the same decision and converges. Links to a moved note
 follow it where their holder may read it; a note demoted into one user's folder or removed leaves
-plain text in the files that linked it (documents/link_repair.py).
+plain text in the files that linked it (jobs/link_repair.py).
 """
 
 from __future__ import annotations
@@ -23,16 +23,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from panda.catalog.maintenance import Maintenance
-from panda.documents.link_repair import repair_links
 from panda.documents.model import Document, utc
+from panda.home import Home
 from panda.jobs.common import JobReport, JobRun
+from panda.jobs.link_repair import repair_links
 from panda.jobs.rules import new_document_expired, next_scope, origin_hash, trust
-from panda.pipeline.state import PipelineContext
 from panda.privacy.pii import scrub
 from panda.privacy.terms import user_private_terms
 
 
-def _globalised(ctx: PipelineContext, doc: Document, now: datetime) -> Document:
+def _globalised(ctx: Home, doc: Document, now: datetime) -> Document:
     user = doc.owner_user or ""
     categories = ctx.policy.privacy.pii_categories
     terms = user_private_terms(ctx.vault, user) if user else []
@@ -46,7 +46,7 @@ def _globalised(ctx: PipelineContext, doc: Document, now: datetime) -> Document:
                                   "modified_at": now, "extra": extra})
 
 
-def _origin_user(ctx: PipelineContext, tag: str | None) -> str | None:
+def _origin_user(ctx: Home, tag: str | None) -> str | None:
     users = ctx.vault.home / "users"
     for folder in sorted(users.iterdir()) if users.exists() else []:
         if tag and origin_hash(folder.name) == tag:
@@ -61,13 +61,13 @@ class Relinks:
     moves: dict[str, str] = field(default_factory=dict)
     removed: set[str] = field(default_factory=set)
 
-    def apply(self, ctx: PipelineContext) -> dict[str, int]:
+    def apply(self, ctx: Home) -> dict[str, int]:
         if not self.moves and not self.removed:
             return {}
         return repair_links(ctx.vault.home, self.moves, removed=self.removed.__contains__)
 
 
-def _move(ctx: PipelineContext, old: Document, new: Document, relinks: Relinks) -> None:
+def _move(ctx: Home, old: Document, new: Document, relinks: Relinks) -> None:
     """Write `new` at its own path, remove the old file if it moved, then re-index."""
     old_path = old.doc_path
     ctx.vault.write_document(new, ctx.vault.path_for(new))
@@ -77,13 +77,13 @@ def _move(ctx: PipelineContext, old: Document, new: Document, relinks: Relinks) 
     ctx.memory.index([new])
 
 
-def _remove(ctx: PipelineContext, doc_path: str, doc_id: str, relinks: Relinks) -> None:
+def _remove(ctx: Home, doc_path: str, doc_id: str, relinks: Relinks) -> None:
     ctx.vault.layout.resolve_relative(doc_path).unlink(missing_ok=True)
     relinks.removed.add(doc_path)
     ctx.catalog.delete_document(doc_id)
 
 
-def apply_scope(ctx: PipelineContext, doc: Document, target: str, now: datetime, relinks: Relinks) -> str:
+def apply_scope(ctx: Home, doc: Document, target: str, now: datetime, relinks: Relinks) -> str:
     """Rewrite `doc` for its new scope; returns what happened ('promoted', 'demoted', 'dropped')."""
     ttl = timedelta(hours=ctx.policy.scope.new_ttl_hours)
     if target == "global":
@@ -129,7 +129,7 @@ def run(job: JobRun) -> JobReport:
     return report.finish(ctx)
 
 
-def _apply(ctx: PipelineContext, row: dict[str, Any], target: str, now: datetime, report: JobReport,
+def _apply(ctx: Home, row: dict[str, Any], target: str, now: datetime, report: JobReport,
            relinks: Relinks) -> None:
     try:
         doc = ctx.vault.read_document(row["doc_path"])

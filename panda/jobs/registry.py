@@ -11,11 +11,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from panda.home import Home
 from panda.jobs import aging, archival, calibration, deletion, preference_decay, promotion, summarisation
 from panda.jobs.common import JobReport, JobRun
 from panda.jobs.reindex import reindex
 from panda.llm.backend import Backend
-from panda.pipeline.state import PipelineContext
 
 
 def _reindex(job: JobRun) -> JobReport:
@@ -42,7 +42,7 @@ JOBS: dict[str, Callable[[JobRun], JobReport]] = {
 NEEDS_LLM = ("aging", "summarisation")
 
 
-def run_job(name: str, ctx: PipelineContext, now: datetime, dry_run: bool = False,
+def run_job(name: str, ctx: Home, now: datetime, dry_run: bool = False,
             backend_factory: Callable[[], Backend] | None = None, **options: Any) -> JobReport:
     try:
         job_fn = JOBS[name]

@@ -3,9 +3,8 @@
 The vault is the source of truth (DESIGN §2). `reindex` clears documents, postings and turn_index,
 then indexes every memory note, knowledge note, preference and fact entry, and every complete turn
 (active or archived), re-embedding in batches. Observability tables are kept: they are logs, not
-memory. `recover_turns` is the incremental form the scheduler runs before a batch: it commits
-complete turn folders the catalog does not know (a crash after the files, before the catalog) through
-pipeline/commit.py, the save phase's own commit, so their counters count exactly once.
+memory. Its incremental form, run by the scheduler before each batch, is
+pipeline/recovery.py.
 """
 
 from __future__ import annotations
@@ -17,9 +16,9 @@ from typing import Any
 
 from panda.documents.model import Document
 from panda.documents.turn_record import turn_document, turn_index_row
+from panda.home import Home
 from panda.memory.embeddings import EMBEDDER_SETTING, embed_documents
-from panda.pipeline.commit import commit_turn, research_document_of, turn_counters, turn_search_documents
-from panda.pipeline.state import PipelineContext
+from panda.pipeline.commit import research_document_of, turn_counters
 
 log = logging.getLogger(__name__)
 BATCH = 256
@@ -36,7 +35,7 @@ class ReindexReport:
         return {"documents": self.documents, "turns": self.turns, "messages": self.messages, "dry_run": self.dry_run}
 
 
-def _index_batch(ctx: PipelineContext, docs: list[Document], metas: list[dict[str, Any]]) -> None:
+def _index_batch(ctx: Home, docs: list[Document], metas: list[dict[str, Any]]) -> None:
     vectors = list(embed_documents(ctx.memory.embedder, docs)) if docs else []
     with ctx.catalog.transaction():
         ctx.catalog.upsert_documents(docs, vectors)
@@ -46,10 +45,10 @@ def _index_batch(ctx: PipelineContext, docs: list[Document], metas: list[dict[st
             ctx.catalog.add_turn_references(meta["turn_id"], meta["user_id"], meta.get("referenced_documents") or [])
 
 
-def reindex(ctx: PipelineContext, dry_run: bool = False,
+def reindex(ctx: Home, dry_run: bool = False,
             progress: Callable[[int, int], None] | None = None) -> ReindexReport:
     """Rebuild; `progress(done, total)` is called after each batch (documents + turns + transcripts)."""
-    from panda.memory.ingest import index_transcripts
+    from panda.conversations.ingest import index_transcripts
 
     report = ReindexReport(dry_run=dry_run)
     documents = list(ctx.vault.iter_documents())
@@ -87,26 +86,3 @@ def reindex(ctx: PipelineContext, dry_run: bool = False,
     ctx.catalog.record_event("reindex", "catalog", None, report.as_dict())
     log.info("reindexed %d documents, %d turns", report.documents, report.turns)
     return report
-
-
-def recover_turns(ctx: PipelineContext, users: list[str], event: str = "turn_recovered") -> int:
-    """Index complete turn folders of `users` that the catalog lacks. Returns how many.
-
-    The reduce step of a sharded run commits its shards' turns through here too (`event` turn_merged)."""
-    from panda.memory.ingest import ingest_messages
-    from panda.pipeline.save import turn_messages
-
-    recovered = 0
-    for user in users:
-        if not ctx.vault.layout.turns_dir(user).exists():
-            continue
-        known = {row["id"] for row in ctx.catalog.turns(user)}
-        for meta, path in ctx.vault.iter_turn_records(user):
-            if meta["turn_id"] in known:
-                continue
-            if not meta.get("probe"):
-                ingest_messages(ctx, turn_messages(meta), extract_facts=False)  # no-op if they were recorded
-            commit_turn(ctx, meta, turn_search_documents(ctx, meta, path))  # counts it, exactly once
-            ctx.catalog.record_event(event, "turn", meta["turn_id"], {"user_id": user})
-            recovered += 1
-    return recovered

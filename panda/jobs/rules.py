@@ -16,7 +16,7 @@ from typing import Any
 
 from panda.config import ExpirationPolicy, RetentionPolicy, ScopePolicy
 from panda.documents.user_memory import key_attribute
-from panda.memory.facts import MIN_VALUE_CHARS, preference_value
+from panda.language.facts import MIN_VALUE_CHARS, preference_value
 
 DAY = timedelta(days=1)
 

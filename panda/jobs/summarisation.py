@@ -21,6 +21,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from panda.conversations.ingest import catalog_session_id, catalog_thread_id, index_transcripts, transcript_rel_path
+from panda.conversations.summaries import ThreadSummary, read_thread_summary, write_session_note, write_thread_summary
 from panda.documents.atomic import atomic_write_text
 from panda.documents.transcript import SessionTranscript
 from panda.jobs.common import JobReport, JobRun
@@ -28,8 +30,6 @@ from panda.llm.backend import ChatRequest
 from panda.llm.prompts import load_prompt
 from panda.llm.roles import NERVES, sampling_for
 from panda.llm.schemas import SessionSummary, Summary
-from panda.memory.ingest import catalog_session_id, catalog_thread_id, index_transcripts, transcript_rel_path
-from panda.memory.summaries import ThreadSummary, read_thread_summary, write_session_note, write_thread_summary
 
 CHUNK = 64
 INPUT_WORDS = 700  # what a session contributes to its prompt (the 135M model's context is small)
@@ -153,7 +153,7 @@ def summarise_sessions(job: JobRun, transcripts: list[SessionTranscript]) -> lis
 
 def summarise_threads(job: JobRun, threads: set[tuple[str, str]], report: JobReport) -> None:
     """Thread summaries from the (most recent) session summaries of each thread."""
-    from panda.memory.ingest import load_thread
+    from panda.conversations.ingest import load_thread
 
     work: list[tuple[str, str, list[SessionTranscript]]] = []
     for user_id, thread in sorted(threads):

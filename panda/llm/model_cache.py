@@ -14,10 +14,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
-import os
 import shutil
 from pathlib import Path
 
+from panda.config import model_cache
 from panda.errors import BackendUnavailableError
 from panda.llm.model_supply import PROFILES, verified_gguf
 
@@ -33,7 +33,7 @@ MARKER = "panda_conversion.json"
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get("PANDA_MODEL_CACHE", Path.home() / ".cache" / "panda" / "models"))
+    return model_cache()  # $PANDA_MODEL_CACHE (config.py)
 
 
 def bundled_gguf_path() -> Path:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from panda.memory import vocabulary as V
+from panda.language import vocabulary as V
 
 Short = Annotated[str, Field(max_length=80)]
 LINE_MAX = 200  # characters of a one-line field

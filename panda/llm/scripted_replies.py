@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from panda.language.facts import extract_statements
+from panda.language.text import STOP_WORDS, words
 from panda.llm.backend import ChatRequest
-from panda.memory.facts import extract_statements
-from panda.memory.text import STOP_WORDS, words
 
 _TOPIC_WORDS = {"location": ("live", "moved", "city", "town"), "work": ("job", "work", "office", "boss"),
                 "pets": ("dog", "cat", "hamster", "pet"), "hobbies": ("painting", "hiking", "pottery", "music"),

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from panda.language.text import words
 from panda.memory import dates
-from panda.memory.text import words
 
 NEXT_TURNS = (1, 2)
 
@@ -45,7 +45,7 @@ class SignalWeights:
 
 
 def author_of(row: dict[str, Any]) -> str | None:
-    """A message's author: the first keyword of a message document (memory/ingest.py message_document)."""
+    """A message's author: the first keyword of a message document (conversations/ingest.py message_document)."""
     if row.get("kind") != "message":
         return None
     keywords = row.get("keywords") or []
@@ -60,7 +60,7 @@ def own_text(row: dict[str, Any]) -> str:
 
 def named_speaker(query: str, authors: Iterable[str]) -> str | None:
     """The one author the query is about, or None: the one author it names (all words of the name, any case),
-    else, in a chat between the user and an assistant (authors "user" and "assistant", memory/messages.py),
+    else, in a chat between the user and an assistant (authors "user" and "assistant", conversations/messages.py),
     the side its pronouns point to (asked_role).
 
     Example: named_speaker("What did Melanie paint?", ["Caroline", "Melanie"]) -> "Melanie";

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from panda.documents.user_memory import MemoryEntry
-from panda.memory.text import STOP_WORDS, is_question, stem, words
-from panda.memory.vocabulary import SINGLE_VALUED_ATTRIBUTES
+from panda.language.text import STOP_WORDS, is_question, stem, words
+from panda.language.vocabulary import SINGLE_VALUED_ATTRIBUTES
 
 # attribute (as facts.py and enrichment key it) -> cue words in a question about it
 ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {

@@ -1,7 +1,7 @@
 """Sentence embeddings by profile (memory/embedder_profiles.py): EmbeddingGemma-300M (`gemma`, 768-d,
 Matryoshka-truncatable; the default on a CPU with native bfloat16), all-MiniLM-L6-v2 (`minilm`, 384-d; the
 default elsewhere) or any local sentence-transformers folder,
-including one built by `panda tune-embedder` (memory/embedder_tuning.py; opt-in, never at install).
+including one built by `panda tune-embedder` (evaluation/embedder_tuning.py; opt-in, never at install).
 
 Queries and documents are embedded with the profile's own prompts (`embed_query` / `embed`). A model's
 `identity` (with its truncation) is recorded in the catalog with the vectors it made; runtime.py refuses to

@@ -17,7 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -30,12 +30,12 @@ from panda.documents.model import Document, new_id, utc
 from panda.documents.paths import validate_name
 from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
+from panda.language.text import STOP_WORDS, tokenize, words
 from panda.memory import compute_threads, conversation_signals, current_facts, relevance_model, scoring
 from panda.memory.ann import AnnSettings
 from panda.memory.embeddings import Embedder, embed_documents, query_embedding
 from panda.memory.index import SearchIndex
 from panda.memory.relevance_model import RelevanceModel
-from panda.memory.text import STOP_WORDS, tokenize, words
 from panda.privacy import visibility
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,40 @@ class SearchResult:
         return out
 
 
+@dataclass(frozen=True)
+class SearchRequest:
+    """One memory.search: the query, seed 001's filters, the time it runs at, and how it is recorded.
+
+    Filters: `topic_filter` (a topic prefix), `content_types`, `scope`, `user_id` (whose view: own and global
+    documents), `session_id`/`session_prefix`, `min_quality`, `include_expired` (None: the policy's), `kinds`,
+    `exclude_ids`. Time: `now` (recency and expiry), `as_of` (the memory as it was then; replaces `now`),
+    `time_range` (today, week, recent, month, all). `query_topic` ranks without filtering. Recording: `record`,
+    `turn_id`, `deferred` (a turn's list the entry is appended to, committed by save), `retrieval_type`.
+    """
+
+    query: str
+    _: KW_ONLY
+    topic_filter: str | None = None
+    content_types: list[str] | None = None
+    scope: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    session_prefix: str | None = None
+    min_quality: float = 0.0
+    include_expired: bool | None = None
+    kinds: list[str] | None = None
+    limit: int | None = None
+    now: datetime | None = None
+    query_topic: str | None = None
+    record: bool = True
+    turn_id: str | None = None
+    exclude_ids: set[str] | None = None
+    deferred: list[dict[str, Any]] | None = None
+    retrieval_type: str = "memory.search"
+    as_of: datetime | None = None
+    time_range: str | None = None
+
+
 class MemoryStore:
     """The memory tools over one home: vault (truth) + catalog (index) + embedder."""
 
@@ -94,7 +128,7 @@ class MemoryStore:
         ann = AnnSettings(min_rows=rp.ann_min_rows, list_factor=rp.ann_list_factor, probe_share=rp.ann_probe_share,
                           probe_rows=rp.ann_probe_rows, subvectors=rp.ann_subvectors, rerank=rp.ann_rerank)
         self.search_index: SearchIndex | None = SearchIndex(catalog, ann) if rp.in_memory_index else None
-        # A shard of a sharded run (pipeline/sharding.py) writes no global file and no counter back to the vault.
+        # A shard of a sharded run (sharding.py) writes no global file and no counter back to the vault.
         self.in_shard = False
 
     def lexical_mix(self) -> float:
@@ -145,30 +179,7 @@ class MemoryStore:
         self.catalog.upsert_documents(docs, list(vectors))
 
     # ---- memory.search -------------------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        *,
-        topic_filter: str | None = None,
-        content_types: list[str] | None = None,
-        scope: str | None = None,
-        user_id: str | None = None,
-        session_id: str | None = None,
-        session_prefix: str | None = None,
-        min_quality: float = 0.0,
-        include_expired: bool | None = None,
-        kinds: list[str] | None = None,
-        limit: int | None = None,
-        now: datetime | None = None,
-        query_topic: str | None = None,
-        record: bool = True,
-        turn_id: str | None = None,
-        exclude_ids: set[str] | None = None,
-        deferred: list[dict[str, Any]] | None = None,
-        retrieval_type: str = "memory.search",
-        as_of: datetime | None = None,
-        time_range: str | None = None,
-    ) -> list[SearchResult]:
+    def search(self, request: SearchRequest) -> list[SearchResult]:
         """Rank every document `user_id` may read (its own and global ones; privacy/visibility.py).
 
         A question about a user attribute leads with the current fact (memory/current_facts.py).
@@ -181,31 +192,33 @@ class MemoryStore:
         reference counts and the retrieval row are written in one transaction (a reader on a snapshot
         journals them for the next writer, catalog/journal.py) and the vault files follow.
         """
+        q = request
         rp = self.policy.retrieval
-        now = utc(as_of or now or datetime.now(UTC))
-        limit = min(limit or self.policy.search.default_limit, self.policy.search.max_results)
-        expired_ok = self.policy.search.include_expired if include_expired is None else include_expired
+        now = utc(q.as_of or q.now or datetime.now(UTC))
+        limit = min(q.limit or self.policy.search.default_limit, self.policy.search.max_results)
+        expired_ok = self.policy.search.include_expired if q.include_expired is None else q.include_expired
         started = time.perf_counter()
         filters = SearchFilters(
-            user_id=user_id, session_id=session_id, session_prefix=session_prefix, scope=scope,
-            content_types=tuple(content_types or ()),
-            kinds=tuple(kinds or ()), topic_prefix=topic_filter, min_quality=min_quality,
-            include_expired=expired_ok, now=now, created_before=utc(as_of) if as_of else None,
-            created_after=scoring.time_range_start(time_range, now),
+            user_id=q.user_id, session_id=q.session_id, session_prefix=q.session_prefix, scope=q.scope,
+            content_types=tuple(q.content_types or ()),
+            kinds=tuple(q.kinds or ()), topic_prefix=q.topic_filter, min_quality=q.min_quality,
+            include_expired=expired_ok, now=now, created_before=utc(q.as_of) if q.as_of else None,
+            created_after=scoring.time_range_start(q.time_range, now),
         )
         with compute_threads.single_blas():  # steadier and faster: memory/compute_threads.py
-            rows, lexical, candidates = self.candidates(query, filters, self.pool_size(limit), user_id, exclude_ids)
-            results = [r for r in rank(rows, lexical, query, query_topic or topic_filter, now, self.policy,
+            rows, lexical, candidates = self.candidates(q.query, filters, self.pool_size(limit), q.user_id, q.exclude_ids)
+            results = [r for r in rank(rows, lexical, q.query, q.query_topic or q.topic_filter, now, self.policy,
                                        self.lexical_mix(), self.speaker_weight(), self.relevance_model())
                        if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
-            if user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not time_range:
-                results = self.facts_first(results, query, user_id, now)
+            if q.user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not q.time_range:
+                results = self.facts_first(results, q.query, q.user_id, now)
         results = results[:limit]
         elapsed = (time.perf_counter() - started) * 1000
-        if record:
-            entry = retrieval_entry(user_id, session_id, turn_id, query, retrieval_type, candidates, results, elapsed, now)
-            if deferred is not None:
-                deferred.append(entry)
+        if q.record:
+            entry = retrieval_entry(q.user_id, q.session_id, q.turn_id, q.query, q.retrieval_type, candidates, results,
+                                    elapsed, now)
+            if q.deferred is not None:
+                q.deferred.append(entry)
             elif self.catalog.is_snapshot:
                 from panda.catalog.journal import write_retrieval
 
@@ -322,8 +335,8 @@ class MemoryStore:
 
     def duplicate_of(self, content: str, user_id: str | None, now: datetime | None = None) -> str | None:
         """The id of a current memory or preference of this user that says the same thing, if any
-        (normalised text equal or ≥ 90 % similar: memory/facts.py near_duplicate); memory.save skips it."""
-        from panda.memory.facts import near_duplicate
+        (normalised text equal or ≥ 90 % similar: language/facts.py near_duplicate); memory.save skips it."""
+        from panda.language.facts import near_duplicate
 
         terms = tokenize(content)
         if not terms or user_id is None:

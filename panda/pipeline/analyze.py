@@ -6,10 +6,11 @@ The original query is always written verbatim at the top of §0 (seed 002: origi
 
 from __future__ import annotations
 
+from panda.home import Home
 from panda.llm.roles import REFLEX
 from panda.llm.schemas import QueryAnalysis
 from panda.pipeline.llm_step import ask, fit_section
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 
 
 def previous_turn_lines(appendices: list[str], max_words: int = 60) -> list[str]:
@@ -22,7 +23,7 @@ def previous_turn_lines(appendices: list[str], max_words: int = 60) -> list[str]
     return lines
 
 
-def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
+def run(state: TurnState, ctx: Home) -> Step[None]:
     appendices = ctx.vault.recent_appendices(state.user_id, state.turn_number,
                                              ctx.policy.context.previous_turn_summaries)
     analysis = yield from ask(state, ctx, phase="analyze", role=REFLEX, prompt="analyze", schema=QueryAnalysis,

@@ -28,8 +28,8 @@ from panda.catalog.maintenance import Maintenance
 from panda.documents.model import Document, parse_time
 from panda.documents.turn_record import turn_document, turn_index_row
 from panda.documents.vault import entry_document
+from panda.home import Home
 from panda.memory.embeddings import embed_documents
-from panda.pipeline.state import PipelineContext
 
 TRUST_EFFECT = {"APPROVE": (1, 1), "RETRY": (1, 0), "FAIL": (1, 0), "REVISE": (0, 0)}  # (count, success)
 
@@ -40,7 +40,7 @@ def turn_counters(context_path: Path) -> dict[str, Any]:
     return dict(frontmatter.loads(context_path.read_text(encoding="utf-8")).metadata)
 
 
-def research_document_of(ctx: PipelineContext, context_path: Path) -> Document | None:
+def research_document_of(ctx: Home, context_path: Path) -> Document | None:
     """The research document a turn folder holds (research.md), if any."""
     path = context_path.parent / "research.md"
     if not path.exists():
@@ -48,7 +48,7 @@ def research_document_of(ctx: PipelineContext, context_path: Path) -> Document |
     return Document.from_markdown(path.read_text(encoding="utf-8"), doc_path=ctx.vault.layout.relative(path))
 
 
-def read_indexable(ctx: PipelineContext, doc_path: str) -> Document | None:
+def read_indexable(ctx: Home, doc_path: str) -> Document | None:
     """The catalog document at a vault path: a file, or one entry of preferences.md/facts.md (`#id`)."""
     rel, _, fragment = doc_path.partition("#")
     path = ctx.vault.layout.resolve_relative(rel)
@@ -62,7 +62,7 @@ def read_indexable(ctx: PipelineContext, doc_path: str) -> Document | None:
     return ctx.vault.read_document(rel)
 
 
-def turn_search_documents(ctx: PipelineContext, meta: dict[str, Any], context_path: Path) -> list[Document]:
+def turn_search_documents(ctx: Home, meta: dict[str, Any], context_path: Path) -> list[Document]:
     """Every document a finished turn (re)indexes, read back from the vault (the same for save and recovery)."""
     if meta.get("probe"):
         return []
@@ -90,7 +90,7 @@ def referenced_documents(retrievals: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def commit_turn(ctx: PipelineContext, meta: dict[str, Any], docs: list[Document],
+def commit_turn(ctx: Home, meta: dict[str, Any], docs: list[Document],
                 calls: list[dict[str, Any]] | None = None) -> None:
     catalog = ctx.catalog
     vectors = list(embed_documents(ctx.memory.embedder, docs)) if docs else []

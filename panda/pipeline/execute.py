@@ -18,34 +18,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from panda.home import Home
+from panda.language.text import tokenize
 from panda.llm.roles import MIND
 from panda.llm.schemas import PageFindings, PagePrices, SearchToolFilters, ToolRequest
-from panda.memory.text import tokenize
+from panda.memory.search import SearchRequest
 from panda.pipeline.gather import relative_link
 from panda.pipeline.llm_step import ask_batch
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import reveals_something
 from panda.research.extract import markdown_to_text
 from panda.research.extraction_outcome import page_items
 
 
-def run_tool(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> dict[str, Any]:
+def run_tool(state: TurnState, ctx: Home, request: ToolRequest) -> dict[str, Any]:
     entry: dict[str, Any] = {"tool": request.tool, "argument": request.argument, "topic": request.topic}
     if request.tool == "memory.search":
         exclude = {state.turn_id} | {d.id for d in state.staged_docs}
         f = request.filters or SearchToolFilters()
-        results = ctx.memory.search(request.argument, user_id=state.user_id, now=state.input.timestamp, limit=5,
+        results = ctx.memory.search(SearchRequest(request.argument, user_id=state.user_id, now=state.input.timestamp, limit=5,
                                     query_topic=request.topic, turn_id=state.turn_id, exclude_ids=exclude,
                                     deferred=state.retrievals, content_types=f.content_types or None, scope=f.scope,
                                     min_quality=f.min_quality, include_expired=f.include_expired,
                                     topic_filter=request.topic if f.topic_as_filter else None,
-                                    time_range=f.time_range)
+                                    time_range=f.time_range))
         entry["results"] = [{"id": r.id, "kind": r.kind, "title": r.title, "doc_path": r.doc_path,
                              "score": r.score, "snippet": r.snippet} for r in results]
         entry["summary"] = f"{len(results)} result(s)"
     elif request.tool == "memory.save":
-        from panda.memory.facts import near_duplicate
-        from panda.memory.text import is_question
+        from panda.language.facts import near_duplicate
+        from panda.language.text import is_question
 
         if is_question(state.query) and not reveals_something(state):
             entry["summary"] = "not saved: the message asks and tells nothing new to remember"
@@ -87,7 +89,7 @@ def save_doc_type(topic: str) -> str:
     return "site_knowledge" if topic.startswith("site.") else "memory"
 
 
-def format_entry(state: TurnState, ctx: PipelineContext, entry: dict[str, Any]) -> str:
+def format_entry(state: TurnState, ctx: Home, entry: dict[str, Any]) -> str:
     serves = f" · serves {entry['goal']}" if entry.get("goal") else ""
     lines = [f"- **{entry['tool']}** `{entry['argument']}`{serves} → {entry['summary']}"]
     for r in entry.get("results", []):
@@ -119,7 +121,7 @@ class _Page:
     cached: Path | None
 
 
-def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -> Step[dict[str, Any]]:
+def run_research(state: TurnState, ctx: Home, request: ToolRequest) -> Step[dict[str, Any]]:
     """research.search: PII-scrubbed query -> pages -> cache-first visit -> Page Intelligence (one batch)."""
     from panda.research import cache
     from panda.research.search import research_search
@@ -192,7 +194,7 @@ def run_research(state: TurnState, ctx: PipelineContext, request: ToolRequest) -
     return entry
 
 
-def run(state: TurnState, ctx: PipelineContext, requests: list[ToolRequest], iteration: int,
+def run(state: TurnState, ctx: Home, requests: list[ToolRequest], iteration: int,
         goals: list[str] | None = None) -> Step[str]:
     """Execute one iteration's requests; append them to §4 (each with the goal it serves) and return the text."""
     entries = []

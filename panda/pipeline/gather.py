@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -33,14 +33,15 @@ from typing import Any
 import numpy as np
 
 from panda.catalog.conversations import Conversations
+from panda.conversations.ingest import catalog_thread_id, summary_document_id
+from panda.home import Home
 from panda.llm.roles import MIND
 from panda.llm.schemas import GatherSynthesis
-from panda.memory.ingest import catalog_thread_id, summary_document_id
 from panda.memory.links import follow_links
-from panda.memory.search import SearchResult, retrieval_entry
+from panda.memory.search import SearchRequest, SearchResult, retrieval_entry
 from panda.memory.session_cache import SessionCache
 from panda.pipeline.llm_step import ask, fit_section
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 from panda.privacy import visibility
 from panda.research.cache_first import cached_items
 
@@ -57,7 +58,7 @@ def item_line(result: SearchResult) -> str:
 
 
 def thread_of(state: TurnState) -> str:
-    from panda.memory.messages import DEFAULT_THREAD
+    from panda.conversations.messages import DEFAULT_THREAD
 
     return state.input.session_id or DEFAULT_THREAD
 
@@ -71,7 +72,7 @@ class SessionContext:
     cache_hit: bool = False
 
 
-def recent_session_messages(state: TurnState, ctx: PipelineContext, limit: int = 6) -> SessionContext:
+def recent_session_messages(state: TurnState, ctx: Home, limit: int = 6) -> SessionContext:
     """The current session's last messages: the thread's latest session, if it is still open (within the gap).
     Read through ctx.session_cache; a session found ended is dropped from it (`cache_invalidated`)."""
     conv = Conversations(ctx.catalog)
@@ -96,7 +97,7 @@ def recent_session_messages(state: TurnState, ctx: PipelineContext, limit: int =
         session["id"], hit)
 
 
-def with_summaries(results: list[SearchResult], ctx: PipelineContext, user_id: str | None) -> list[SearchResult]:
+def with_summaries(results: list[SearchResult], ctx: Home, user_id: str | None) -> list[SearchResult]:
     """Replace historical messages by their session's summary when the session has one (and `user_id` may
     read that session)."""
     conv = Conversations(ctx.catalog)
@@ -120,7 +121,7 @@ def with_summaries(results: list[SearchResult], ctx: PipelineContext, user_id: s
     return out
 
 
-def similarity(ctx: PipelineContext, query: str, texts: list[str]) -> list[float]:
+def similarity(ctx: Home, query: str, texts: list[str]) -> list[float]:
     """Cosine of each text to the query (normalised embeddings: a dot product)."""
     return [float(s) for s in np.asarray(ctx.memory.embedder.embed(texts)) @ ctx.memory.query_vector(query)]
 
@@ -140,7 +141,7 @@ def widened_route(route: str, query_type: str, earlier_in_session: int) -> str:
     return route
 
 
-def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchResult]:
+def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
     """Everything the route asks for, de-duplicated, recent session messages first. One retrieval row per
     turn with seed 004's fields, route `none` included."""
     assert state.analysis is not None
@@ -152,17 +153,15 @@ def retrieve(state: TurnState, ctx: PipelineContext, query: str) -> list[SearchR
     found: list[SearchResult] = []
     if route != "none":
         limit = ctx.policy.context.gather_candidates
-        common = dict(user_id=state.user_id, now=state.input.timestamp, query_topic=state.analysis.topic,
-                      turn_id=state.turn_id, deferred=state.retrievals)
-        seen = {r.id for r in recent}
+        base = SearchRequest(query, user_id=state.user_id, now=state.input.timestamp, query_topic=state.analysis.topic,
+                             turn_id=state.turn_id, deferred=state.retrievals, limit=limit, exclude_ids={r.id for r in recent})
         if route == "cross_session":
-            found = ctx.memory.search(query, limit=limit, kinds=["message", "session_summary"], exclude_ids=seen,
-                                      session_prefix=catalog_thread_id(state.user_id, thread_of(state)) + "-s",
-                                      **common)  # type: ignore[arg-type]
+            found = ctx.memory.search(replace(base, kinds=["message", "session_summary"],
+                                              session_prefix=catalog_thread_id(state.user_id, thread_of(state)) + "-s"))
         elif route == "cross_thread":
-            found = ctx.memory.search(query, limit=limit, exclude_ids=seen, **common)  # type: ignore[arg-type]
-            seen |= {r.id for r in found}
-            found += ctx.memory.search(query, kinds=["preference", "fact"], limit=3, exclude_ids=seen, **common)  # type: ignore[arg-type]
+            found = ctx.memory.search(base)
+            seen = (base.exclude_ids or set()) | {r.id for r in found}
+            found += ctx.memory.search(replace(base, kinds=["preference", "fact"], limit=3, exclude_ids=seen))
     results = recent + with_summaries(relevant(found), ctx, state.user_id)
     elapsed = (time.perf_counter() - started) * 1000
     entry = retrieval_entry(state.user_id, state.input.session_id, state.turn_id, query, route,
@@ -193,7 +192,7 @@ def route_text(state: TurnState) -> str:
     return taken if taken == asked else f"{taken} (widened from {asked})"
 
 
-def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
+def run(state: TurnState, ctx: Home) -> Step[None]:
     assert state.analysis is not None
     a = state.analysis
     query = a.resolved_query if a.resolved_query.lower() == state.query.lower() else f"{state.query} {a.resolved_query}"

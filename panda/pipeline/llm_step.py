@@ -17,11 +17,12 @@ from pydantic import BaseModel, ValidationError
 
 from panda.documents.budgets import TOKENS_PER_WORD, count_words, section_budget, truncate_to_words
 from panda.errors import LLMReplyError
+from panda.home import Home
 from panda.llm.backend import ChatRequest, ChatResult, Sampling
 from panda.llm.prompts import load_prompt
 from panda.llm.roles import NERVES, sampling_for
 from panda.llm.schemas import Compression
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -30,7 +31,7 @@ def _seed(state: TurnState, phase: str, attempt: int) -> int:
     return (int(state.input.input_key[:8], 16) + zlib.crc32(phase.encode()) % 1000 + attempt * 7919) % (2**31)
 
 
-def ask(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, prompt: str, schema: type[M],
+def ask(state: TurnState, ctx: Home, *, phase: str, role: str, prompt: str, schema: type[M],
         variables: dict[str, object], max_tokens: int | None = None) -> Step[M]:
     template = load_prompt(prompt)
     messages = template.render(**variables)
@@ -55,7 +56,7 @@ def ask(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, prompt
     raise LLMReplyError(f"{state.label} failed {phase}: the {role} reply did not parse after {tries} tries: {last_error}")
 
 
-def ask_batch(state: TurnState, ctx: PipelineContext, *, phase: str, role: str, prompt: str, schema: type[M],
+def ask_batch(state: TurnState, ctx: Home, *, phase: str, role: str, prompt: str, schema: type[M],
               variables: list[dict[str, object]], max_tokens: int | None = None) -> Step[list[M | None]]:
     """Several independent requests of one phase in one yield (one batch); None where a reply did not parse.
 
@@ -90,7 +91,7 @@ def _parse(result: ChatResult, schema: type[M]) -> tuple[M | None, str | None]:
         return None, f"parse_error: {where}: {first['msg']} (finish={result.finish_reason})"
 
 
-def _record(state: TurnState, ctx: PipelineContext, phase: str, role: str, prompt_version: str, result: ChatResult,
+def _record(state: TurnState, ctx: Home, phase: str, role: str, prompt_version: str, result: ChatResult,
             error: str | None) -> None:
     """One llm_calls row for the turn (drained by the scheduler) and for metrics.json.
 
@@ -109,7 +110,7 @@ def _record(state: TurnState, ctx: PipelineContext, phase: str, role: str, promp
     state.calls.append(record)
 
 
-def fit_section(state: TurnState, ctx: PipelineContext, key: str, text: str) -> Step[str]:
+def fit_section(state: TurnState, ctx: Home, key: str, text: str) -> Step[str]:
     """Return `text` within the section's word budget, compressing with NERVES when it overflows."""
     limit = section_budget(key, ctx.policy.context)
     if count_words(text) <= limit:

@@ -17,11 +17,12 @@ on the turn's critical path, and the repeats added nothing the synthesis used.
 from __future__ import annotations
 
 from panda.documents.budgets import truncate_to_words
+from panda.home import Home
 from panda.llm.roles import MIND
 from panda.llm.schemas import Plan
 from panda.pipeline import execute
 from panda.pipeline.llm_step import ask, fit_section
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 from panda.pipeline.tool_log import tool_results_text
 
 
@@ -62,7 +63,7 @@ def render_plan(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def _ask_plan(state: TurnState, ctx: PipelineContext) -> Step[Plan]:
+def _ask_plan(state: TurnState, ctx: Home) -> Step[Plan]:
     return (yield from ask(state, ctx, phase="plan", role=MIND, prompt="plan", schema=Plan, variables={
         "query": state.query, "resolved_query": state.resolved_query,
         "context": truncate_to_words(state.gather_summary, 200), "tool_results": tool_results_text(state),
@@ -80,7 +81,7 @@ def found_something(tool_log: list[dict[str, object]], attempt: int, iteration: 
                for e in tool_log)
 
 
-def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
+def run(state: TurnState, ctx: Home) -> Step[None]:
     """Write §3 for this attempt, then loop plan⇄execute within the iteration bound."""
     plan = yield from _ask_plan(state, ctx)
     state.plan = plan

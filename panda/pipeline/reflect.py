@@ -11,11 +11,12 @@ it gives there stands.
 
 from __future__ import annotations
 
+from panda.home import Home
+from panda.language.text import STOP_WORDS, words
 from panda.llm.roles import REFLEX
 from panda.llm.schemas import ReflectionDecision
-from panda.memory.text import STOP_WORDS, words
 from panda.pipeline.llm_step import ask, fit_section
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 
 MEANINGFUL_WORDS = 2
 
@@ -26,7 +27,7 @@ def is_clear(query: str) -> bool:
     return len(meaningful) >= MEANINGFUL_WORDS
 
 
-def run(state: TurnState, ctx: PipelineContext) -> Step[bool]:
+def run(state: TurnState, ctx: Home) -> Step[bool]:
     """Returns True when the pipeline may proceed."""
     assert state.analysis is not None
     if is_clear(state.query):

@@ -14,17 +14,18 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
+from panda.conversations.ingest import ingest_messages, vehemence
+from panda.conversations.learned import Learned, from_statement, record
+from panda.conversations.messages import DEFAULT_THREAD, MessageInput
 from panda.documents.model import Document, iso, parse_time
 from panda.documents.turn_record import turn_document
-from panda.memory.facts import extract_statements, normalise
-from panda.memory.ingest import ingest_messages, vehemence
-from panda.memory.learned import Learned, from_statement, record
-from panda.memory.messages import DEFAULT_THREAD, MessageInput
+from panda.home import Home
+from panda.language.facts import extract_statements, normalise
 from panda.pipeline.commit import commit_turn, referenced_documents, turn_search_documents
 from panda.pipeline.feedback import feedback_signal
 from panda.pipeline.gather import relative_link
 from panda.pipeline.plan import render_plan
-from panda.pipeline.state import PipelineContext, TurnState
+from panda.pipeline.state import TurnState
 from panda.research.extraction_outcome import finalise
 from panda.research.publication import KNOWLEDGE_FILE
 
@@ -47,7 +48,7 @@ def appendix_text(state: TurnState) -> str:
     return "\n".join(lines)
 
 
-def metadata(state: TurnState, ctx: PipelineContext) -> dict[str, Any]:
+def metadata(state: TurnState, ctx: Home) -> dict[str, Any]:
     a = state.analysis
     rel_context = ctx.vault.layout.relative(state.turn_path / "context.md")
     strategy = "; ".join(g.description for g in state.plan.goals) if state.plan else ""
@@ -133,7 +134,7 @@ def turn_messages(meta: dict[str, Any]) -> list[MessageInput]:
     return out
 
 
-def record_feedback(state: TurnState, ctx: PipelineContext) -> tuple[str, str] | None:
+def record_feedback(state: TurnState, ctx: Home) -> tuple[str, str] | None:
     """Mark the previous turn rejected or accepted when this query says so; returns (status, its turn id)."""
     signal = feedback_signal(state.query) if state.turn_number >= 2 else None
     if signal is None:
@@ -146,7 +147,7 @@ def record_feedback(state: TurnState, ctx: PipelineContext) -> tuple[str, str] |
     return signal, str(previous["turn_id"])
 
 
-def research_outputs(state: TurnState, ctx: PipelineContext,
+def research_outputs(state: TurnState, ctx: Home,
                      reliability: dict[str, float]) -> tuple[dict[str, Any], Document] | None:
     """research.json data and the research document of this turn (None when no research ran)."""
     from panda.research.documents import quality, research_document, research_id, research_json
@@ -165,7 +166,7 @@ def research_outputs(state: TurnState, ctx: PipelineContext,
     return data, doc
 
 
-def supersede(ctx: PipelineContext, new: Document, when: datetime) -> list[Document]:
+def supersede(ctx: Home, new: Document, when: datetime) -> list[Document]:
     """Mark the user's earlier research on the same topic superseded (invalid from now); files kept."""
     out = []
     for row in ctx.catalog.current_documents("research", new.owner_user or "", new.primary_topic):
@@ -179,7 +180,7 @@ def supersede(ctx: PipelineContext, new: Document, when: datetime) -> list[Docum
     return out
 
 
-def knowledge_of(state: TurnState, ctx: PipelineContext, data: dict[str, Any],
+def knowledge_of(state: TurnState, ctx: Home, data: dict[str, Any],
                  reliability: dict[str, float]) -> tuple[dict[str, Any], list[str]]:
     """What this turn's research teaches everyone, for publication after the batch (research/publication.py),
     and the notes it will feed (seed 003 write protocol; their paths are known now, for the links).
@@ -200,7 +201,7 @@ def knowledge_of(state: TurnState, ctx: PipelineContext, data: dict[str, Any],
     return record, planned_notes(ctx.vault, public)
 
 
-def run(state: TurnState, ctx: PipelineContext) -> None:
+def run(state: TurnState, ctx: Home) -> None:
     vault = ctx.vault
     feedback = record_feedback(state, ctx)
     appendix = appendix_text(state)

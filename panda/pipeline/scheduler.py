@@ -10,7 +10,7 @@ one call, and hands each result back to its turn. vLLM's continuous batching and
 the rest. Finished turns (by input key) are skipped, so re-running a file is idempotent; complete
 turn folders the catalog lacks (a crash after the files, before the catalog) are indexed first.
 A turn that raises is reported with its ids and the batch goes on. While the batch runs, signals shared
-across users stay as of its start (`PipelineContext.batch_view`), and the global knowledge its research
+across users stay as of its start (`Home.batch_view`), and the global knowledge its research
 turns learned is published after it, in a fixed order (research/publication.py): the same turns give the
 same memory however they are scheduled, in one process or sharded (sharding.py).
 """
@@ -24,9 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from panda.evaluation.metrics import answer_contains, token_f1
+from panda.home import Home
+from panda.language.metrics import answer_contains, token_f1
 from panda.llm.backend import Backend, ChatRequest, ChatResult
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 from panda.pipeline.turn import run_turn
 from panda.pipeline.turn_input import TurnInput
 
@@ -93,7 +94,7 @@ class _Active:
 
 def run_batch(
     turns: list[TurnInput],
-    ctx: PipelineContext,
+    ctx: Home,
     backend: Backend,
     max_active_users: int = 64,
     probe_lanes: int = 32,
@@ -101,7 +102,7 @@ def run_batch(
     publish_knowledge: bool = True,
 ) -> BatchReport:
     """Run `turns`; with `publish_knowledge` (not in a shard: sharding.py) publish their global knowledge after."""
-    from panda.jobs.reindex import recover_turns
+    from panda.pipeline.recovery import recover_turns
     from panda.research.publication import publish_pending
 
     report = BatchReport()

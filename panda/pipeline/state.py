@@ -1,77 +1,28 @@
-"""What one turn carries through the phases, and the shared context the phases run in.
+"""What one turn carries through the phases.
 
 `TurnState` is plain data: the input, the context.md being built, each phase's parsed output, staged
-memory writes, and a record of every LLM call. `PipelineContext` bundles the home's vault, catalog,
-memory store, policy and backend model names; `with open_home(...) as ctx:` closes it (and releases the
-home's writer lock) however the block ends. Left out: behaviour (the phase modules).
+memory writes, and a record of every LLM call. The phases run in the opened home (panda/home.py).
+Left out: behaviour (the phase modules).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
-from contextlib import contextmanager
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from panda.catalog.store import Catalog
-from panda.config import Policy, Settings
 from panda.documents.context_md import ContextDocument
 from panda.documents.model import Document
-from panda.documents.vault import Vault
 from panda.llm.backend import ChatRequest, ChatResult
 from panda.llm.schemas import Plan, QueryAnalysis, ReflectionDecision, Validation
-from panda.memory.search import MemoryStore, SearchResult
-from panda.memory.session_cache import SessionCache
+from panda.memory.search import SearchResult
 from panda.pipeline.turn_input import TurnInput
 
 T = TypeVar("T")
 # A phase is a generator: it yields batches of LLM requests and receives their results.
 Step = Generator[list[ChatRequest], list[ChatResult], T]
-
-
-@dataclass
-class PipelineContext:
-    settings: Settings
-    policy: Policy
-    vault: Vault
-    catalog: Catalog
-    memory: MemoryStore
-    model_for: Any  # Callable[[str], str]: role -> model id
-    session_cache: SessionCache = field(default_factory=SessionCache)  # seed 004: open sessions' recent messages
-    frozen_reliability: dict[str, float] | None = None  # source reliability as of the batch's start
-
-    def run_reliability(self) -> dict[str, float]:
-        """Source reliability by domain: as of the batch's start inside `batch_view`, else current."""
-        if self.frozen_reliability is not None:
-            return self.frozen_reliability
-        from panda.catalog.maintenance import Maintenance
-
-        return Maintenance(self.catalog).reliability_by_domain()
-
-    @contextmanager
-    def batch_view(self) -> Iterator[None]:
-        """Signals shared across users stay as of the batch's start while it runs: source reliability and
-        global documents' counters. A batch's turns then do not depend on which other user's turn ran
-        first, nor on which shard ran it (pipeline/sharding.py); the next batch sees the new values."""
-        self.frozen_reliability = self.run_reliability()
-        self.memory.freeze_global_counters()
-        try:
-            yield
-        finally:
-            self.frozen_reliability = None
-            self.memory.thaw_counters()
-
-    def close(self) -> None:
-        """Close the home's catalog, releasing its writer lock (idempotent)."""
-        self.catalog.close()
-
-    def __enter__(self) -> PipelineContext:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 @dataclass

@@ -1,12 +1,12 @@
 """Whether a turn's message tells something about the user (a fact or a preference), and whether it only tells:
 read by execute (a question that reveals nothing saves nothing) and synthesize (a statement is acknowledged, not
-answered). Pure; left out: extracting and saving what it tells (memory/facts.py, the save phase).
+answered). Pure; left out: extracting and saving what it tells (language/facts.py, the save phase).
 """
 
 from __future__ import annotations
 
-from panda.memory.facts import extract_statements
-from panda.memory.text import is_question
+from panda.language.facts import extract_statements
+from panda.language.text import is_question
 from panda.pipeline.state import TurnState
 
 

@@ -17,10 +17,11 @@ fact in its prompt already ("Known: …") and answered from elsewhere; asked aga
 from __future__ import annotations
 
 from panda.documents.budgets import truncate_to_words
+from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
 from panda.pipeline.llm_step import ask, fit_section
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import is_statement
 from panda.pipeline.tool_log import tool_results_text
 
@@ -34,7 +35,7 @@ def known_facts(state: TurnState, limit: int = 5) -> str:
     return f"Known: {'; '.join(facts)}. " if facts else ""
 
 
-def run(state: TurnState, ctx: PipelineContext) -> Step[None]:
+def run(state: TurnState, ctx: Home) -> Step[None]:
     if state.input.assistant is not None and not state.revise_hint:
         state.response = state.input.assistant
         note = "_(logged assistant reply, ingested as is)_"

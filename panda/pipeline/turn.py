@@ -10,11 +10,12 @@ not reach are written with the reason (a CLARIFY turn's §5 is the question put 
 from __future__ import annotations
 
 from panda.errors import LLMReplyError
+from panda.home import Home
 from panda.pipeline import analyze, gather, plan, reflect, save, synthesize, validate
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 
 
-def run_turn(state: TurnState, ctx: PipelineContext) -> Step[TurnState]:
+def run_turn(state: TurnState, ctx: Home) -> Step[TurnState]:
     try:
         yield from analyze.run(state, ctx)
         if (yield from reflect.run(state, ctx)):
@@ -47,7 +48,7 @@ def close_unreached_sections(state: TurnState) -> None:
             state.doc.write(key, f"_Not reached: {why}._")
 
 
-def _attempts(state: TurnState, ctx: PipelineContext) -> Step[None]:
+def _attempts(state: TurnState, ctx: Home) -> Step[None]:
     limit = ctx.policy.context.max_validation_attempts
     used = 0
     replan = True

@@ -9,12 +9,11 @@ line, so one typo never stops a batch. Left out: running the turns (scheduler.py
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
+from panda.documents.json_lines import json_object
 from panda.documents.model import parse_time
 from panda.documents.paths import validate_name
 from panda.errors import InputLineError, UnsafePathError
@@ -43,20 +42,6 @@ class TurnInput:
         """
         basis = self.turn_id if self.turn_id else f"{self.timestamp.isoformat()}\x1f{self.query}"
         return hashlib.sha256(f"{self.user_id}\x1f{basis}".encode()).hexdigest()[:24]
-
-
-def json_object(text: str, path: str, line: int, known: set[str] | None = None) -> dict[str, Any]:
-    """One JSONL line as a dict, or an InputLineError naming the line (and the first unknown field)."""
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputLineError(path, line, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
-    if not isinstance(data, dict):
-        raise InputLineError(path, line, None, "expected a JSON object")
-    unknown = sorted(set(data) - known) if known is not None else []
-    if unknown:
-        raise InputLineError(path, line, unknown[0], f"unknown field (known: {', '.join(sorted(known or ()))})")
-    return data
 
 
 def parse_turn_line(text: str, path: str, line_number: int) -> TurnInput:

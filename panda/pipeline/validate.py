@@ -27,12 +27,13 @@ import re
 from typing import Literal
 
 from panda.documents.budgets import truncate_to_words
-from panda.evaluation.metrics import abstained
+from panda.home import Home
+from panda.language.metrics import abstained
+from panda.language.text import is_question, tokenize
 from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, Validation
-from panda.memory.text import is_question, tokenize
 from panda.pipeline.llm_step import ask, fit_section
-from panda.pipeline.state import PipelineContext, Step, TurnState
+from panda.pipeline.state import Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT, known_facts
 from panda.pipeline.tool_log import tool_results_text
 
@@ -131,7 +132,7 @@ def by_rule(decision: Literal["APPROVE", "REVISE"], quality: float, issues: str,
     return Validation(decision=decision, quality=quality, issues=issues + note, goal_scores=[quality] * min(goal_count, 3))
 
 
-def run(state: TurnState, ctx: PipelineContext) -> Step[Validation]:
+def run(state: TurnState, ctx: Home) -> Step[Validation]:
     goal_ids = [g.id for g in state.plan.goals] if state.plan else []
     facts = known_facts(state).removeprefix("Known: ").strip()
     if is_question(state.query) and abstained(state.response) and nothing_found(state):

@@ -15,7 +15,7 @@ import hashlib
 import re
 from typing import Any
 
-from panda.memory.text import STOP_WORDS
+from panda.language.text import STOP_WORDS
 from panda.privacy.pii import scrub, without_placeholders
 
 _GENERIC = {"best", "good", "what", "which", "recipe", "need", "help", "want", "looking", "name", "phone", "live"}

@@ -25,7 +25,7 @@ from typing import Any
 from panda.catalog.maintenance import Maintenance
 from panda.documents.model import Document, parse_time
 from panda.documents.paths import slugify, validate_name
-from panda.pipeline.state import PipelineContext
+from panda.home import Home
 from panda.research.extract import ExtractedPage, ExtractionError, extract_page
 
 BATCH = 32
@@ -88,12 +88,12 @@ def page_document(page: ExtractedPage, content_hash: str, source_file: str, now:
     )
 
 
-def page_path(ctx: PipelineContext, page: ExtractedPage, doc_id: str) -> Path:
+def page_path(ctx: Home, page: ExtractedPage, doc_id: str) -> Path:
     domain = validate_name(page.domain.replace(":", "_") or "local", "domain")
     return ctx.vault.layout.inside(ctx.vault.home / "Web" / domain / f"{slugify(page.title, 50)}_{doc_id[4:12]}.md")
 
 
-def ingest_corpus(ctx: PipelineContext, folder: Path, now: datetime) -> CorpusReport:
+def ingest_corpus(ctx: Home, folder: Path, now: datetime) -> CorpusReport:
     started = time.perf_counter()
     report = CorpusReport()
     urls = read_manifest(folder)
@@ -133,7 +133,7 @@ def ingest_corpus(ctx: PipelineContext, folder: Path, now: datetime) -> CorpusRe
     return report
 
 
-def _flush(ctx: PipelineContext, docs: list[Document]) -> int:
+def _flush(ctx: Home, docs: list[Document]) -> int:
     count = len(docs)
     with ctx.catalog.transaction():
         ctx.memory.index(docs)

@@ -25,13 +25,13 @@ from typing import Any
 import frontmatter
 
 from panda.config import Policy
+from panda.conversations.emotion import risk_of, sentiment_of, urgency_of
 from panda.documents.atomic import atomic_write_text
 from panda.documents.change_log import append_entry, body_diff
 from panda.documents.model import Document, iso
 from panda.documents.paths import slugify
 from panda.documents.templates import load_template, render
 from panda.documents.vault import Vault
-from panda.memory.emotion import risk_of, sentiment_of, urgency_of
 from panda.memory.scoring import vehemence_score
 from panda.privacy.pii import without_placeholders
 
@@ -48,7 +48,7 @@ class NoteChange:
 
 def note_importance(query: str) -> float:
     """A note's seed 001 vehemence, from the (scrubbed) question that researched it: urgency, sentiment and
-    risk of its words (memory/emotion.py), instead of the constant default. Examples: "best pineapple cake
+    risk of its words (conversations/emotion.py), instead of the constant default. Examples: "best pineapple cake
     recipe" -> 0.3 (default urgency 0.3*0.5 + the sentiment of "best" 0.5*0.3); "urgent: is this laptop
     deal a scam? I need help immediately" -> 0.57."""
     return round(vehemence_score(urgency_of(query), sentiment_of(query), risk_of(query)), 4)
@@ -222,7 +222,7 @@ def spec_rows(specs: list[str]) -> list[str]:
 
 def product_claims(data: dict[str, Any], name: str) -> list[tuple[str, str]]:
     """(source domain, claim) for the pages' claims that name the product (its full name or its first two
-    words), for Community Sentiment, Pros (positive words) and Cons (negative words: memory/emotion.py)."""
+    words), for Community Sentiment, Pros (positive words) and Cons (negative words: conversations/emotion.py)."""
     words = name.lower().split()
     keys = {name.lower(), " ".join(words[:2])} if len(words) > 1 else {name.lower()}
     out = []

@@ -10,7 +10,7 @@ one transaction.
 Why not write the notes while the batch runs (what seed 003's write protocol does turn by turn):
 global notes are read-modify-write files shared by every user. Written mid-batch, their content would
 depend on which user's turn finished first, and with the home sharded across workers
-(pipeline/sharding.py) on which shard did, and two shards would write the same file. Published after
+(sharding.py) on which shard did, and two shards would write the same file. Published after
 the batch in a fixed order, the same turns give the same notes however they were scheduled, and only
 the one process that holds the home's writer lock writes global files. The cost: another user finds a
 note learned in this batch from the next batch on (the researching user finds her own research.md at
@@ -32,8 +32,8 @@ from typing import Any
 
 from panda.catalog import knowledge_queue
 from panda.documents.model import Document, parse_time
+from panda.home import Home
 from panda.memory.embeddings import embed_documents
-from panda.pipeline.state import PipelineContext
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def knowledge_record(public: dict[str, Any], pages: list[dict[str, Any]], site_t
             "reliability": reliability, "lesson": lesson}
 
 
-def apply_record(ctx: PipelineContext, record: dict[str, Any]) -> list[str]:
+def apply_record(ctx: Home, record: dict[str, Any]) -> list[str]:
     """Write one turn's knowledge (seed 003 write protocol); returns the notes it created or updated."""
     from panda.research import site_knowledge
     from panda.research.knowledge import log_changes, product_notes, research_note
@@ -68,7 +68,7 @@ def apply_record(ctx: PipelineContext, record: dict[str, Any]) -> list[str]:
     return [c.path for c in changes]
 
 
-def publish_pending(ctx: PipelineContext) -> list[str]:
+def publish_pending(ctx: Home) -> list[str]:
     """Apply every queued turn's knowledge in order; index the touched notes. Returns their vault paths."""
     from panda.research.knowledge import rebuild_indexes
 
@@ -99,6 +99,6 @@ def publish_pending(ctx: PipelineContext) -> list[str]:
     return list(dict.fromkeys(touched))
 
 
-def _read_note(ctx: PipelineContext, rel: str) -> Document | None:
+def _read_note(ctx: Home, rel: str) -> Document | None:
     path: Path = ctx.vault.layout.resolve_relative(rel)
     return ctx.vault.read_document(rel) if path.exists() else None

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from panda.memory.search import SearchResult
-from panda.pipeline.state import PipelineContext
+from panda.home import Home
+from panda.memory.search import SearchRequest, SearchResult
 from panda.privacy.pii import scrub, without_placeholders
 from panda.privacy.terms import user_private_terms
 
@@ -27,7 +27,7 @@ class ResearchResults:
     results: list[SearchResult] = field(default_factory=list)
 
 
-def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: datetime, limit: int = 5,
+def research_search(ctx: Home, query: str, user_id: str | None, now: datetime, limit: int = 5,
                     turn_id: str | None = None, record: bool = True,
                     deferred: list[dict[str, Any]] | None = None) -> ResearchResults:
     terms = user_private_terms(ctx.vault, user_id) if user_id else []
@@ -36,9 +36,9 @@ def research_search(ctx: PipelineContext, query: str, user_id: str | None, now: 
         return ResearchResults(query_sent="", removed=cleaned.removed)
     from dataclasses import replace
 
-    results = ctx.memory.search(without_placeholders(cleaned.text), kinds=["webpage"], user_id=user_id, now=now, limit=limit * 2,
-                                turn_id=turn_id, record=record, deferred=deferred,
-                                retrieval_type="research.search")
+    results = ctx.memory.search(SearchRequest(without_placeholders(cleaned.text), kinds=["webpage"], user_id=user_id, now=now,
+                                              limit=limit * 2, turn_id=turn_id, record=record, deferred=deferred,
+                                              retrieval_type="research.search"))
     reliability = ctx.run_reliability()
     ranked = sorted((replace(r, score=round(r.score * reliability_weight(reliability.get(_domain(r.doc_path))), 6))
                      for r in results), key=lambda r: (-r.score, r.id))

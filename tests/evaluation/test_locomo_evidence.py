@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from panda import cli
-from panda.evaluation import locomo
+from panda.conversations import locomo
 from panda.evaluation.runner import locomo_benchmark
 from tests.conftest import SHARED_DATA
 

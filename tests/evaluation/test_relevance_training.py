@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from panda.catalog.conversations import Conversations
+from panda.conversations.ingest import ingest_messages
+from panda.conversations.messages import MessageInput
 from panda.evaluation.relevance_training import labelled_searches, recall_at
 from panda.evaluation.runner import Question
 from panda.memory import relevance_model
-from panda.memory.ingest import ingest_messages
-from panda.memory.messages import MessageInput
 from panda.memory.relevance_model import FEATURES, RelevanceModel
+from panda.memory.search import SearchRequest
 
 CONVERSATION = [  # (dia id, session, when, speaker, text)
     ("D1:1", "s1", "2023-05-08T13:00:00", "Caroline", "I went to an LGBTQ support group yesterday and it was so powerful."),
@@ -53,7 +54,7 @@ def test_search_ranks_by_the_learned_relevance_when_one_goes_with_the_embedder(c
     ingest(ctx)
 
     def top(query: str) -> str:
-        return ctx.memory.search(query, user_id="friends", kinds=["message"], now=NOW, record=False)[0].snippet
+        return ctx.memory.search(SearchRequest(query, user_id="friends", kinds=["message"], now=NOW, record=False))[0].snippet
 
     # A model that only likes the other speaker's messages: a search must follow it when it is on.
     contrary = RelevanceModel(FEATURES, (0.0,) * len(FEATURES), (1.0,) * len(FEATURES),
@@ -77,7 +78,7 @@ def test_the_shipped_model_ranks_this_conversation_sensibly(ctx):
     if ctx.memory.relevance_model() is None:
         pytest.skip("no learned relevance goes with this embedder")
     ingest(ctx)
-    got = {q: ctx.memory.search(q, user_id="friends", kinds=["message"], now=NOW, record=False)[0].snippet
+    got = {q: ctx.memory.search(SearchRequest(q, user_id="friends", kinds=["message"], now=NOW, record=False))[0].snippet
            for q in ("What does Melanie paint?", "What does Caroline paint?", "Where did Melanie go camping?")}
     assert got["What does Melanie paint?"].startswith("Melanie: That's great! I painted a lake sunrise")
     assert got["What does Caroline paint?"].startswith("Caroline: Painting is wonderful")

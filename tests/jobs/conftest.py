@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from panda.conversations.ingest import ingest_messages
+from panda.conversations.messages import MessageInput
 from panda.doctor import check_home
 from panda.jobs.common import JobReport
 from panda.jobs.registry import run_job
 from panda.llm.scripted import ScriptedBackend
 from panda.llm.scripted_replies import schema_responder
-from panda.memory.ingest import ingest_messages
-from panda.memory.messages import MessageInput
 from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
 

@@ -11,6 +11,7 @@ import pytest
 
 from panda.catalog.maintenance import Maintenance
 from panda.errors import ConfirmationRequired
+from panda.memory.search import SearchRequest
 from tests.conftest import SHARED_DATA
 from tests.jobs.conftest import job, say, turns
 
@@ -66,7 +67,7 @@ def test_delete_user_leaves_no_trace_and_keeps_bob(ctx, tmp_path):
     job(ctx, "promotion", later)  # alice's memory becomes a global note (planted string inside, no user id)
     job(ctx, "archival", later)  # alice's turns move to archive/2026-03/alice/
     assert ctx.catalog.get_document(doc.id)["scope"] == "global"
-    ctx.memory.search(ALICE[0], user_id="alice", now=later)  # a retrieval row with alice's query
+    ctx.memory.search(SearchRequest(ALICE[0], user_id="alice", now=later))  # a retrieval row with alice's query
     changes = ctx.vault.home / "Logs" / "Changes" / "2026-04.md"
     changes.write_text(f"- 2026-04-11 users/alice/turns/turn_000001 updated\n- 2026-04-11 saved {BOB[0]} note\n")
     assert _occurrences(ctx.vault.home, ALICE, ctx.catalog)
@@ -99,7 +100,7 @@ def test_delete_user_leaves_no_trace_and_keeps_bob(ctx, tmp_path):
     # bob is untouched: files, catalog rows, search.
     assert len(_occurrences(ctx.vault.home, BOB, ctx.catalog)) >= 3
     assert BOB[0] in changes.read_text() and "alice" not in changes.read_text()
-    assert ctx.memory.search(f"{BOB[0]} lens", user_id="bob", now=later, record=False)
+    assert ctx.memory.search(SearchRequest(f"{BOB[0]} lens", user_id="bob", now=later, record=False))
     assert {r["user_id"] for r in ctx.catalog.turns()} == {"bob"}
     assert job(ctx, "delete-user", later, user="alice", confirm=True).changed == 0  # idempotent
 
@@ -162,5 +163,5 @@ def test_delete_user_forgets_what_every_write_path_wrote(ctx, tmp_path):
     kept = ctx.vault.read_document("Knowledge/Research/pineapple_upside.md")  # bob's note, without alice's update
     assert note_hashes(kept) == {provenance_hash(ctx.catalog.turns("bob")[0]["id"])} and "13x9-inch pan" in kept.body
     assert "See (deleted)" in bob_turn.read_text()  # her title went with the link
-    assert ctx.memory.search(f"{BOB[0]} lens", user_id="bob", now=T0 + timedelta(days=100), record=False)
+    assert ctx.memory.search(SearchRequest(f"{BOB[0]} lens", user_id="bob", now=T0 + timedelta(days=100), record=False))
     assert {r["user_id"] for r in ctx.catalog.turns()} == {"bob"}

@@ -9,10 +9,11 @@ import pytest
 
 from panda.catalog.conversations import Conversations
 from panda.catalog.maintenance import Maintenance
+from panda.conversations.ingest import summary_document_id
 from panda.documents.transcript import SessionTranscript
 from panda.jobs.reindex import reindex
 from panda.jobs.rules import origin_hash
-from panda.memory.ingest import summary_document_id
+from panda.memory.search import SearchRequest
 from tests.jobs.conftest import job, say, turns
 from tests.pipeline.test_scheduler import LINES
 
@@ -36,7 +37,7 @@ def test_archival_moves_turns_at_30_days_keeps_them_searchable_and_resumes(ctx, 
     assert row["archived"] and row["doc_path"] == "archive/2026-03/alice/turn_000001/context.md"
     assert set(summary) >= {"query", "intent", "outcome", "key_claims", "revision_count"}
     assert summary["query"].startswith("I just adopted") and summary["outcome"] == "APPROVE"
-    found = ctx.memory.search("Syrian hamster Biscuit", user_id="alice", now=T1 + 31 * DAY, record=False)
+    found = ctx.memory.search(SearchRequest("Syrian hamster Biscuit", user_id="alice", now=T1 + 31 * DAY, record=False))
     hit = next(r for r in found if r.id == row["id"])  # the turn stays searchable, pointing at the original
     assert hit.doc_path == row["doc_path"]
     assert "Syrian hamster" in ctx.memory.retrieve(doc_id=hit.id).body  # originals still readable
@@ -96,7 +97,7 @@ def test_summaries_then_aging_compress_archive_delete(ctx):
     assert ctx.catalog.get_document(summary_document_id("alice:chat-s0001"))["kind"] == "session_summary"
     assert Maintenance(ctx.catalog).threads("alice")[0]["summary"]
 
-    hits = ctx.memory.search("ferret hammock", user_id="alice", now=end1, kinds=["message"], limit=2)
+    hits = ctx.memory.search(SearchRequest("ferret hammock", user_id="alice", now=end1, kinds=["message"], limit=2))
     refs = sum(h.id and ctx.catalog.get_document(h.id)["reference_count"] for h in hits)
     assert refs == 2
 
@@ -110,7 +111,7 @@ def test_summaries_then_aging_compress_archive_delete(ctx):
     summary_doc = ctx.catalog.get_document(summary_document_id("alice:chat-s0001"))
     assert summary_doc["reference_count"] == 2  # ... their reference counts are kept
     assert conv.counts()["messages"] == 2 and not Maintenance(ctx.catalog).message_documents_of_session("alice:chat-s0001")
-    found = ctx.memory.search("ferret Noodle", user_id="alice", now=end1 + 91 * DAY, record=False)
+    found = ctx.memory.search(SearchRequest("ferret Noodle", user_id="alice", now=end1 + 91 * DAY, record=False))
     assert found[0].id == summary_document_id("alice:chat-s0001")
     assert job(ctx, "aging", end1 + 90 * DAY + HOUR).changed == 0
 
@@ -148,8 +149,8 @@ def _memory(ctx, text, created, scope, usage=0, validated=(0, 0), user="alice"):
 def test_promotion_demotion_and_new_expiry(ctx):
     t0 = datetime(2026, 5, 1, tzinfo=UTC)
     ctx.vault.memory_file("alice", "fact")  # alice's private facts feed the scrubber
-    from panda.memory.facts import Statement
-    from panda.memory.learned import from_statement, record
+    from panda.conversations.learned import from_statement, record
+    from panda.language.facts import Statement
 
     record(ctx.vault, "alice", [from_statement(Statement("fact", "residence", "Springfield"), "fact_res", t0, "t")], t0)
     reindex(ctx)  # the fact file was written by hand: index it as the pipeline would
@@ -173,7 +174,7 @@ def test_promotion_demotion_and_new_expiry(ctx):
     text = (ctx.vault.home / row["doc_path"]).read_text()
     assert "citric acid" in text and not any(s in text for s in ("alice", "Springfield", "example.com"))
     assert f"origin: {origin_hash('alice')}" in text
-    assert ctx.memory.search("descaling citric acid", user_id="bob", now=t0 + 25 * HOUR, record=False)[0].id == star.id
+    assert ctx.memory.search(SearchRequest("descaling citric acid", user_id="bob", now=t0 + 25 * HOUR, record=False))[0].id == star.id
     assert job(ctx, "promotion", t0 + 24 * HOUR).changed == 0
 
     # Trust falls below 0.80 (3 of 6 approved = 0.5): back to alice's own memory.
@@ -209,8 +210,8 @@ def test_calibration_counts_outcomes_and_rejections_and_rolls_up_sources(ctx, tm
 
 
 def test_preference_decay_and_reconfirmation(ctx):
-    from panda.memory.facts import extract_statements
-    from panda.memory.learned import from_statement, record
+    from panda.conversations.learned import from_statement, record
+    from panda.language.facts import extract_statements
 
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     statement = extract_statements("I love hiking.")[0]
@@ -239,10 +240,10 @@ def test_preference_job_drops_likes_an_older_extractor_stored_and_survives_a_kil
     """A home written before facts.preference_value refused "I love this quote": the daily job drops that
     line from preferences.md and the catalog (catalog first: a run killed before the file is written drops
     it again next time), keeps real likes and lines written by hand, and a dry run changes nothing."""
+    from panda.conversations.learned import from_statement, record
     from panda.documents.user_memory import MemoryEntry
     from panda.documents.vault import entry_document
-    from panda.memory.facts import Statement
-    from panda.memory.learned import from_statement, record
+    from panda.language.facts import Statement
 
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     old = [from_statement(Statement("preference", "likes", "this quote", "Jon"), "pref_quote", t0, "msg_1"),
@@ -256,7 +257,7 @@ def test_preference_job_drops_likes_an_older_extractor_stored_and_survives_a_kil
     path = ctx.vault.layout.memory_path("alice", "preference")
 
     def hits():
-        return {h.id for h in ctx.memory.search("which quote does Jon love", user_id="alice", limit=10, record=False)}
+        return {h.id for h in ctx.memory.search(SearchRequest("which quote does Jon love", user_id="alice", limit=10, record=False))}
 
     assert "pref_quote" in hits()
     dry = job(ctx, "preference-decay", t0 + HOUR, dry_run=True)
@@ -279,8 +280,8 @@ def test_preference_job_drops_likes_an_older_extractor_stored_and_survives_a_kil
 
 
 def test_preference_job_drops_likes_that_name_nothing_even_with_decay_disabled(ctx, monkeypatch):
-    from panda.memory.facts import Statement
-    from panda.memory.learned import from_statement, record
+    from panda.conversations.learned import from_statement, record
+    from panda.language.facts import Statement
 
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     expiration = ctx.policy.expiration.model_copy(update={"preference_decay": False})

@@ -3,10 +3,11 @@
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from panda.conversations.ingest import ingest_messages
+from panda.conversations.messages import read_messages
 from panda.memory import dates
 from panda.memory.conversation_signals import SignalWeights, adjust, asked_role, named_speaker
-from panda.memory.ingest import ingest_messages
-from panda.memory.messages import read_messages
+from panda.memory.search import SearchRequest
 from tests.conftest import write_jsonl
 
 DEC = datetime(2023, 12, 1, tzinfo=UTC)
@@ -113,7 +114,7 @@ def test_search_in_a_user_assistant_chat_leads_with_the_side_asked_after(ctx, tm
     ingest_messages(ctx, messages)
 
     def top(query: str) -> str:
-        return ctx.memory.search(query, user_id="robin", kinds=["message"], record=False)[0].snippet
+        return ctx.memory.search(SearchRequest(query, user_id="robin", kinds=["message"], record=False))[0].snippet
 
     assert top("What degree did I graduate with?").startswith("user: I finally finished my degree")
     assert top("Remind me how often you said to water the fern?").startswith("assistant: Water the fern")
@@ -145,7 +146,7 @@ def test_search_ranks_the_named_speaker_and_the_time_asked_first(ctx, tmp_path: 
 
     def found(query: str) -> list[tuple[str, float]]:
         return [(r.snippet, r.score) for r in
-                ctx.memory.search(query, user_id="friends", kinds=["message"], now=now, record=False)]
+                ctx.memory.search(SearchRequest(query, user_id="friends", kinds=["message"], now=now, record=False))]
 
     def lead(query: str) -> float:
         """How far the May lake message scores above the July one."""

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from panda.conversations.ingest import ingest_messages
+from panda.conversations.messages import read_messages
+from panda.language.facts import Statement, extract_statements, names_value
 from panda.memory.current_facts import attributes_asked, split_key
-from panda.memory.facts import Statement, extract_statements, names_value
-from panda.memory.ingest import ingest_messages
-from panda.memory.messages import read_messages
+from panda.memory.search import SearchRequest
 from tests.conftest import write_jsonl
 
 JULY = datetime(2026, 7, 1, tzinfo=UTC)
@@ -63,7 +64,7 @@ def test_residence_current_fact_first_old_message_marked_superseded(ctx, tmp_pat
         ("2026-03-02T10:00:00Z", "Boston winters are brutal, the snow in Boston never stops."),
         ("2026-06-02T18:00:00Z", "Big news: we moved to Denver last week! I live in Denver now."),
     ]))
-    results = ctx.memory.search("where does dana live", user_id="dana", now=JULY, record=False)
+    results = ctx.memory.search(SearchRequest("where does dana live", user_id="dana", now=JULY, record=False))
     assert titles(results)[:2] == ["residence: Denver", "residence: Boston"]
     current, old = results[0], results[1]
     assert not current.superseded and current.invalid_at is None
@@ -73,14 +74,14 @@ def test_residence_current_fact_first_old_message_marked_superseded(ctx, tmp_pat
     assert january.superseded and january.score < current.score
     assert not any(r.superseded for r in results if r.kind == "message" and "Denver" in r.snippet)
     # as of March: Boston is the fact true then, and the June message did not exist yet
-    march = ctx.memory.search("where does dana live", user_id="dana", as_of=datetime(2026, 3, 15, tzinfo=UTC),
-                              record=False)
+    march = ctx.memory.search(SearchRequest("where does dana live", user_id="dana", as_of=datetime(2026, 3, 15, tzinfo=UTC),
+                              record=False))
     assert titles(march)[0] == "residence: Boston" and not march[0].superseded
     assert "residence: Denver" not in titles(march)
     assert not any("Denver" in r.snippet for r in march)
     # another user asking the same question sees none of dana's facts
-    assert not any(r.kind == "fact" for r in ctx.memory.search("where does dana live", user_id="eve", now=JULY,
-                                                                   record=False))
+    assert not any(r.kind == "fact" for r in ctx.memory.search(SearchRequest("where does dana live", user_id="eve", now=JULY,
+                                                                   record=False)))
 
 
 def test_job_relationship_car_pet_and_hobbies(ctx, tmp_path: Path):
@@ -96,7 +97,7 @@ def test_job_relationship_car_pet_and_hobbies(ctx, tmp_path: Path):
     ]))
 
     def led(query: str) -> list[tuple[str, bool]]:
-        return [(r.title, r.superseded) for r in ctx.memory.search(query, user_id="sam", now=JULY, record=False)
+        return [(r.title, r.superseded) for r in ctx.memory.search(SearchRequest(query, user_id="sam", now=JULY, record=False))
                 if r.kind in ("fact", "preference")]
 
     assert led("what is sam's job")[:2] == [("job: software engineer", False), ("job: teacher", True)]
@@ -109,15 +110,15 @@ def test_job_relationship_car_pet_and_hobbies(ctx, tmp_path: Path):
     assert set(hobbies[:2]) == {("likes: hiking", False), ("likes: pottery", False)}
     assert hobbies[2] == ("likes: running marathons", True)
     # as of February the old values were true
-    february = ctx.memory.search("what car does sam drive", user_id="sam", as_of=datetime(2026, 2, 1, tzinfo=UTC),
-                                 record=False)
+    february = ctx.memory.search(SearchRequest("what car does sam drive", user_id="sam", as_of=datetime(2026, 2, 1, tzinfo=UTC),
+                                 record=False))
     assert february[0].title == "car: Honda Civic" and not february[0].superseded
 
 
 @pytest.mark.parametrize("filters", [{"kinds": ["message"]}, {"scope": "global"}, {"topic_filter": "travel"}])
 def test_filters_that_exclude_facts_keep_them_out(ctx, tmp_path: Path, filters):
     ingest(ctx, conversation(tmp_path, "dana", [("2026-01-10T09:00:00Z", "I live in Boston.")]))
-    results = ctx.memory.search("where does dana live", user_id="dana", now=JULY, record=False, **filters)
+    results = ctx.memory.search(SearchRequest("where does dana live", user_id="dana", now=JULY, record=False, **filters))
     assert not any(r.kind == "fact" for r in results)
 
 
@@ -126,8 +127,8 @@ def test_time_range_keeps_only_recent_documents(ctx, tmp_path: Path):
         ("2026-01-10T09:00:00Z", "We went skiing in the Alps."),
         ("2026-06-28T10:00:00Z", "We went skiing indoors in Dubai."),
     ]))
-    everything = ctx.memory.search("skiing trip", user_id="dana", now=JULY, record=False)
-    week = ctx.memory.search("skiing trip", user_id="dana", now=JULY, record=False, time_range="week")
+    everything = ctx.memory.search(SearchRequest("skiing trip", user_id="dana", now=JULY, record=False))
+    week = ctx.memory.search(SearchRequest("skiing trip", user_id="dana", now=JULY, record=False, time_range="week"))
     assert any("Alps" in r.snippet for r in everything)
     assert week and all(r.created_at >= datetime(2026, 6, 24, tzinfo=UTC) for r in week)
     assert any("Dubai" in r.snippet for r in week)
@@ -141,13 +142,13 @@ def test_likes_lead_only_when_they_are_what_is_asked(ctx, tmp_path: Path):
     ]))
 
     def led(query: str) -> list[str]:
-        return [r.title for r in ctx.memory.search(query, user_id="sam", now=JULY, record=False)
+        return [r.title for r in ctx.memory.search(SearchRequest(query, user_id="sam", now=JULY, record=False))
                 if r.kind == "preference"][:3]
 
     # words that point back at something said before are not a liked thing
     assert set(led("what are sam's hobbies")) == {"likes: hiking in the hills", "likes: sci-fi movies"}
     assert led("what kind of movies does sam enjoy")[0] == "likes: sci-fi movies"
-    results = ctx.memory.search("what food does sam enjoy", user_id="sam", now=JULY, record=False)
+    results = ctx.memory.search(SearchRequest("what food does sam enjoy", user_id="sam", now=JULY, record=False))
     assert results[0].kind != "preference"  # no liked food known: the ranking answers, no hobby leads
 
 
@@ -162,17 +163,17 @@ def test_a_named_person_gets_their_own_facts_or_none(ctx, tmp_path: Path):
     ingest(ctx, write_jsonl(tmp_path / "pair.jsonl", rows))
 
     def first(query: str) -> str:
-        return ctx.memory.search(query, user_id="pair", now=JULY, record=False)[0].title
+        return ctx.memory.search(SearchRequest(query, user_id="pair", now=JULY, record=False))[0].title
 
     assert first("What is John's job?") == "job (John): assistant manager"
     assert first("What job might Maria pursue in the future?") != "job (John): assistant manager"
     assert first("What are Maria's hobbies?") == "likes (Maria): volunteering at the shelter on weekends"
     # someone the memory does not know: no fact is led with, the ranking is relevance alone (as with the rule off)
-    unknown = [r.id for r in ctx.memory.search("What job might Alex pursue?", user_id="pair", now=JULY, record=False)]
+    unknown = [r.id for r in ctx.memory.search(SearchRequest("What job might Alex pursue?", user_id="pair", now=JULY, record=False))]
     retrieval = ctx.memory.policy.retrieval.model_copy(update={"current_facts_first": False})
     ctx.memory.policy = ctx.memory.policy.model_copy(update={"retrieval": retrieval})
-    assert [r.id for r in ctx.memory.search("What job might Alex pursue?", user_id="pair", now=JULY,
-                                            record=False)] == unknown
+    assert [r.id for r in ctx.memory.search(SearchRequest("What job might Alex pursue?", user_id="pair", now=JULY,
+                                            record=False))] == unknown
 
 
 def test_preference_values_name_a_thing():

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from panda.catalog.store import Catalog, SearchFilters
 from panda.documents.model import Document
+from panda.language.text import tokenize
 from panda.memory.index import SearchIndex, _top, _top_matched
-from panda.memory.text import tokenize
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 WORDS = "hamster laptop budget hiking boston denver cage food gaming travel coffee garden piano guitar".split()

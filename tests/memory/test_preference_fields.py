@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from panda.documents.user_memory import MemoryEntry
 from panda.jobs.reindex import reindex
-from panda.memory.vocabulary import preference_type
+from panda.language.vocabulary import preference_type
 from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
 from tests.conftest import write_jsonl

@@ -97,7 +97,7 @@ def test_which_model_goes_with_which_embedder(tmp_path: Path, monkeypatch: pytes
 def test_the_packaged_models_load_and_match_todays_features_and_recipe():
     from dataclasses import asdict
 
-    from panda.memory.embedder_tuning import TuningSettings
+    from panda.evaluation.embedder_tuning import TuningSettings
 
     for name in ("base", "tuned"):
         path = relevance_model.PACKAGED / f"{name}.json"

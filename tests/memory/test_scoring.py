@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from panda.config import FreshnessPolicy, RetrievalPolicy
+from panda.language.text import stem, tokenize
 from panda.memory import scoring
-from panda.memory.text import stem, tokenize
 
 
 def test_recency_frequency_vehemence_worked_examples():

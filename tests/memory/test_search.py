@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from panda.documents.model import Document
 from panda.memory import search as search_module
+from panda.memory.search import SearchRequest
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
@@ -19,14 +20,14 @@ def test_search_finds_by_meaning_and_keyword_and_counts_references(ctx):
                    body="Syrian hamsters eat seed mix, fresh vegetables and a little boiled egg.")
     save(ctx, id="m_laptop", title="Laptop budget", primary_topic="electronics.laptop",
          body="The user wants a gaming laptop under $1000 with an RTX GPU.")
-    results = ctx.memory.search("what should my hamster eat", user_id="alice", now=NOW)
+    results = ctx.memory.search(SearchRequest("what should my hamster eat", user_id="alice", now=NOW))
     assert results[0].id == "m_hamster"
     assert results[0].factors["semantic"] > results[1].factors["semantic"]
     row = ctx.catalog.get_document("m_hamster")
     assert row["reference_count"] == 1
     assert ctx.vault.read_document(hamster.doc_path).reference_count == 1  # counted in the vault too
     assert ctx.catalog.table_count("retrieval_operations") == 1
-    ctx.memory.search("hamster", user_id="alice", now=NOW, record=False)
+    ctx.memory.search(SearchRequest("hamster", user_id="alice", now=NOW, record=False))
     assert ctx.catalog.get_document("m_hamster")["reference_count"] == 1
 
 
@@ -34,9 +35,9 @@ def test_topic_filter_uses_the_hierarchy(ctx):
     save(ctx, id="syrian", primary_topic="pet.hamster.syrian", body="Syrian hamster care")
     save(ctx, id="dwarf", primary_topic="pet.hamster", body="Dwarf hamster care")
     save(ctx, id="cat", primary_topic="pet.cat", body="Cat hamster-hunting care")
-    found = {r.id for r in ctx.memory.search("care", user_id="alice", topic_filter="pet.hamster", now=NOW)}
+    found = {r.id for r in ctx.memory.search(SearchRequest("care", user_id="alice", topic_filter="pet.hamster", now=NOW))}
     assert found == {"syrian", "dwarf"}
-    topical = ctx.memory.search("care", user_id="alice", query_topic="pet.hamster", now=NOW)
+    topical = ctx.memory.search(SearchRequest("care", user_id="alice", query_topic="pet.hamster", now=NOW))
     assert topical[-1].id == "cat"
 
 
@@ -44,22 +45,22 @@ def test_users_see_their_own_and_global_documents_only(ctx):
     save(ctx, id="alice_secret", body="alice's bank PIN hint is the hamster's birthday")
     save(ctx, id="bob_note", owner_user="bob", body="bob's hamster is called Pip")
     save(ctx, id="global_fact", owner_user=None, scope="global", body="Hamsters are nocturnal")
-    ids = {r.id for r in ctx.memory.search("hamster", user_id="bob", now=NOW)}
+    ids = {r.id for r in ctx.memory.search(SearchRequest("hamster", user_id="bob", now=NOW))}
     assert ids == {"bob_note", "global_fact"}
 
 
 def test_expired_documents_only_when_asked_and_marked(ctx):
     save(ctx, id="old_price", body="RTX 4060 laptop price is $999", content_types=["pricing"],
          expires_at=NOW - timedelta(hours=1))
-    assert ctx.memory.search("laptop price", user_id="alice", now=NOW) == []
-    results = ctx.memory.search("laptop price", user_id="alice", now=NOW, include_expired=True)
+    assert ctx.memory.search(SearchRequest("laptop price", user_id="alice", now=NOW)) == []
+    results = ctx.memory.search(SearchRequest("laptop price", user_id="alice", now=NOW, include_expired=True))
     assert [r.id for r in results] == ["old_price"] and results[0].possibly_outdated
 
 
 def test_recency_and_frequency_break_ties(ctx):
     save(ctx, id="old", body="my favourite colour is green", created_at=NOW - timedelta(days=200))
     save(ctx, id="new", body="my favourite colour is green", created_at=NOW - timedelta(days=1))
-    results = ctx.memory.search("favourite colour", user_id="alice", now=NOW, record=False)
+    results = ctx.memory.search(SearchRequest("favourite colour", user_id="alice", now=NOW, record=False))
     assert [r.id for r in results] == ["new", "old"]
     assert results[0].factors["recency"] > results[1].factors["recency"]
 
@@ -99,16 +100,16 @@ class SlowEmbedder:
 def test_the_query_is_embedded_on_a_worker_thread_while_the_bm25_leg_runs(ctx):
     save(ctx, id="m_hamster", title="Hamster food", body="Syrian hamsters eat seed mix and fresh vegetables.")
     save(ctx, id="m_laptop", title="Laptop budget", body="The user wants a gaming laptop under $1000.")
-    expected = [r.id for r in ctx.memory.search("what should my hamster eat", user_id="alice", now=NOW, record=False)]
+    expected = [r.id for r in ctx.memory.search(SearchRequest("what should my hamster eat", user_id="alice", now=NOW, record=False))]
     slow = SlowEmbedder(ctx.memory.embedder)
     ctx.memory.embedder = slow
     bm25, started = ctx.memory.search_index.bm25, []
     ctx.memory.search_index.bm25 = lambda *a, **k: started.append(time.perf_counter()) or bm25(*a, **k)
-    found = [r.id for r in ctx.memory.search("what should my hamster eat?", user_id="alice", now=NOW, record=False)]
+    found = [r.id for r in ctx.memory.search(SearchRequest("what should my hamster eat?", user_id="alice", now=NOW, record=False))]
     assert found == expected  # the same ranking (the question mark is not a word)
     assert slow.threads == ["panda-query-embedding_0"]
     assert started[0] < slow.finished[0]  # BM25 did not wait for the embedding
-    ctx.memory.search("what should my hamster eat?", user_id="alice", now=NOW, record=False)
+    ctx.memory.search(SearchRequest("what should my hamster eat?", user_id="alice", now=NOW, record=False))
     assert len(slow.threads) == 1  # a remembered query is not embedded again
 
 

@@ -308,7 +308,7 @@ def test_the_validator_sees_goals_and_tool_results_and_quality_aggregates_goals(
 
 
 def test_synthesis_sees_known_facts_verbatim_and_acknowledges_statements(ctx, tmp_path):
-    from panda.memory.text import is_question
+    from panda.language.text import is_question
 
     assert is_question("Remind me what budget I gave you.") and not is_question("I live in Boston.")
     lines = ['{"user_id": "bob", "session_id": "b1", "timestamp": "2026-03-03T12:00:00Z", '

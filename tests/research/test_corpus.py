@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from panda.memory.search import SearchRequest
 from panda.research.extract import ExtractionError, extract_page, markdown_to_text, strip_boilerplate
 from tests.conftest import SHARED_DATA
 
@@ -70,7 +71,7 @@ def test_ingest_corpus_indexes_pages_skips_bad_ones_and_is_idempotent(ctx, tmp_p
     note = (ctx.vault.home / notes[[i for i, n in enumerate(notes) if "pcgamer" in n][0]]).read_text()
     assert note.startswith("---\n") and "source_urls:\n- https://www.pcgamer.com/" in note and "author: Luke Kemp" in note
 
-    hits = ctx.memory.search("Paintbucket Games review", user_id="bob", now=NOW, record=False)
+    hits = ctx.memory.search(SearchRequest("Paintbucket Games review", user_id="bob", now=NOW, record=False))
     assert hits[0].kind == "webpage" and "pcgamer.com" in hits[0].doc_path
     rollup = {r["domain"]: r for r in Maintenance(ctx.catalog).extraction_rollup()}
     assert rollup["pcgamer.com"]["successes"] == 1 and rollup["local"]["extractions"] == 3
@@ -81,12 +82,12 @@ def test_ingest_corpus_indexes_pages_skips_bad_ones_and_is_idempotent(ctx, tmp_p
     from panda.jobs.reindex import reindex
 
     reindex(ctx)
-    assert ctx.memory.search("Paintbucket Games review", user_id="bob", now=NOW, record=False)[0].id == hits[0].id
+    assert ctx.memory.search(SearchRequest("Paintbucket Games review", user_id="bob", now=NOW, record=False))[0].id == hits[0].id
 
 
 def test_pii_never_reaches_a_research_query(ctx, tmp_path):
-    from panda.memory.facts import Statement
-    from panda.memory.learned import from_statement, record
+    from panda.conversations.learned import from_statement, record
+    from panda.language.facts import Statement
     from panda.research.corpus import ingest_corpus
     from panda.research.search import research_search
 
@@ -137,10 +138,10 @@ def test_relevance_floor_keeps_the_cake_page_and_drops_unrelated_ones(ctx, tmp_p
     cake = research_search(ctx, "How do I bake a pineapple upside-down cake for my party?", "alice", now, record=False)
     assert [r.doc_path.split("/")[1] for r in cake.results] == ["bettycrocker.com"]
     question = "How do I bake a pineapple upside-down cake for my party?"
-    assert len(ctx.memory.search(question, kinds=["webpage"], now=now, record=False)) == 1  # every search floors pages
+    assert len(ctx.memory.search(SearchRequest(question, kinds=["webpage"], now=now, record=False))) == 1  # every search floors pages
     policy = ctx.memory.policy
     ctx.memory.policy = policy.model_copy(update={"research": policy.research.model_copy(update={"relevance_floor": 0.0})})
-    assert len(ctx.memory.search(question, kinds=["webpage"], now=now, record=False)) == 4  # no floor: all candidates
+    assert len(ctx.memory.search(SearchRequest(question, kinds=["webpage"], now=now, record=False))) == 4  # no floor: all candidates
     ctx.memory.policy = policy
     assert research_search(ctx, "How big should a Syrian hamster's cage be?", "alice", now, record=False).results == []
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 
+from panda.memory.search import SearchRequest
 from tests.conftest import SHARED_DATA
 from tests.jobs.conftest import ingest_pages, turns
 
@@ -109,8 +110,8 @@ def test_research_turns_cache_notes_indexes_and_reuse(ctx, tmp_path):
 
     reindex(ctx)
     assert ctx.catalog.get_document(research["pages"] and json.loads((turn3 / "metadata.json").read_text())["research"]["doc_id"])
-    found = ctx.memory.search("pineapple upside-down cake", user_id="erin", now=datetime(2026, 3, 21, tzinfo=UTC),
-                              record=False)
+    found = ctx.memory.search(SearchRequest("pineapple upside-down cake", user_id="erin", now=datetime(2026, 3, 21, tzinfo=UTC),
+                              record=False))
     assert any(r.kind == "note" for r in found)  # knowledge notes are global: another user finds them
 
 

@@ -11,7 +11,7 @@ def test_reindexing_messages_keeps_enriched_at_and_stats_filter_events_by_user(c
     conv = Conversations(ctx.catalog)
     mid = conv.pending_enrichment("ann")[0]["id"]
     conv.set_enrichment(mid, "done", {"topics": []}, t)
-    from panda.memory.ingest import index_transcripts
+    from panda.conversations.ingest import index_transcripts
     index_transcripts(ctx, list(ctx.vault.iter_transcripts()))
     assert ctx.catalog.con.execute("SELECT enriched_at FROM messages WHERE id = ?", [mid]).fetchone()[0] is not None
     ctx.catalog.record_event("custom", "user", "ben", {"user_id": "ben"}, t)
@@ -26,10 +26,10 @@ def test_one_clock_rule_and_one_session_id_form_for_turns_enrichment_and_jobs(ct
     import json
     import re
 
+    from panda.conversations.enrich import enrich_pending
     from panda.jobs.registry import run_job
     from panda.llm.scripted import ScriptedBackend
     from panda.llm.scripted_replies import schema_responder
-    from panda.memory.enrich import enrich_pending
     from tests.jobs.conftest import turns
 
     t = datetime(2024, 6, 1, 9, tzinfo=UTC)  # long ago: wall-clock windows would not see it

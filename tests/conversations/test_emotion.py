@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from panda.memory import emotion
-from panda.memory.ingest import vehemence
+from panda.conversations import emotion
+from panda.conversations.ingest import vehemence
 from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
 from tests.conftest import write_jsonl

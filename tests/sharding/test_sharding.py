@@ -26,11 +26,12 @@ import numpy as np
 import pytest
 
 from panda.config import Settings
-from panda.pipeline.executors import RayExecutor
+from panda.memory.search import SearchRequest
 from panda.pipeline.scheduler import run_batch
-from panda.pipeline.sharding import WORKER_FILE, partition_turns, run_sharded, shard_of
 from panda.pipeline.turn_input import read_turns
 from panda.runtime import make_backend, open_home
+from panda.sharding.executors import RayExecutor
+from panda.sharding.shards import WORKER_FILE, partition_turns, run_sharded, shard_of
 from tests.conftest import SHARED_DATA
 
 PAGES = SHARED_DATA / "webpages"
@@ -113,7 +114,7 @@ def memory_of(settings: Settings, embedder: Any) -> dict[str, Any]:
     try:
         users = sorted({row[1] for row in state["turns"]})
         state["search"] = {(u, q): [(r.id, round(r.score, 6), r.superseded) for r in
-                                    ctx.memory.search(q, user_id=u, limit=8, now=NOW, record=False)]
+                                    ctx.memory.search(SearchRequest(q, user_id=u, limit=8, now=NOW, record=False))]
                            for u in users for q in QUERIES}
     finally:
         ctx.catalog.close()
@@ -223,7 +224,7 @@ def test_killed_ray_worker_is_retried_and_every_turn_counts_once(tmp_path, embed
 def _conversations() -> list[Any]:
     from datetime import timedelta
 
-    from panda.memory.messages import MessageInput
+    from panda.conversations.messages import MessageInput
 
     start = datetime(2026, 1, 5, 9, tzinfo=UTC)
     said = {
@@ -241,7 +242,7 @@ def _conversations() -> list[Any]:
 
 
 def test_sharded_ingest_on_ray_equals_single_process_ingest(tmp_path, embedder, ray_runtime):
-    from panda.memory.ingest import ingest_messages
+    from panda.conversations.ingest import ingest_messages
 
     messages = _conversations()
     single = Settings(home=tmp_path / "single", backend="scripted")
@@ -270,8 +271,8 @@ def test_sharded_ingest_on_ray_equals_single_process_ingest(tmp_path, embedder, 
                          for p in sorted(settings.home.glob("users/**/*.md"))}
         reader = open_home(settings, embedder=embedder, read_only=True)
         try:
-            rows["search"] = [(r.id, round(r.score, 6)) for r in reader.memory.search("where does alice live", user_id="alice",
-                                                                                      now=NOW, record=False)]
+            rows["search"] = [(r.id, round(r.score, 6)) for r in reader.memory.search(SearchRequest("where does alice live", user_id="alice",
+                                                                                      now=NOW, record=False))]
         finally:
             reader.catalog.close()
         return rows
@@ -315,7 +316,7 @@ def test_sharded_eval_gives_the_single_process_scores(tmp_path, embedder, ray_ru
 
 def test_ray_without_its_extra_is_refused_with_the_extra_named(monkeypatch):
     from panda.errors import BackendUnavailableError
-    from panda.pipeline.executors import SerialExecutor, make_executor
+    from panda.sharding.executors import SerialExecutor, make_executor
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if the [ray] extra were not installed
     with pytest.raises(BackendUnavailableError, match=r"\[ray\] extra.*--executor serial"):

@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from panda.memory.messages import MessageInput
+from panda.conversations.messages import MessageInput
 
 
 def user_id_for(name: str) -> str:

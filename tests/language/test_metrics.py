@@ -1,6 +1,6 @@
 import pytest
 
-from panda.evaluation.metrics import abstained, exact_match, locomo_f1, normalize, recall_at_k, token_f1
+from panda.language.metrics import abstained, exact_match, locomo_f1, normalize, recall_at_k, token_f1
 
 
 def test_normalisation_f1_and_exact_match():
@@ -27,7 +27,7 @@ def test_abstention_and_recall():
 
 
 def test_answer_contains_needs_every_expected_word():
-    from panda.evaluation.metrics import answer_contains
+    from panda.language.metrics import answer_contains
 
     assert answer_contains("Your hamster is called Biscuit.", "Biscuit")
     assert answer_contains("You said your budget is under $1,000.", "$1000")

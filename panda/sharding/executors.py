@@ -18,7 +18,7 @@ import logging
 from typing import Any
 
 from panda.errors import BackendUnavailableError
-from panda.pipeline.sharding import ShardSpec, run_shard
+from panda.sharding.shards import ShardSpec, run_shard
 
 log = logging.getLogger(__name__)
 

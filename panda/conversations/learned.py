@@ -2,7 +2,7 @@
 
 Both write paths — the pipeline's save phase and conversation ingest — call `record`, so every
 preference and fact goes through the same deterministic dedup and contradiction rules
-(memory/facts.py). Entry ids come from the caller (derived from the input), which makes a re-run
+(language/facts.py). Entry ids come from the caller (derived from the input), which makes a re-run
 add nothing. Returns the catalog documents to (re)index: new entries, re-confirmed ones and the
 ones a new fact invalidated.
 """
@@ -15,8 +15,8 @@ from datetime import datetime
 from panda.documents.model import Document
 from panda.documents.user_memory import MemoryEntry
 from panda.documents.vault import Vault, entry_document
-from panda.memory.facts import Statement, end, resolve
-from panda.memory.vocabulary import preference_type
+from panda.language.facts import Statement, end, resolve
+from panda.language.vocabulary import preference_type
 
 
 @dataclass(frozen=True)

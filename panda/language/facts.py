@@ -2,7 +2,7 @@
 
 Extraction: `extract_statements` finds first-person statements with a few deterministic patterns
 ("I live in Boston", "we moved to Denver", "I work as a nurse", "I love hiking"); LLM enrichment adds
-more (memory/enrich.py). Both go through `resolve`, which decides, before any LLM is involved:
+more (conversations/enrich.py). Both go through `resolve`, which decides, before any LLM is involved:
 1. duplicate — same key and the same normalised value (hash), or a near-duplicate value (character
    similarity >= 0.9): the old entry is re-confirmed, nothing is added;
 2. supersede — same key, a single-valued attribute (residence, job, ...), a different value: the old
@@ -25,7 +25,7 @@ from datetime import datetime
 from difflib import SequenceMatcher
 
 from panda.documents.user_memory import MemoryEntry
-from panda.memory.vocabulary import SINGLE_VALUED_ATTRIBUTES
+from panda.language.vocabulary import SINGLE_VALUED_ATTRIBUTES
 
 MIN_VALUE_CHARS = 2  # a shorter value names nothing (a stray letter); extract_statements keeps no such statement
 _CLAUSE_END = r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | now\b|$)"

@@ -16,10 +16,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from panda.documents.json_lines import json_object
 from panda.documents.model import parse_time
 from panda.documents.paths import validate_name
 from panda.errors import InputLineError, UnsafePathError
-from panda.pipeline.turn_input import json_object
 
 MESSAGE_FIELDS = {"user_id", "session_id", "timestamp", "role", "content", "speaker", "message_id"}
 TURN_FIELDS = {"user_id", "session_id", "turn_id", "timestamp", "query", "assistant", "expected"}

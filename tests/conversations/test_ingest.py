@@ -6,14 +6,15 @@ from pathlib import Path
 import pytest
 
 from panda.catalog.conversations import Conversations
-from panda.evaluation import locomo, memorybank
+from panda.conversations import ingest as ingest_module
+from panda.conversations import locomo, memorybank
+from panda.conversations.enrich import enrich_pending
+from panda.conversations.ingest import ingest_messages
+from panda.conversations.messages import assign_ids, read_messages
+from panda.language.facts import true_at
 from panda.llm.scripted import ScriptedBackend
 from panda.llm.scripted_replies import schema_responder
-from panda.memory import ingest as ingest_module
-from panda.memory.enrich import enrich_pending
-from panda.memory.facts import true_at
-from panda.memory.ingest import ingest_messages
-from panda.memory.messages import assign_ids, read_messages
+from panda.memory.search import SearchRequest
 from tests.conftest import SHARED_DATA, write_jsonl
 
 LOCOMO = SHARED_DATA / "locomo" / "locomo_conv0-7.json"
@@ -41,9 +42,9 @@ def test_knowledge_update_boston_then_denver(ctx, tmp_path: Path):
     assert [e.value for e in true_at(facts, datetime(2026, 3, 1, tzinfo=UTC))] == ["Boston"]
     assert [e.value for e in true_at(facts, datetime(2026, 7, 1, tzinfo=UTC))] == ["Denver"]
     # Search now leads with the current fact, Boston below it marked superseded; valid in March.
-    now = ctx.memory.search("where does alice live", user_id="alice", kinds=["fact"], now=datetime(2026, 7, 1, tzinfo=UTC))
+    now = ctx.memory.search(SearchRequest("where does alice live", user_id="alice", kinds=["fact"], now=datetime(2026, 7, 1, tzinfo=UTC)))
     assert [(r.title, r.superseded) for r in now] == [("residence: Denver", False), ("residence: Boston", True)]
-    march = ctx.memory.search("where does alice live", user_id="alice", kinds=["fact"], now=datetime(2026, 3, 1, tzinfo=UTC))
+    march = ctx.memory.search(SearchRequest("where does alice live", user_id="alice", kinds=["fact"], now=datetime(2026, 3, 1, tzinfo=UTC)))
     assert "residence: Boston" in [r.title for r in march]
     # Re-ingesting the same file adds nothing anywhere.
     before = (ctx.catalog.table_count("documents"), ctx.vault.layout.facts_path("alice").read_text())
@@ -75,8 +76,8 @@ def test_locomo_conversation_ingest_and_evidence_retrieval(ctx):
     for qa in samples[0]["qa"]:
         if qa["category"] != 4 or not qa.get("evidence"):
             continue
-        got = {dia.get(r.id) for r in ctx.memory.search(qa["question"], user_id="conv-26", limit=10, now=last,
-                                                         record=False)}
+        got = {dia.get(r.id) for r in ctx.memory.search(SearchRequest(qa["question"], user_id="conv-26", limit=10, now=last,
+                                                         record=False))}
         recalls.append(len(set(qa["evidence"]) & got) / len(qa["evidence"]))
     assert len(recalls) == 70
     assert sum(recalls) / len(recalls) >= 0.65  # measured 0.73; plain BM25 gets 0.59 on this sample
@@ -91,7 +92,7 @@ def test_memorybank_user_ingest(ctx):
     assert report.new == len(messages) == 98
     sessions = Conversations(ctx.catalog).sessions_of_thread("emily:memorybank")
     assert len(sessions) == 10  # one per day of history
-    hits = ctx.memory.search("What hobbies does Emily enjoy?", user_id="emily", limit=5, record=False)
+    hits = ctx.memory.search(SearchRequest("What hobbies does Emily enjoy?", user_id="emily", limit=5, record=False))
     assert any("painting" in r.snippet.lower() for r in hits)
 
 
@@ -150,7 +151,7 @@ def test_reindex_rebuilds_conversations_from_transcripts(ctx, tmp_path: Path):
     messages, _ = read_messages(write_jsonl(tmp_path / "m.jsonl", MOVE))
     ingest_messages(ctx, messages)
     enrich_pending(ctx, ScriptedBackend(responder=schema_responder))
-    ctx.memory.search("Denver", user_id="alice")  # bumps reference counts (kept in the transcript)
+    ctx.memory.search(SearchRequest("Denver", user_id="alice"))  # bumps reference counts (kept in the transcript)
     conv = Conversations(ctx.catalog)
     snapshot = ctx.catalog.con.execute(
         "SELECT id, session_id, enrichment_status, metadata FROM messages ORDER BY id").fetchall()

@@ -45,7 +45,7 @@ def new_topic_key(suggestion: str | None) -> str | None:
 SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status", "partner", "name", "age",
                             "school", "budget", "car")
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
-# type whose words the preference's value holds, else "general" (memory/vocabulary.preference_type).
+# type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).
 PREFERENCE_TYPES: tuple[tuple[str, frozenset[str]], ...] = (
     ("communication", frozenset("answer answers reply replies response responses concise short brief detailed bullet bullets "
                                 "formal informal tone language english spanish french german explanation explanations "

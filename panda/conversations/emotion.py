@@ -12,7 +12,7 @@ risk term was a constant. These lexicon rules give all three for any text, with 
 - sentiment: the balance of positive and negative words in [-1, 1], stronger with an intensifier.
 
 They are deliberately coarse: a keyword cannot read irony. Enrichment's own urgency and sentiment,
-when a message has them, take precedence (memory/ingest.vehemence); risk always comes from here.
+when a message has them, take precedence (conversations/ingest.vehemence); risk always comes from here.
 Departure: the seed's examples ("I need help immediately" -> 0.95) cannot come out of its own
 formula without sentiment and risk; Panda keeps the formula.
 """

@@ -6,7 +6,7 @@ image turn gets "[shares a photo of …]" from its BLIP caption. The observation
 event_summary fields are never ingested or read when evaluating: they were generated from the dialogue
 and leak answers. The observations serve one other use: on the conversations an embedder is tuned on
 (never those it is scored on), each statement with its evidence turns is a further tuning query
-(observation_queries, memory/embedder_tuning.py).
+(observation_queries, evaluation/embedder_tuning.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from panda.memory.messages import MessageInput
+from panda.conversations.messages import MessageInput
 
 _DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
 

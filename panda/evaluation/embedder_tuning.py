@@ -7,7 +7,7 @@ evidence (LoCoMo's dia_ids, LongMemEval's has_answer turns) teaches it that mapp
 
 - The texts are exactly what Panda indexes: each benchmark is ingested into a temporary home with the
   base model, and an evidence turn's text is its document's search text (the turn with its preceding
-  turns, memory/ingest.py). Hard negatives are the base search's best non-evidence hits for the question
+  turns, conversations/ingest.py). Hard negatives are the base search's best non-evidence hits for the question
   in the same conversation; TuningSettings.hard_negatives of the top HARD_NEGATIVES (one by default) are
   drawn per pair and step, and every question's softmax weighs its evidence against all the batch's.
 - LoCoMo's observation statements ("Caroline attended an LGBTQ support group recently", with the turns
@@ -49,8 +49,9 @@ from typing import Any
 
 from panda.catalog.conversations import Conversations
 from panda.config import Settings
+from panda.conversations.ingest import ingest_messages
 from panda.memory.embeddings import MANIFEST, default_model_path
-from panda.memory.ingest import ingest_messages
+from panda.memory.search import SearchRequest
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ def tuning_queries(dataset: str, path: Path, only: list[str] | None,
                    observations: bool) -> tuple[Any, list[tuple[str, str, list[str], datetime]]]:
     """The benchmark and its (user, query, evidence ids, asked at) tuning queries: the questions with
     evidence, and for LoCoMo with `observations` the observation statements of the same conversations."""
-    from panda.evaluation import locomo
+    from panda.conversations import locomo
     from panda.evaluation.runner import LOADERS
 
     if dataset not in LOADERS or dataset == "jsonl":
@@ -148,7 +149,7 @@ def collect_pairs(dataset: str, path: Path, only: list[str] | None = None, work_
             for user, query, evidence, asked_at in queries:
                 if user not in texts_by_user:
                     texts_by_user[user] = conversations.indexed_texts(user)
-                hits = ctx.memory.search(query, user_id=user, limit=SEARCH_DEPTH, now=asked_at, record=False)
+                hits = ctx.memory.search(SearchRequest(query, user_id=user, limit=SEARCH_DEPTH, now=asked_at, record=False))
                 ranked = [e for e in conversations.external_ids([h.id for h in hits]) if e]
                 pairs += pairs_for_question(query, evidence, ranked, texts_by_user[user])
         finally:

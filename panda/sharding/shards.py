@@ -62,9 +62,9 @@ import numpy as np
 
 from panda.catalog.home_lock import acquire_writer, publish_snapshot, release_writer
 from panda.config import Settings
+from panda.conversations.messages import MessageInput
+from panda.home import Home
 from panda.memory.embeddings import Embedder
-from panda.memory.messages import MessageInput
-from panda.pipeline.state import PipelineContext
 from panda.pipeline.turn_input import TurnInput
 
 log = logging.getLogger(__name__)
@@ -194,9 +194,9 @@ def run_shard(spec: ShardSpec) -> dict[str, Any]:
     return out
 
 
-def _ingest(ctx: PipelineContext, spec: ShardSpec, backend: Any) -> dict[str, Any]:
-    from panda.memory.enrich import enrich_pending
-    from panda.memory.ingest import ingest_messages
+def _ingest(ctx: Home, spec: ShardSpec, backend: Any) -> dict[str, Any]:
+    from panda.conversations.enrich import enrich_pending
+    from panda.conversations.ingest import ingest_messages
 
     report = ingest_messages(ctx, spec.messages)
     if spec.enrich and backend is not None:  # only this shard's users: another shard owns the others' files
@@ -237,10 +237,10 @@ class KnownVectors:
         return np.stack([self.known[t] for t in texts]) if texts else np.zeros((0, self.dim), dtype=np.float32)
 
 
-def reduce_shards(ctx: PipelineContext, run: ShardRun) -> dict[str, Any]:
+def reduce_shards(ctx: Home, run: ShardRun) -> dict[str, Any]:
     """Reduce: bring the shards' work into the home's catalog (see the module docstring), then publish."""
     from panda.catalog import partitions
-    from panda.jobs.reindex import recover_turns
+    from panda.pipeline.recovery import recover_turns
     from panda.research.publication import publish_pending
 
     started = time.monotonic()

@@ -4,7 +4,7 @@ Users → threads (the input's conversation id) → sessions (cut at a 30-minute
 seed 004, with the input's timestamps, never the clock. Order of work, for crash safety: transcripts
 are written first (vault = truth), then one catalog transaction indexes the new messages (and any
 message a crashed run left on disk but not in the catalog), then preferences and facts from
-deterministic patterns. LLM enrichment is separate (memory/enrich.py) and marks what it could not do
+deterministic patterns. LLM enrichment is separate (conversations/enrich.py) and marks what it could not do
 as failed, to be retried. Re-ingesting a file adds nothing: ids are derived from the input.
 """
 
@@ -20,19 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from panda.catalog.conversations import Conversations
+from panda.conversations import emotion
+from panda.conversations.learned import Learned, from_statement, record
+from panda.conversations.messages import MessageInput, assign_ids
+from panda.conversations.sessions import ThreadState, sessionize
+from panda.conversations.summaries import read_thread_summary
 from panda.documents.atomic import atomic_write_text
 from panda.documents.model import Document
 from panda.documents.paths import validate_name
 from panda.documents.transcript import SessionTranscript, TranscriptMessage
-from panda.memory import emotion, scoring
+from panda.home import Home
+from panda.language.facts import extract_statements
+from panda.language.vocabulary import SENTIMENT_INTENSITY
+from panda.memory import scoring
 from panda.memory.embeddings import embed_documents
-from panda.memory.facts import extract_statements
-from panda.memory.learned import Learned, from_statement, record
-from panda.memory.messages import MessageInput, assign_ids
-from panda.memory.sessions import ThreadState, sessionize
-from panda.memory.summaries import read_thread_summary
-from panda.memory.vocabulary import SENTIMENT_INTENSITY
-from panda.pipeline.state import PipelineContext
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ class IngestReport:
         return dict(self.__dict__)
 
 
-def thread_dir(ctx: PipelineContext, user_id: str, thread: str) -> Path:
+def thread_dir(ctx: Home, user_id: str, thread: str) -> Path:
     return ctx.vault.layout.user_dir(user_id) / "threads" / validate_name(thread, "session_id")
 
 
@@ -67,7 +68,7 @@ def catalog_session_id(transcript: SessionTranscript) -> str:
     return f"{transcript.user_id}:{transcript.session_id}"
 
 
-def transcript_rel_path(ctx: PipelineContext, transcript: SessionTranscript) -> str:
+def transcript_rel_path(ctx: Home, transcript: SessionTranscript) -> str:
     """Where a transcript lives: its thread folder, or archive/YYYY-MM/{user}/threads/{thread}/ once archived."""
     if transcript.archived_month:
         path = (ctx.vault.layout.home / "archive" / validate_name(transcript.archived_month, "month")
@@ -77,7 +78,7 @@ def transcript_rel_path(ctx: PipelineContext, transcript: SessionTranscript) -> 
     return ctx.vault.layout.relative(thread_dir(ctx, transcript.user_id, transcript.thread_id) / transcript.file_name)
 
 
-def load_thread(ctx: PipelineContext, user_id: str, thread: str) -> dict[int, SessionTranscript]:
+def load_thread(ctx: Home, user_id: str, thread: str) -> dict[int, SessionTranscript]:
     """Every session of a thread by number: active and compressed ones in the thread folder, archived ones."""
     folder = thread_dir(ctx, user_id, thread)
     paths = sorted(folder.glob("session_*.md")) if folder.exists() else []
@@ -113,7 +114,7 @@ def summary_document(transcript: SessionTranscript, rel_path: str) -> Document:
 
 def vehemence(metadata: dict[str, Any], text: str = "", from_words: bool = False) -> float:
     """Seed 001 vehemence: urgency = enrichment's importance, sentiment intensity by its label; risk from
-    the words (memory/emotion.py). Without enrichment, urgency and sentiment are the seed's defaults (0.3,
+    the words (conversations/emotion.py). Without enrichment, urgency and sentiment are the seed's defaults (0.3,
     0) for a message — the word rules moved LoCoMo recall@10 down by 0.002 on both halves, so they stay
     out of message ranking — and come from the words for a turn's query (`from_words`).
 
@@ -207,7 +208,7 @@ def catalog_rows(transcript: SessionTranscript, rel_path: str) -> tuple[dict[str
     return session, rows
 
 
-def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript],
+def index_transcripts(ctx: Home, transcripts: list[SessionTranscript],
                       changed: set[str] | None = None, with_summaries: bool = False) -> int:
     """Upsert sessions, messages, threads and message documents of these transcripts in one transaction.
 
@@ -251,7 +252,7 @@ def index_transcripts(ctx: PipelineContext, transcripts: list[SessionTranscript]
     return len(messages)
 
 
-def ingest_messages(ctx: PipelineContext, messages: list[MessageInput], recorded_at: datetime | None = None,
+def ingest_messages(ctx: Home, messages: list[MessageInput], recorded_at: datetime | None = None,
                     extract_facts: bool = True) -> IngestReport:
     started = time.perf_counter()
     report = IngestReport(read=len(messages))

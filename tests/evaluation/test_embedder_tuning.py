@@ -13,10 +13,11 @@ import pytest
 
 from panda.cli import main
 from panda.config import Settings
+from panda.conversations.ingest import ingest_messages
+from panda.conversations.locomo import load_samples, observation_queries
+from panda.conversations.messages import MessageInput
 from panda.errors import ConfigError
-from panda.evaluation.locomo import load_samples, observation_queries
-from panda.memory import embeddings
-from panda.memory.embedder_tuning import (
+from panda.evaluation.embedder_tuning import (
     HARD_NEGATIVES,
     TUNED_LEXICAL_MIX,
     TUNED_SPEAKER_WEIGHT,
@@ -29,9 +30,9 @@ from panda.memory.embedder_tuning import (
     tune_embedder,
     tuning_queries,
 )
+from panda.memory import embeddings
 from panda.memory.embeddings import BASE_IDENTITY, MANIFEST, SentenceEmbedder, resolve_model
-from panda.memory.ingest import ingest_messages
-from panda.memory.messages import MessageInput
+from panda.memory.search import SearchRequest
 from panda.runtime import open_home
 from tests.conftest import SHARED_DATA
 
@@ -199,7 +200,7 @@ def test_a_home_is_searched_only_with_the_embedder_that_made_its_vectors(tmp_pat
         retrieval = ctx.memory.policy.retrieval.model_copy(update={"speaker_weight": 2.0, "lexical_mix": 0.5})
         ctx.memory.policy = ctx.memory.policy.model_copy(update={"retrieval": retrieval})
         assert ctx.memory.speaker_weight() == 2.0 and ctx.memory.lexical_mix() == 0.5  # the policy's, when set
-        assert ctx.memory.search("greyhound", user_id="dana")[0].snippet.count("Pixel")
+        assert ctx.memory.search(SearchRequest("greyhound", user_id="dana"))[0].snippet.count("Pixel")
     finally:
         ctx.catalog.close()
     with pytest.raises(ConfigError, match="model-two"):
@@ -230,7 +231,7 @@ def test_an_interrupted_reindex_leaves_a_home_no_model_may_search(tmp_path: Path
     def crash(*args: object, **kwargs: object) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("panda.memory.ingest.index_transcripts", crash)
+    monkeypatch.setattr("panda.conversations.ingest.index_transcripts", crash)
     ctx = open_home(Settings(home=home), embedder=Relabelled(embedder, "model-two"), reembedding=True)  # type: ignore[arg-type]
     with pytest.raises(KeyboardInterrupt):
         reindex_module.reindex(ctx)
@@ -249,7 +250,7 @@ def test_tune_embedder_needs_a_source(capsys: pytest.CaptureFixture[str], tmp_pa
 
 def test_the_cli_takes_the_recipe_defaults_for_what_it_is_not_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from panda.memory import embedder_tuning
+    from panda.evaluation import embedder_tuning
 
     chosen: list[TuningSettings] = []
 

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from panda.evaluation import locomo, memorybank
-from panda.memory.messages import read_messages
+from panda.conversations import locomo, memorybank
+from panda.conversations.messages import read_messages
 
 
 def detect_format(path: Path) -> str:

@@ -3,11 +3,11 @@
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from panda.conversations.messages import assign_ids, read_messages
+from panda.conversations.sessions import ThreadState, sessionize
 from panda.documents.transcript import SessionTranscript, TranscriptMessage
 from panda.documents.user_memory import MemoryEntry, MemoryFile
-from panda.memory.facts import Statement, extract_statements, near_duplicate, resolve, true_at
-from panda.memory.messages import assign_ids, read_messages
-from panda.memory.sessions import ThreadState, sessionize
+from panda.language.facts import Statement, extract_statements, near_duplicate, resolve, true_at
 from panda.pipeline.feedback import rejects_previous_answer
 from tests.conftest import write_jsonl
 
@@ -117,8 +117,8 @@ def test_rejection_detection():
 
 
 def test_record_is_idempotent_and_returns_existing_entries_for_reindexing(tmp_path: Path):
+    from panda.conversations.learned import from_statement, record
     from panda.documents.vault import Vault
-    from panda.memory.learned import from_statement, record
 
     vault = Vault(tmp_path)
     items = [from_statement(s, f"fact_x_{i}", T0, "turn_alice_000001") for i, s in
@@ -131,7 +131,7 @@ def test_record_is_idempotent_and_returns_existing_entries_for_reindexing(tmp_pa
 
 
 def test_extraction_keeps_bounds_and_qualifiers():
-    from panda.memory.facts import extract_statements
+    from panda.language.facts import extract_statements
 
     found = {(s.attribute, s.value) for s in extract_statements(
         "I prefer gaming laptops with RTX GPUs and my budget is under $1000.")}
@@ -152,7 +152,7 @@ def test_link_budget_goes_to_the_most_relevant_excerpts():
 def test_session_profile_aggregates_enrichment():
     from types import SimpleNamespace
 
-    from panda.memory.ingest import session_profile
+    from panda.conversations.ingest import session_profile
 
     msgs = [SimpleNamespace(metadata={"topics": ["pets"], "category": "personal_update", "sentiment": "positive",
                                       "entities": [{"type": "pet_name", "value": "Noodle"}]}),
@@ -194,8 +194,8 @@ def test_a_thread_summary_reads_its_last_ten_session_summaries():
 
 
 def test_suggested_topic_becomes_a_new_topic_key_or_nothing():
+    from panda.language.vocabulary import new_topic_key
     from panda.llm.schemas import Enrichment
-    from panda.memory.vocabulary import new_topic_key
 
     assert new_topic_key(" Rock Climbing! ") == "rock_climbing" and new_topic_key("Pets") is None
     assert new_topic_key("--") is None and new_topic_key(None) is None

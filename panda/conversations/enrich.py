@@ -1,11 +1,11 @@
 """Write-time enrichment of ingested messages, in batches through the backend (seed 004).
 
 Every pending or failed message gets one REFLEX request, constrained to the Enrichment schema built
-from the controlled vocabulary (memory/vocabulary.py); all requests of a chunk go to the backend as
+from the controlled vocabulary (language/vocabulary.py); all requests of a chunk go to the backend as
 one batch. A reply that does not parse marks the message `failed` — it stays in the vault and the
 catalog and is picked up again by the next run. Results are written to the transcript (truth) and
 the catalog (message row, re-embedded document with its topics and vehemence), and the facts and
-preferences the speaker stated go through memory/learned.py.
+preferences the speaker stated go through conversations/learned.py.
 """
 
 from __future__ import annotations
@@ -18,21 +18,21 @@ from typing import Any
 from pydantic import ValidationError
 
 from panda.catalog.conversations import Conversations
+from panda.conversations.learned import Learned, from_statement, record
 from panda.documents.atomic import atomic_write_text
 from panda.documents.transcript import SessionTranscript
+from panda.home import Home
+from panda.language.facts import Statement, normalise
+from panda.language.vocabulary import VOCABULARY_VERSION
 from panda.llm.backend import Backend, ChatRequest
 from panda.llm.prompts import load_prompt
 from panda.llm.roles import REFLEX, sampling_for
 from panda.llm.schemas import Enrichment
-from panda.memory.facts import Statement, normalise
-from panda.memory.learned import Learned, from_statement, record
-from panda.memory.vocabulary import VOCABULARY_VERSION
-from panda.pipeline.state import PipelineContext
 
 log = logging.getLogger(__name__)
 
 
-def build_request(ctx: PipelineContext, message: dict[str, Any], recent: list[str]) -> ChatRequest:
+def build_request(ctx: Home, message: dict[str, Any], recent: list[str]) -> ChatRequest:
     template = load_prompt("enrich")
     return ChatRequest(
         role=REFLEX, sampling=sampling_for(REFLEX, ctx.policy.llm, 256), schema=Enrichment.model_json_schema(),
@@ -42,7 +42,7 @@ def build_request(ctx: PipelineContext, message: dict[str, Any], recent: list[st
     )
 
 
-def enrich_pending(ctx: PipelineContext, backend: Backend, user_id: str | None = None, chunk_size: int = 256,
+def enrich_pending(ctx: Home, backend: Backend, user_id: str | None = None, chunk_size: int = 256,
                    limit: int | None = None, users: list[str] | None = None) -> dict[str, int]:
     """Enrich every pending/failed message (of one user, of `users`, or all). Returns counts by outcome."""
     conv = Conversations(ctx.catalog)
@@ -94,15 +94,15 @@ def grounded(value: str, content: str) -> bool:
     return bool(words) and all(f" {w} " in text for w in words)
 
 
-def enrich_turn_messages(ctx: PipelineContext, backend: Backend, turns: list[Any]) -> dict[str, int]:
+def enrich_turn_messages(ctx: Home, backend: Backend, turns: list[Any]) -> dict[str, int]:
     """Seed 004's write-time enrichment of a turn batch's users' messages, as `panda ingest` does it
     (`panda run --enrich`, the turns flow's `enrich`)."""
     return enrich_pending(ctx, backend, users=sorted({t.user_id for t in turns}))
 
 
-def apply(ctx: PipelineContext, chunk: list[dict[str, Any]], outcomes: dict[str, tuple[str, dict[str, Any] | None]]) -> int:
+def apply(ctx: Home, chunk: list[dict[str, Any]], outcomes: dict[str, tuple[str, dict[str, Any] | None]]) -> int:
     """Write outcomes to the transcripts, then the catalog, then the stated facts. Returns facts recorded."""
-    from panda.memory.ingest import index_transcripts
+    from panda.conversations.ingest import index_transcripts
 
     by_file: dict[str, list[str]] = defaultdict(list)
     for row in chunk:
