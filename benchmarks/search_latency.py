@@ -6,7 +6,7 @@
 
 Documents are composed from real sentences (LoCoMo, LongMemEval and MemoryBank turns in ../shared/data,
 embedded once with the real model and cached): each is two random sentences, its vector the normalised
-weighted sum of theirs (Catalog.load_synthetic_documents). Words follow real text and vectors cluster
+weighted sum of theirs (catalog/synthetic.py). Words follow real text and vectors cluster
 as real embeddings do; random uniform vectors would be the worst case for any ANN and unlike any
 embedding model's output. Queries are QUERIES distinct LoCoMo questions, each asked as one of the users, so
 every query pays its own embedding (200 since stop 31: a p95 over 60 was their 3rd slowest, and one-off
@@ -35,7 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from panda.catalog.store import Catalog, SearchFilters
+from panda.catalog.filters import SearchFilters
+from panda.catalog.store import Catalog
+from panda.catalog.synthetic import load_synthetic_documents
 from panda.config import Policy
 from panda.documents.vault import Vault
 from panda.memory import compute_threads
@@ -107,7 +109,7 @@ def measure(size: int, layout: str, sentences: list[str], vectors: np.ndarray, q
         home = Path(tmp)
         catalog = Catalog(home / "catalog" / "panda.duckdb")
         started = time.perf_counter()
-        catalog.load_synthetic_documents(size, sentences, vectors, global_share=LAYOUTS[layout])
+        load_synthetic_documents(catalog, size, sentences, vectors, global_share=LAYOUTS[layout])
         build_s = time.perf_counter() - started
         policy = Policy.model_validate({"retrieval": {"in_memory_index": not sql}})
         store = MemoryStore(Vault(home), catalog, embedder, policy)

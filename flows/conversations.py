@@ -27,15 +27,14 @@ def ingest_and_enrich(path: str, fmt: str, home: str | None, backend: str, model
     messages, errors = load_ingest_input(Path(path), fmt, None)
     settings = settings_for(home, backend, model)
     llm = make_backend(settings) if enrich else None
-    ctx = open_home(settings, backend=llm)
     try:
-        report = ingest_messages(ctx, messages)
-        report.malformed_lines = len(errors)
-        if llm is not None:
-            report.enrichment = enrich_pending(ctx, llm)
-        return {**report.as_dict(), "errors": [str(e) for e in errors[:50]]}
+        with open_home(settings, backend=llm) as ctx:
+            report = ingest_messages(ctx, messages)
+            report.malformed_lines = len(errors)
+            if llm is not None:
+                report.enrichment = enrich_pending(ctx, llm)
+            return {**report.as_dict(), "errors": [str(e) for e in errors[:50]]}
     finally:
-        ctx.catalog.close()
         if llm is not None:
             llm.close()
 

@@ -42,12 +42,11 @@ def evaluate_task(dataset: str, path: str, ks: list[int], retrieval_only: bool, 
                   model: str | None, only: list[str] | None, limit: int | None) -> dict[str, Any]:
     settings = settings_for(home, backend, model)
     llm = None if retrieval_only else make_backend(settings)
-    results = open_home(settings, backend=llm)
     try:
-        run = run_eval(dataset, Path(path), ks=ks, retrieval_only=retrieval_only, settings=settings, backend=llm,
-                       only=only, limit=limit, results_catalog=results.catalog)
+        with open_home(settings, backend=llm) as results:
+            run = run_eval(dataset, Path(path), ks=ks, retrieval_only=retrieval_only, settings=settings, backend=llm,
+                           only=only, limit=limit, results_catalog=results.catalog)
     finally:
-        results.catalog.close()
         if llm is not None:
             llm.close()
     return dict(run["metrics"])

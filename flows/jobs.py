@@ -25,12 +25,9 @@ from panda.runtime import make_backend, open_home, settings_for
 def run_job_task(name: str, home: str | None, now: str | None, dry_run: bool, backend: str, model: str | None,
                  options: dict[str, Any]) -> dict[str, Any]:
     settings = settings_for(home, backend, model)
-    ctx = open_home(settings)
-    try:
+    with open_home(settings) as ctx:
         report = run_job(name, ctx, parse_time(now) or datetime.now(UTC), dry_run=dry_run,
                          backend_factory=lambda: make_backend(settings), **options)
-    finally:
-        ctx.catalog.close()
     return {**report.as_dict(), "table": report.table(), "markdown": report.markdown()}
 
 

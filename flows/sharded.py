@@ -101,11 +101,10 @@ def enrich_after_reduce(settings: Any, turns: list[Any]) -> dict[str, int]:
     from panda.runtime import make_backend, open_home
 
     backend = make_backend(settings)
-    ctx = open_home(settings, backend=backend)
     try:
-        return enrich_turn_messages(ctx, backend, turns)
+        with open_home(settings, backend=backend) as ctx:
+            return enrich_turn_messages(ctx, backend, turns)
     finally:
-        ctx.catalog.close()
         backend.close()
 
 

@@ -47,14 +47,13 @@ def run_turns(turns: list[Any], home: str | None, backend: str, model: str | Non
     role_models, embedding_model, embedding_dim (runtime.settings_for)."""
     settings = settings_for(home, backend, model, **engine)
     llm = make_backend(settings)
-    ctx = open_home(settings, backend=llm)
     try:
-        summary = run_batch(turns, ctx, llm, settings.max_active_users).summary()
-        if enrich:
-            summary["enrichment"] = enrich_turn_messages(ctx, llm, turns)
-        return summary
+        with open_home(settings, backend=llm) as ctx:
+            summary = run_batch(turns, ctx, llm, settings.max_active_users).summary()
+            if enrich:
+                summary["enrichment"] = enrich_turn_messages(ctx, llm, turns)
+            return summary
     finally:
-        ctx.catalog.close()
         llm.close()
 
 
@@ -98,11 +97,11 @@ def process_inbox(inbox: str = "data/inbox", home: str | None = None, backend: s
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m flows.turns FILE` with `panda run`'s options (the same definitions and the same reading of
-    them: panda/cli.py home_arg, engine_args, engine_options), plus --executor ray --shards N."""
+    them: panda/cli/options.py home_arg, engine_args, engine_options), plus --executor ray --shards N."""
     import argparse
     import json
 
-    from panda.cli import engine_args, engine_options, home_arg
+    from panda.cli.options import engine_args, engine_options, home_arg
     from panda.errors import PandaError
 
     parser = argparse.ArgumentParser(prog="python -m flows.turns", description=process_turn_file.__doc__)

@@ -134,3 +134,21 @@ def _is_setdefault(node: ast.Attribute, path: Path) -> bool:
                 parent.value.col_offset == node.col_offset:
             return True
     return False
+
+
+def test_no_module_over_500_lines():
+    """A module a newcomer can read in one sitting: split one that grows past 500 lines by what it does."""
+    long = {str(p.relative_to(ROOT)): n for p in [*ROOT.glob("panda/**/*.py"), *ROOT.glob("flows/*.py")]
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert long == {}
+
+
+def test_every_opened_home_is_closed_by_with():
+    """`open_home(...)` is only ever the subject of a `with`: an exception anywhere still releases the writer lock."""
+    loose = []
+    for path in sorted([*(ROOT / "panda").rglob("*.py"), *(ROOT / "flows").glob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_with = {id(item.context_expr) for node in ast.walk(tree) if isinstance(node, ast.With) for item in node.items}
+        loose += [f"{path.relative_to(ROOT)}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open_home" and id(node) not in in_with]
+    assert loose == []

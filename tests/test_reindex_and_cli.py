@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from panda import cli
+from panda.cli.options import settings_of
 from panda.memory.search import SearchRequest
 from tests.conftest import write_jsonl
 from tests.pipeline.test_scheduler import LINES
@@ -67,7 +68,7 @@ def test_role_model_overrides_are_validated(tmp_path: Path, capsys):
                            "--role-model", "EYES=x")
     assert code == 2 and "ROLE=MODEL" in err
     args = cli.build_parser().parse_args(["run", "f", "--role-model", "voice=/m/big", "--model", "/m/small"])
-    settings = cli._settings(args)
+    settings = settings_of(args)
     assert settings.role_models == {"VOICE": "/m/big"} and settings.model == "/m/small"
 
 

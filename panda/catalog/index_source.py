@@ -8,7 +8,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from panda.catalog.store import GLOBAL_PARTITION, NO_OWNER_PARTITION, Catalog
+from panda.catalog.filters import GLOBAL_PARTITION, NO_OWNER_PARTITION
+from panda.catalog.store import Catalog
 
 KEY_SQL = (f"CASE WHEN d.scope = 'global' THEN '{GLOBAL_PARTITION}' "
            f"ELSE coalesce(d.owner_user, '{NO_OWNER_PARTITION}') END")

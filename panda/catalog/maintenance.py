@@ -11,7 +11,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from panda.catalog.store import DOC_COLUMNS, Catalog, partition_key
+from panda.catalog.filters import partition_key
+from panda.catalog.store import DOC_COLUMNS, Catalog
 
 # Tables with a user_id column, in the order user deletion clears them.
 USER_TABLES = ("turn_uses", "turn_index", "messages", "sessions", "threads", "llm_calls", "retrieval_operations",

@@ -1,19 +1,16 @@
 """The DuckDB catalog: the only code in Panda that writes SQL.
 
 `Catalog` opens (or creates) catalog/panda.duckdb, applies migrations, and offers typed methods for
-documents (with BM25 postings and embeddings of one width per catalog, `embedding_dim`), the turn index,
-and the observability tables.
-The catalog is derived from the vault: `panda reindex` can drop and rebuild it. Left out: scoring
-(memory/scoring.py) and reading markdown (documents/).
+documents (with BM25 postings and embeddings of one width per catalog, `embedding_dim`) and the turn index.
+The catalog is derived from the vault: `panda reindex` can drop and rebuild it. Beside it in catalog/: what a
+search may see (filters.py), the observability tables' writers (observability.py), synthetic corpora for the
+benchmarks (synthetic.py). Left out: scoring (memory/scoring.py) and reading markdown (documents/).
 """
 
 from __future__ import annotations
 
-import json
-import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +18,11 @@ import duckdb
 import numpy as np
 
 from panda.catalog.compaction import compact_database
+from panda.catalog.filters import SearchFilters, partition_key
 from panda.catalog.home_lock import acquire_writer, holds_writer_lock, reader_database, release_writer
 from panda.catalog.migrations import migrate, pending
-from panda.documents.model import Document, parse_time, utc
+from panda.catalog.observability import Observability
+from panda.documents.model import Document, utc
 from panda.language.text import term_frequencies
 
 DOC_COLUMNS = (
@@ -36,95 +35,10 @@ DOC_COLUMNS = (
 
 COUNTER_COLUMNS = ("usage_count", "reference_count", "validation_count", "validation_success")
 EMBEDDING_DIM_SETTING = "embedding_dim"  # catalog_settings key: the width of every vector in the catalog
-GLOBAL_PARTITION = "\x00global"  # the in-memory index's partition of scope-global documents
-NO_OWNER_PARTITION = "\x00none"  # documents with no owner and no global scope
 
 
-def partition_key(owner: str | None, scope: str | None) -> str:
-    """Which partition of memory/index.py a document belongs to: global ones together, else by owner."""
-    if scope == "global":
-        return GLOBAL_PARTITION
-    return owner if owner is not None else NO_OWNER_PARTITION
 
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """Which documents a search may see. `user_id` sees its own documents plus global ones."""
-
-    user_id: str | None = None
-    session_id: str | None = None
-    session_prefix: str | None = None  # e.g. 'alice:conv-26-s' = every session of one thread
-    scope: str | None = None
-    content_types: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-    topic_prefix: str | None = None
-    min_quality: float = 0.0
-    include_expired: bool = False
-    include_invalid: bool = False
-    now: datetime | None = None
-    created_before: datetime | None = None  # as-of searches: documents that did not exist yet are left out
-    created_after: datetime | None = None  # seed 001 time_range: only what was written since
-
-    def visible(self) -> tuple[str, list[Any]]:
-        """The corpus the searcher may read (DESIGN §10): her own documents and global ones."""
-        if self.user_id is None:
-            return "TRUE", []
-        return "(d.owner_user = ? OR d.scope = 'global')", [self.user_id]
-
-    def where(self) -> tuple[str, list[Any]]:
-        visible, params = self.visible()
-        clauses: list[str] = [visible]
-        if self.session_id is not None:
-            clauses.append("d.session_id = ?")
-            params.append(self.session_id)
-        if self.session_prefix is not None:
-            clauses.append("starts_with(d.session_id, ?)")
-            params.append(self.session_prefix)
-        if self.scope is not None:
-            clauses.append("d.scope = ?")
-            params.append(self.scope)
-        if self.content_types:
-            clauses.append("len(list_intersect(d.content_types, ?)) > 0")
-            params.append(list(self.content_types))
-        if self.kinds:
-            clauses.append("list_contains(?, d.kind)")
-            params.append(list(self.kinds))
-        if self.topic_prefix:
-            clauses.append("(d.primary_topic = ? OR starts_with(d.primary_topic, ?) OR starts_with(?, d.primary_topic || '.'))")
-            params += [self.topic_prefix, self.topic_prefix + ".", self.topic_prefix]
-        if self.min_quality > 0:
-            clauses.append("d.quality >= ?")
-            params.append(self.min_quality)
-        now = self.now or datetime.now(UTC)
-        if not self.include_expired:  # knowledge notes are returned expired too, marked "may be outdated" (seed 003)
-            clauses.append("(d.expires_at IS NULL OR d.expires_at > ? OR d.kind = 'note')")
-            params.append(now)
-        if not self.include_invalid:
-            clauses.append("(d.invalid_at IS NULL OR d.invalid_at > ?)")
-            params.append(now)
-        if self.created_before is not None:
-            clauses.append("(d.created_at IS NULL OR d.created_at <= ?)")
-            params.append(self.created_before)
-        if self.created_after is not None:
-            clauses.append("d.created_at >= ?")
-            params.append(self.created_after)
-        return " AND ".join(clauses), params
-
-
-RETRIEVAL_DETAILS = ("thread_id", "turn_type", "sessions_searched", "threads_searched", "summaries_retrieved",
-                     "messages_in_context", "cache_hit", "cache_key", "classification_ms", "total_ms")
-
-
-def call_cost(model: str | None, prompt_tokens: int | None, completion_tokens: int | None,
-              prices: dict[str, tuple[float, float]] | None) -> float:
-    """USD for one call. Example: ('gpt-4o-mini', 1000, 500, {'gpt-4o-mini': (0.15, 0.60)}) -> 0.00045."""
-    rate = (prices or {}).get(model or "")
-    if rate is None:
-        return 0.0
-    return round(((prompt_tokens or 0) * rate[0] + (completion_tokens or 0) * rate[1]) / 1_000_000, 8)
-
-
-class Catalog:
+class Catalog(Observability):
     def __init__(self, path: Path | str | None = None, read_only: bool = False,
                  lock_timeout: float | None = None) -> None:
         """Open the catalog at `path` (None: an in-memory database, for tests).
@@ -261,7 +175,7 @@ class Catalog:
             vector = None
             if embeddings is not None and embeddings[i] is not None:
                 vector = [float(x) for x in embeddings[i]]
-                self._check_dim(doc.id, len(vector))
+                self.check_dim(doc.id, len(vector))
             rows.append([data[c] for c in DOC_COLUMNS] + [text, sum(tf.values()), vector])
             postings += [(term, doc.id, count) for term, count in tf.items()]
         placeholders = ", ".join("?" for _ in range(len(DOC_COLUMNS) + 3))
@@ -275,7 +189,7 @@ class Catalog:
         value = self.setting(EMBEDDING_DIM_SETTING)
         return int(value) if value else None
 
-    def _check_dim(self, doc_id: str, width: int) -> None:
+    def check_dim(self, doc_id: str, width: int) -> None:
         """One width per catalog: the first vector records it, another width is refused (a second embedder's
         vectors would be compared with the first's queries)."""
         if self._dim is None:
@@ -286,56 +200,6 @@ class Catalog:
         if width != self._dim:
             raise ValueError(f"document {doc_id}: embedding has {width} dims, this catalog's vectors have {self._dim} "
                              "(re-embed everything with `panda reindex` to change the embedder)")
-
-    def load_synthetic_documents(self, count: int, sentences: list[str], vectors: np.ndarray, users: int = 100,
-                                 global_share: float = 0.0, seed: int = 42) -> None:
-        """Fill the catalog with `count` documents composed from real sentences, for benchmarks only.
-
-        Document i is two sentences, a and b, drawn at random: text "a b", embedding the unit vector of
-        v_a + w * v_b (w in [0.3, 1]; `vectors` are the sentences' embeddings), postings the sum of the
-        two sentences' term frequencies. So words follow real text and vectors cluster as real
-        embeddings do. The first `global_share` of the documents are global (one scope, no owner); the
-        rest belong to `users` users in turn.
-        """
-        import pyarrow as pa
-
-        rng = np.random.default_rng(seed)
-        a, b = rng.integers(0, len(sentences), count), rng.integers(0, len(sentences), count)
-        weight = rng.uniform(0.3, 1.0, count).astype(np.float32)
-        self.con.execute("CREATE TEMP TABLE syn_sentences (s INTEGER, text VARCHAR, terms VARCHAR[], tfs INTEGER[], len INTEGER)")
-        rows = [[i, text, list(tf), list(tf.values()), sum(tf.values())]
-                for i, (text, tf) in enumerate((t, term_frequencies(t)) for t in sentences)]
-        self.con.executemany("INSERT INTO syn_sentences VALUES (?, ?, ?, ?, ?)", rows)
-        self.con.execute("SELECT setseed(?)", [(seed % 1000) / 1000]).fetchall()
-        self._check_dim("syn_0", int(vectors.shape[1]))
-        globals_ = int(count * global_share)
-        for start in range(0, count, 100_000):
-            stop = min(count, start + 100_000)
-            v = vectors[a[start:stop]] + weight[start:stop, None] * vectors[b[start:stop]]
-            v = (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
-            chunk = pa.table({"i": np.arange(start, stop), "a": a[start:stop], "b": b[start:stop],
-                              "embedding": pa.FixedSizeListArray.from_arrays(pa.array(v.ravel()), v.shape[1])})
-            self.con.register("syn_chunk", chunk)
-            self.con.execute(f"""
-                INSERT INTO documents (id, kind, title, primary_topic, keywords, intent, content_types, scope, quality,
-                    importance, owner_user, usage_count, reference_count, validation_count, validation_success,
-                    created_at, links, source_urls, doc_path, search_text, doc_length, embedding)
-                SELECT 'syn_' || c.i, 'memory', 'synthetic ' || c.i, 'topic.t' || (c.i % 50), [], 'informational', ['memory'],
-                    CASE WHEN c.i < {globals_} THEN 'global' ELSE 'user' END, random(), 0.15,
-                    CASE WHEN c.i < {globals_} THEN NULL ELSE 'user' || (c.i % ?) END,
-                    (random() * 5)::INT, (random() * 20)::INT, 0, 0,
-                    now() - to_days((random() * 400)::INT), [], [], 'synthetic/' || c.i || '.md',
-                    sa.text || ' ' || sb.text, sa.len + sb.len, c.embedding::FLOAT[]
-                FROM syn_chunk c JOIN syn_sentences sa ON sa.s = c.a JOIN syn_sentences sb ON sb.s = c.b""", [users])
-            self.con.execute("""
-                INSERT INTO postings SELECT term, 'syn_' || i, sum(tf)::INT FROM (
-                    SELECT c.i, unnest(s.terms) AS term, unnest(s.tfs) AS tf FROM syn_chunk c JOIN syn_sentences s ON s.s = c.a
-                    UNION ALL
-                    SELECT c.i, unnest(s.terms) AS term, unnest(s.tfs) AS tf FROM syn_chunk c JOIN syn_sentences s ON s.s = c.b)
-                GROUP BY term, i""")
-            self.con.unregister("syn_chunk")
-        self.con.execute("DROP TABLE syn_sentences")
-        self.touch(None)
 
     def clear_derived(self) -> None:
         """Empty every table the vault can rebuild (reindex); observability logs are kept."""
@@ -527,68 +391,6 @@ class Catalog:
             return self._dicts("SELECT * FROM turn_index ORDER BY user_id, turn_number")
         return self._dicts("SELECT * FROM turn_index WHERE user_id = ? ORDER BY turn_number", [user_id])
 
-    def record_llm_calls(self, rows: list[dict[str, Any]], prices: dict[str, tuple[float, float]] | None = None) -> None:
-        """LLM calls, with completed_at = started_at + latency (the event clock) and cost_usd from `prices`
-        (model -> USD per million prompt and completion tokens; a model not listed is local and costs 0)."""
-        if not rows:
-            return
-        columns = ("id", "user_id", "session_id", "turn_id", "phase", "role", "model", "prompt_version",
-                   "prompt_tokens", "completion_tokens", "latency_ms", "batch_size", "started_at", "status",
-                   "error_message", "recorded_at", "thread_id", "message_id", "completed_at", "cost_usd")
-        recorded = datetime.now(UTC)
-        values = []
-        for r in rows:
-            started, latency = r.get("started_at"), float(r.get("latency_ms") or 0.0)
-            derived = {"recorded_at": recorded,
-                       "completed_at": started + timedelta(milliseconds=latency) if isinstance(started, datetime) else None,
-                       "cost_usd": call_cost(r.get("model"), r.get("prompt_tokens"), r.get("completion_tokens"), prices)}
-            values.append([r.get("id") or _uid() if c == "id" else derived[c] if c in derived else r.get(c)
-                           for c in columns])
-        self.con.executemany(
-            f"INSERT INTO llm_calls ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})", values)
-
-    def record_retrieval(self, *, user_id: str | None, session_id: str | None, turn_id: str | None, query: str,
-                         retrieval_type: str, candidates: int, result_ids: list[str], retrieval_ms: float,
-                         context_tokens: int, created_at: datetime | None = None, record_id: str | None = None,
-                         details: dict[str, Any] | None = None) -> None:
-        """One retrieval. created_at: when it happened (the turn's input time); recorded_at: the wall clock.
-        `details`: seed 004's classification and cache fields (RETRIEVAL_DETAILS), where the caller knows them."""
-        recorded = datetime.now(UTC)
-        extra = {k: v for k, v in (details or {}).items() if k in RETRIEVAL_DETAILS and v is not None}
-        columns = ["id", "user_id", "session_id", "turn_id", "query", "retrieval_type", "candidates", "results",
-                   "result_ids", "retrieval_ms", "context_tokens", "created_at", "recorded_at", *extra]
-        self.con.execute(
-            f"INSERT INTO retrieval_operations ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)}) "
-            "ON CONFLICT DO NOTHING",
-            [record_id or _uid(), user_id, session_id, turn_id, query, retrieval_type, candidates, len(result_ids),
-             result_ids, retrieval_ms, context_tokens, created_at or recorded, recorded, *extra.values()],
-        )
-
-    def record_retrieval_entry(self, entry: dict[str, Any], record_id: str | None = None) -> None:
-        """A retrieval in its dict form (memory/search.py `retrieval_entry`: what turns and the reader journal
-        keep) written with `record_retrieval`; `created_at` may be ISO text."""
-        created = entry.get("created_at")
-        self.record_retrieval(
-            user_id=entry.get("user_id"), session_id=entry.get("session_id"), turn_id=entry.get("turn_id"),
-            query=entry["query"], retrieval_type=entry["retrieval_type"], candidates=int(entry["candidates"]),
-            result_ids=list(entry["result_ids"]), retrieval_ms=float(entry["retrieval_ms"]),
-            context_tokens=int(entry["context_tokens"]),
-            created_at=created if isinstance(created, datetime) else parse_time(created),
-            record_id=record_id or entry.get("id"), details=entry)
-
-    def record_event(self, event_type: str, entity_type: str | None = None, entity_id: str | None = None,
-                     data: dict[str, Any] | None = None, created_at: datetime | None = None,
-                     user_id: str | None = None) -> None:
-        """One system event. created_at: when it happened (input time or the job's --now); recorded_at: wall clock."""
-        recorded = datetime.now(UTC)
-        user = user_id or (data or {}).get("user_id")
-        self.con.execute(
-            """INSERT INTO system_events (id, event_type, entity_type, entity_id, data, created_at, recorded_at, user_id)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-            [_uid(), event_type, entity_type, entity_id, json.dumps(data or {}, default=str),
-             created_at or recorded, recorded, user],
-        )
-
     def table_count(self, table: str) -> int:
         if table not in ("documents", "postings", "turn_index", "llm_calls", "retrieval_operations", "system_events"):
             raise ValueError(f"unknown table {table}")
@@ -603,12 +405,6 @@ class Catalog:
             raise ValueError(f"not a catalog table and columns: {table} ({columns})")
         return self._dicts(f"SELECT {', '.join(names)} FROM {table}")
 
-    def llm_usage_by_phase(self) -> list[dict[str, Any]]:
-        return self._dicts("""SELECT phase, count(*) AS calls, sum(prompt_tokens) AS prompt_tokens,
-                              sum(completion_tokens) AS completion_tokens, avg(latency_ms) AS avg_latency_ms,
-                              sum(CASE WHEN status = 'ok' THEN 0 ELSE 1 END) AS failures
-                              FROM llm_calls GROUP BY phase ORDER BY phase""")
-
     # ---- helpers -------------------------------------------------------------------------------
     def _dicts(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         cursor = self.con.execute(sql, params or [])
@@ -621,10 +417,6 @@ class Catalog:
                     record[key] = utc(value)
             out.append(record)
         return out
-
-
-def _uid() -> str:
-    return uuid.uuid4().hex
 
 
 class _Transaction:

@@ -140,8 +140,7 @@ def collect_pairs(dataset: str, path: Path, only: list[str] | None = None, work_
     bench, queries = tuning_queries(dataset, path, only, observations)
     home = Path(tempfile.mkdtemp(prefix="panda-tune-", dir=work_dir))
     try:
-        ctx = open_home(Settings(home=home), embedder=embedder)
-        try:
+        with open_home(Settings(home=home), embedder=embedder) as ctx:
             ingest_messages(ctx, bench.messages)
             conversations = Conversations(ctx.catalog)
             texts_by_user: dict[str, dict[str, str]] = {}
@@ -152,8 +151,6 @@ def collect_pairs(dataset: str, path: Path, only: list[str] | None = None, work_
                 hits = ctx.memory.search(SearchRequest(query, user_id=user, limit=SEARCH_DEPTH, now=asked_at, record=False))
                 ranked = [e for e in conversations.external_ids([h.id for h in hits]) if e]
                 pairs += pairs_for_question(query, evidence, ranked, texts_by_user[user])
-        finally:
-            ctx.catalog.close()
     finally:
         shutil.rmtree(home, ignore_errors=True)
     log.info("%d training pairs from %s (%d queries)", len(pairs), path, len(queries))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from panda.catalog.conversations import Conversations
-from panda.catalog.store import SearchFilters
+from panda.catalog.filters import SearchFilters
 from panda.evaluation.runner import Question
 from panda.memory import relevance_model
 from panda.memory.search import MemoryStore, signal_weights

@@ -175,6 +175,11 @@ def summarise(items: list[dict[str, Any]], ks: list[int], phase_latency: dict[st
     return out
 
 
+def latency_by_phase(ctx: Home) -> dict[str, float]:
+    """Mean LLM latency per phase (ms) in the evaluation home's catalog."""
+    return {row["phase"]: round(float(row["avg_latency_ms"] or 0.0), 1) for row in ctx.catalog.llm_usage_by_phase()}
+
+
 def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, settings: Settings,
              backend: Backend | None, embedder: Embedder | None = None, only: list[str] | None = None,
              limit: int | None = None, results_catalog: Any = None, work_dir: Path | None = None,
@@ -200,47 +205,47 @@ def run_eval(dataset: str, path: Path, *, ks: list[int], retrieval_only: bool, s
         sharded = run_sharded([], eval_settings, shards, executor, embedder=embedder, messages=bench.messages)
         if sharded["errors"]:
             raise RuntimeError(f"sharded ingest of {path} failed: {sharded['errors']}")
-    ctx = open_home(eval_settings, embedder=embedder, backend=backend)
-    if executor is None:
-        ingest_messages(ctx, bench.messages)
     items: dict[str, dict[str, Any]] = {}
-    for q in bench.questions:
-        started = time.perf_counter()
-        results = ctx.memory.search(SearchRequest(q.question, user_id=q.user_id, limit=max(ks), now=q.asked_at, record=False))
-        retrieved = Conversations(ctx.catalog).external_ids([r.id for r in results])  # dia_id / session:turn
-        recall = {str(k): recall_at_k(retrieved, q.evidence, k) for k in ks} if q.evidence else None
-        items[q.item_id] = {"run_id": run_id, "item_id": q.item_id, "conversation": q.user_id, "category": q.category,
-                            "question": q.question, "gold": q.gold, "prediction": None, "f1": None, "em": None,
-                            "abstention_expected": q.abstention, "abstained": None, "recall": recall,
-                            "context_tokens": None, "latency_ms": round((time.perf_counter() - started) * 1000, 3)}
     phase_latency: dict[str, float] = {}
+    with open_home(eval_settings, embedder=embedder, backend=backend) as ctx:
+        if executor is None:
+            ingest_messages(ctx, bench.messages)
+        for q in bench.questions:
+            started = time.perf_counter()
+            results = ctx.memory.search(SearchRequest(q.question, user_id=q.user_id, limit=max(ks), now=q.asked_at,
+                                                      record=False))
+            retrieved = Conversations(ctx.catalog).external_ids([r.id for r in results])  # dia_id / session:turn
+            recall = {str(k): recall_at_k(retrieved, q.evidence, k) for k in ks} if q.evidence else None
+            items[q.item_id] = {"run_id": run_id, "item_id": q.item_id, "conversation": q.user_id,
+                                "category": q.category, "question": q.question, "gold": q.gold, "prediction": None,
+                                "f1": None, "em": None, "abstention_expected": q.abstention, "abstained": None,
+                                "recall": recall, "context_tokens": None,
+                                "latency_ms": round((time.perf_counter() - started) * 1000, 3)}
+        if not retrieval_only and executor is None:
+            if backend is None:
+                raise ValueError("answer evaluation needs a backend (or pass retrieval_only)")
+            answer_questions(ctx, backend, bench.questions, items)
+            phase_latency = latency_by_phase(ctx)
+        policy = ctx.policy
+        used_embedder = {"embedder": getattr(ctx.memory.embedder, "identity", None),
+                         "lexical_mix": ctx.memory.lexical_mix(), "speaker_weight": ctx.memory.speaker_weight(),
+                         "relevance": relevance_label(ctx.memory.relevance_model())}
     if not retrieval_only and executor is not None:
         from panda.sharding.shards import run_sharded
 
-        ctx.catalog.close()
         sharded = run_sharded(probe_turns(bench.questions), eval_settings, shards, executor, embedder=embedder)
         if sharded["errors"]:
             raise RuntimeError(f"sharded answering of {path} failed: {sharded['errors']}")
-        ctx = open_home(eval_settings, embedder=embedder, backend=backend)
-        collect_answers(ctx, bench.questions, items)
-    elif not retrieval_only:
-        if backend is None:
-            raise ValueError("answer evaluation needs a backend (or pass retrieval_only)")
-        answer_questions(ctx, backend, bench.questions, items)
-    if not retrieval_only:
-        phase_latency = {row["phase"]: round(float(row["avg_latency_ms"] or 0.0), 1)
-                         for row in ctx.catalog.llm_usage_by_phase()}
-    used_embedder = {"embedder": getattr(ctx.memory.embedder, "identity", None), "lexical_mix": ctx.memory.lexical_mix(),
-                     "speaker_weight": ctx.memory.speaker_weight(),
-                     "relevance": relevance_label(ctx.memory.relevance_model())}
-    ctx.catalog.close()
+        with open_home(eval_settings, embedder=embedder, backend=backend) as ctx:
+            collect_answers(ctx, bench.questions, items)
+            phase_latency = latency_by_phase(ctx)
     item_list = list(items.values())
     metrics = summarise(item_list, ks, phase_latency)
     metrics["bm25_baseline"] = bm25_recall(bench.messages, bench.questions, ks)
     if judge is not None and not retrieval_only:
         from panda.evaluation.judge import judge_items
 
-        metrics.update(judge_items(item_list, judge, ctx.policy))
+        metrics.update(judge_items(item_list, judge, policy))
     metrics.update({"run_id": run_id, "dataset": dataset, "mode": "retrieval" if retrieval_only else "answers",
                     "seconds": round(time.perf_counter() - t0, 1), "messages_ingested": len(bench.messages),
                     "eval_home": str(home), "evidence_errors": bench.data_errors, **used_embedder})

@@ -32,9 +32,10 @@ from typing import Any
 import numpy as np
 
 from panda.catalog import index_source
-from panda.catalog.store import GLOBAL_PARTITION as GLOBAL
-from panda.catalog.store import NO_OWNER_PARTITION as NOBODY
-from panda.catalog.store import Catalog, SearchFilters
+from panda.catalog.filters import GLOBAL_PARTITION as GLOBAL
+from panda.catalog.filters import NO_OWNER_PARTITION as NOBODY
+from panda.catalog.filters import SearchFilters
+from panda.catalog.store import Catalog
 from panda.memory import compute_threads
 from panda.memory.ann import AnnSettings, InvertedFileIndex
 
@@ -232,7 +233,7 @@ class SearchIndex:
         has_vector = col("has_vector").astype(bool)
         n = end - start
         flat = embedding.flatten().to_numpy(zero_copy_only=False).astype(np.float32)  # null rows are left out
-        # one width per catalog (Catalog._check_dim); 0 for a partition without vectors (its vector leg is skipped)
+        # one width per catalog (Catalog.check_dim); 0 for a partition without vectors (its vector leg is skipped)
         width = flat.size // int(has_vector.sum()) if has_vector.any() else 0
         vectors = np.zeros((n, width), dtype=np.float32)
         if has_vector.any():

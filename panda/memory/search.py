@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from panda.catalog.store import GLOBAL_PARTITION, Catalog, SearchFilters
+from panda.catalog.filters import GLOBAL_PARTITION, SearchFilters
+from panda.catalog.store import Catalog
 from panda.config import Policy
 from panda.documents.budgets import estimate_tokens
 from panda.documents.model import Document, new_id, utc

@@ -178,15 +178,12 @@ def run_shard(spec: ShardSpec) -> dict[str, Any]:
                            "turns": len(spec.turns), "messages": len(spec.messages), "users": len(spec.users)}
     try:
         embedder = _worker_embedder(settings.embedding_model, settings.embedding_dim)
-        ctx = open_home(settings, embedder=embedder, backend=backend, in_shard=True)
-        try:
+        with open_home(settings, embedder=embedder, backend=backend, in_shard=True) as ctx:
             if spec.turns:
                 assert backend is not None
                 out.update(run_batch(spec.turns, ctx, backend, settings.max_active_users, publish_knowledge=False).summary())
             else:
                 out["ingest"] = _ingest(ctx, spec, backend)
-        finally:
-            ctx.catalog.close()
     finally:
         if backend is not None:
             backend.close()
@@ -285,12 +282,9 @@ def finish(run: ShardRun, results: list[dict[str, Any] | BaseException], embedde
 
     database = run.settings.catalog_path
     try:
-        ctx = open_home(run.settings, embedder=embedder)
-        try:
+        with open_home(run.settings, embedder=embedder) as ctx:
             reduced = reduce_shards(ctx, run)
             turns_in_catalog = ctx.catalog.table_count("turn_index")
-        finally:
-            ctx.catalog.close()
         shutil.rmtree(run.folder, ignore_errors=True)
     finally:
         release_writer(database.parent, database)

@@ -61,7 +61,7 @@ def test_mindcore_fields_session_cache_users_and_usage_totals(ctx, tmp_path):
     `panda stats` totals cost and the cache hit rate."""
     import json
 
-    from panda.catalog.store import call_cost
+    from panda.catalog.observability import call_cost
     from tests.jobs.conftest import turns
 
     assert call_cost("gpt-4o-mini", 1000, 500, {"gpt-4o-mini": (0.15, 0.60)}) == 0.00045

@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from panda.catalog.store import Catalog, SearchFilters
+from panda.catalog.filters import SearchFilters
+from panda.catalog.store import Catalog
 from panda.documents.model import Document
 from panda.memory.ann import AnnSettings, InvertedFileIndex, subvector_count
 from panda.memory.index import SearchIndex

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from panda.catalog.store import Catalog, SearchFilters
+from panda.catalog.filters import SearchFilters
+from panda.catalog.store import Catalog
 from panda.documents.model import Document
 from panda.language.text import tokenize
 from panda.memory.index import SearchIndex, _top, _top_matched
