@@ -15,10 +15,8 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from flows.turns import only_transient
-from panda.conversations.enrich import enrich_pending
-from panda.conversations.ingest import ingest_messages
 from panda.conversations.sources import load_ingest_input
-from panda.runtime import make_backend, open_home, settings_for
+from panda.runtime import ingest, settings_for
 
 
 @task(retries=2, retry_delay_seconds=10, retry_condition_fn=only_transient)
@@ -26,17 +24,9 @@ def ingest_and_enrich(path: str, fmt: str, home: str | None, backend: str, model
                       enrich: bool) -> dict[str, Any]:
     messages, errors = load_ingest_input(Path(path), fmt, None)
     settings = settings_for(home, backend, model)
-    llm = make_backend(settings) if enrich else None
-    try:
-        with open_home(settings, backend=llm) as ctx:
-            report = ingest_messages(ctx, messages)
-            report.malformed_lines = len(errors)
-            if llm is not None:
-                report.enrichment = enrich_pending(ctx, llm)
-            return {**report.as_dict(), "errors": [str(e) for e in errors[:50]]}
-    finally:
-        if llm is not None:
-            llm.close()
+    report = ingest(settings, messages, enrich)
+    report.malformed_lines = len(errors)
+    return {**report.as_dict(), "errors": [str(e) for e in errors[:50]]}
 
 
 @flow(name="panda-ingest", log_prints=True)

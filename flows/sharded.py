@@ -23,7 +23,7 @@ from prefect.states import State
 from flows.turn_summary import publish_summary, read_turn_file
 from panda.config import Settings
 from panda.errors import BackendUnavailableError, TerminalError
-from panda.runtime import settings_for
+from panda.runtime import enrich_turns, settings_for
 from panda.sharding import shards as sharding
 
 
@@ -85,7 +85,7 @@ def process_turn_file_sharded(path: str, home: str | None = None, backend: str =
     finally:
         summary = sharding.finish(run, results)
     if enrich:
-        summary["enrichment"] = enrich_after_reduce(settings, turns)
+        summary["enrichment"] = enrich_turns(settings, turns)
     summary["malformed_lines"] = len(errors)
     publish_summary(path, summary, errors)
     logger.info("turns by outcome: %s; shards: %s", summary["outcomes"], summary["shards"])
@@ -94,18 +94,6 @@ def process_turn_file_sharded(path: str, home: str | None = None, backend: str =
         raise RuntimeError(f"{len(failed)} of {len(summary['shards'])} shards failed after their retries: "
                            + "; ".join(f"shard {s['shard']}: {s['failed'][:200]}" for s in failed))
     return summary
-
-
-def enrich_after_reduce(settings: Any, turns: list[Any]) -> dict[str, int]:
-    from panda.conversations.enrich import enrich_turn_messages
-    from panda.runtime import make_backend, open_home
-
-    backend = make_backend(settings)
-    try:
-        with open_home(settings, backend=backend) as ctx:
-            return enrich_turn_messages(ctx, backend, turns)
-    finally:
-        backend.close()
 
 
 def sharded_on_ray(path: str, shards: int = 2, ray_address: str | None = None, **options: Any) -> dict[str, Any]:

@@ -23,10 +23,8 @@ from prefect.states import State
 
 from flows.sharded import process_turn_file_sharded, sharded_on_ray  # noqa: F401 - the former: a deployment entrypoint
 from flows.turn_summary import publish_summary, read_turn_file
-from panda.conversations.enrich import enrich_turn_messages
 from panda.errors import TransientError
-from panda.pipeline.scheduler import run_batch
-from panda.runtime import make_backend, open_home, settings_for
+from panda.runtime import process_turns, settings_for
 
 
 def only_transient(task: Task[..., Any], task_run: TaskRun, state: State) -> bool:
@@ -45,16 +43,7 @@ def run_turns(turns: list[Any], home: str | None, backend: str, model: str | Non
               **engine: Any) -> dict[str, Any]:
     """The batch (and with `enrich`, its messages' enrichment), as `panda run` does it. `engine`: base_url,
     role_models, embedding_model, embedding_dim (runtime.settings_for)."""
-    settings = settings_for(home, backend, model, **engine)
-    llm = make_backend(settings)
-    try:
-        with open_home(settings, backend=llm) as ctx:
-            summary = run_batch(turns, ctx, llm, settings.max_active_users).summary()
-            if enrich:
-                summary["enrichment"] = enrich_turn_messages(ctx, llm, turns)
-            return summary
-    finally:
-        llm.close()
+    return process_turns(settings_for(home, backend, model, **engine), turns, enrich)
 
 
 @flow(name="panda-turns", log_prints=True)

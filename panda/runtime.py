@@ -3,16 +3,21 @@
 `open_home` creates the vault skeleton, writes or strictly reads the policy, opens the catalog and
 the embedder, and returns the `Home` the pipeline and jobs share. `make_backend` picks a
 backend class from a plain dict (a typo fails at once with the valid names, unlike dotted paths).
+`home_with_backend` opens both and closes both; `process_turns`, `enrich_turns` and `ingest` are the whole
+jobs of `panda run` / `panda ingest`, which the CLI and the Prefect flows both call (so a flow stays one call).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from panda.catalog.store import Catalog
 from panda.config import Settings, load_policy
+from panda.conversations.ingest import IngestReport, ingest_messages
+from panda.conversations.messages import MessageInput
 from panda.documents.vault import Vault
 from panda.errors import ConfigError
 from panda.home import Home
@@ -20,6 +25,7 @@ from panda.llm.backend import Backend
 from panda.memory import embedder_profiles
 from panda.memory.embeddings import BASE_IDENTITY, EMBEDDER_SETTING, Embedder, SentenceEmbedder
 from panda.memory.search import MemoryStore
+from panda.pipeline.turn_input import TurnInput
 
 
 def _vllm(settings: Settings) -> Backend:
@@ -142,3 +148,53 @@ def open_home(settings: Settings, embedder: Embedder | None = None, backend: Bac
     model_for: Any = backend.model_for if backend is not None else (lambda role: settings.model or "default")
     return Home(settings=settings, policy=policy, vault=vault, catalog=catalog, memory=memory,
                            model_for=model_for)
+
+
+@contextmanager
+def home_with_backend(settings: Settings, **options: Any) -> Iterator[tuple[Home, Backend]]:
+    """The backend `settings` name and the home opened with it (`options`: open_home's); both are closed however
+    the block ends (the backend's engine process included)."""
+    backend = make_backend(settings)
+    try:
+        with open_home(settings, backend=backend, **options) as ctx:
+            yield ctx, backend
+    finally:
+        backend.close()
+
+
+def process_turns(settings: Settings, turns: list[TurnInput], enrich: bool = False,
+                  on_turn_done: Callable[[Any, str], None] | None = None) -> dict[str, Any]:
+    """`panda run` and the turns flow: the batch in one process, then (`enrich`) its messages' enrichment (seed
+    004). Returns the batch summary with the enrichment counts and the catalog's turn count."""
+    from panda.conversations.enrich import enrich_turn_messages
+    from panda.pipeline.scheduler import run_batch
+
+    with home_with_backend(settings) as (ctx, backend):
+        summary = run_batch(turns, ctx, backend, settings.max_active_users, on_turn_done=on_turn_done).summary()
+        if enrich:
+            summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
+        summary["turns_in_catalog"] = ctx.catalog.table_count("turn_index")
+    return summary
+
+
+def enrich_turns(settings: Settings, turns: list[TurnInput]) -> dict[str, int]:
+    """Enrich the messages of `turns` (after a sharded run's reduce, in the process that reduced)."""
+    from panda.conversations.enrich import enrich_turn_messages
+
+    with home_with_backend(settings) as (ctx, backend):
+        return enrich_turn_messages(ctx, backend, turns)
+
+
+def ingest(settings: Settings, messages: list[MessageInput], enrich: bool = False,
+           enrich_limit: int | None = None) -> IngestReport:
+    """`panda ingest` and the ingest flow in one process: store the messages (sessions, transcripts, facts), then
+    (`enrich`) enrich what is pending with the settings' backend. Returns the IngestReport."""
+    from panda.conversations.enrich import enrich_pending
+
+    if not enrich:
+        with open_home(settings) as ctx:
+            return ingest_messages(ctx, messages)
+    with home_with_backend(settings) as (ctx, backend):
+        report = ingest_messages(ctx, messages)
+        report.enrichment = enrich_pending(ctx, backend, limit=enrich_limit)
+        return report

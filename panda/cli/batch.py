@@ -19,10 +19,8 @@ log = logging.getLogger("panda")
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from panda.conversations.enrich import enrich_turn_messages
-    from panda.pipeline.scheduler import run_batch
     from panda.pipeline.turn_input import read_turns
-    from panda.runtime import make_backend, open_home
+    from panda.runtime import enrich_turns, process_turns
 
     path = input_file(args)
     settings = settings_of(args)
@@ -31,26 +29,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.shards or args.executor:
         summary = _run_sharded(args, turns, settings)
         if args.enrich:  # after the reduce, in this process
-            backend = make_backend(settings)
-            try:
-                with open_home(settings, backend=backend) as ctx:
-                    summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
-            finally:
-                backend.close()
+            summary["enrichment"] = enrich_turns(settings, turns)
     else:
-        backend = make_backend(settings)
-        try:
-            with open_home(settings, backend=backend) as ctx, \
-                    tqdm(total=len(turns), desc="turns", unit="turn", disable=args.quiet) as bar:
-                report = run_batch(turns, ctx, backend, settings.max_active_users,
-                                   on_turn_done=lambda state, outcome: bar.update(1))
-                bar.update(report.skipped)
-                summary = report.summary()
-                if args.enrich:
-                    summary["enrichment"] = enrich_turn_messages(ctx, backend, turns)
-                summary["turns_in_catalog"] = ctx.catalog.table_count("turn_index")
-        finally:
-            backend.close()
+        with tqdm(total=len(turns), desc="turns", unit="turn", disable=args.quiet) as bar:
+            summary = process_turns(settings, turns, args.enrich, on_turn_done=lambda state, outcome: bar.update(1))
+            bar.update(summary["skipped"])  # the turns already done
     summary["malformed_lines"] = len(errors)
     summary["home"] = str(settings.home)
     if args.json:
@@ -72,6 +55,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"vault: {settings.home}")
     return 1 if (errors or summary["errors"]) else 0
 
+
 def _run_sharded(args: argparse.Namespace, turns: list[Any], settings: Settings, **ingest: Any) -> dict[str, Any]:
     """`--executor ray --shards N`: the batch (turns, or an ingest's messages) sharded by user (sharding.py)."""
     from panda.sharding.shards import run_sharded
@@ -85,11 +69,10 @@ def _run_sharded(args: argparse.Namespace, turns: list[Any], settings: Settings,
               f"hosts {', '.join(hosts)}; reduce {summary['reduce']['seconds']} s", file=sys.stderr)
     return summary
 
+
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from panda.conversations.enrich import enrich_pending
-    from panda.conversations.ingest import ingest_messages
     from panda.conversations.sources import load_ingest_input
-    from panda.runtime import make_backend, open_home
+    from panda.runtime import ingest
 
     path = input_file(args)
     settings = settings_of(args)
@@ -108,32 +91,20 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               f"recorded {summary['facts_recorded']}; enrichment {summary['enrichment'] or 'off'}; "
               f"{len(summary['shards'])} shards")
         return 1 if errors or summary["errors"] else 0
-    backend = make_backend(settings) if args.enrich else None
-    try:
-        with open_home(settings, backend=backend) as ctx:
-            report = ingest_messages(ctx, messages)
-            report.malformed_lines = len(errors)
-            if backend is not None:
-                report.enrichment = enrich_pending(ctx, backend, limit=args.enrich_limit)
-    finally:
-        if backend is not None:
-            backend.close()
+    report = ingest(settings, messages, args.enrich, args.enrich_limit)
+    report.malformed_lines = len(errors)
     print(json.dumps(report.as_dict(), indent=2) if args.json else
           f"messages: {report.new} new, {report.already_known} already known, {report.recovered} recovered, "
           f"{report.malformed_lines} malformed lines; sessions touched {report.sessions_touched}; "
           f"facts/preferences recorded {report.facts_recorded}; enrichment {report.enrichment or 'off'}")
     return 1 if errors else 0
 
+
 def cmd_enrich(args: argparse.Namespace) -> int:
     from panda.conversations.enrich import enrich_pending
-    from panda.runtime import make_backend, open_home
+    from panda.runtime import home_with_backend
 
-    settings = settings_of(args)
-    backend = make_backend(settings)
-    try:
-        with open_home(settings, backend=backend) as ctx:
-            counts = enrich_pending(ctx, backend, user_id=args.user, limit=args.limit)
-    finally:
-        backend.close()
+    with home_with_backend(settings_of(args)) as (ctx, backend):
+        counts = enrich_pending(ctx, backend, user_id=args.user, limit=args.limit)
     print(json.dumps(counts))
     return 0 if not counts["failed"] else 1

@@ -40,6 +40,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
             print("  " + "  ".join(f"{k}={v}" for k, v in row.items()))
     return 0
 
+
 def cmd_facts(args: argparse.Namespace) -> int:
     from panda.language.facts import true_at
     from panda.runtime import open_home
@@ -57,6 +58,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
             since = e.learned_at.date() if e.learned_at else "?"
             print(f"  - {e.key + ': ' if e.key else ''}{e.value}  [since {since}{span}; source {e.source}]")
     return 0
+
 
 def cmd_search(args: argparse.Namespace) -> int:
     from panda.runtime import open_home
@@ -84,6 +86,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"{rank:>2}. {r.score:.3f}  {r.kind:<10} {r.primary_topic:<24} {r.doc_path}{outdated}")
         print(f"    {r.title[:100]}")
     return 0
+
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from panda.evaluation.runner import run_eval

@@ -28,6 +28,7 @@ def role_models(items: list[str] | None) -> dict[str, str]:
         out[role.upper()] = model
     return out
 
+
 def engine_options(args: argparse.Namespace) -> dict[str, Any]:
     """The home, backend and model options (home_arg, engine_args) as settings_for's keyword arguments: the
     one reading of them, for `panda` and `python -m flows.turns` alike."""
@@ -37,10 +38,12 @@ def engine_options(args: argparse.Namespace) -> dict[str, Any]:
             "embedding_model": getattr(args, "embedding_model", None),
             "embedding_dim": getattr(args, "embedding_dim", None)}
 
+
 def settings_of(args: argparse.Namespace, **overrides: Any) -> Settings:
     from panda.runtime import settings_for
 
     return settings_for(**{**engine_options(args), **overrides})
+
 
 def home_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
@@ -50,6 +53,7 @@ def home_arg(p: argparse.ArgumentParser) -> None:
                                              "else gemma on a CPU with native bfloat16 and minilm on others)")
     p.add_argument("--embedding-dim", type=int, help="truncate the vectors (Matryoshka; gemma: 512, 256 or 128; "
                                                      "default $PANDA_EMBEDDING_DIM, else the model's full width)")
+
 
 def engine_args(p: argparse.ArgumentParser) -> None:
     """The LLM options, declared once for every command that may call a model (`panda run`, ingest and enrich,
@@ -61,6 +65,7 @@ def engine_args(p: argparse.ArgumentParser) -> None:
                    help="serve one role with another model, e.g. VOICE=/models/bigger (repeatable)")
     p.add_argument("--base-url", help="OpenAI-compatible server URL for --backend openai")
 
+
 def time_arg(value: str | None) -> datetime | None:
     if not value:
         return None
@@ -69,8 +74,10 @@ def time_arg(value: str | None) -> datetime | None:
     except ValueError as exc:
         raise ConfigError(f"--now expects an ISO 8601 time, got {value!r}") from exc
 
+
 def input_file(args: argparse.Namespace) -> Path:
     return existing_file(args.file)
+
 
 def existing_file(name: str, option: str = "") -> Path:
     path = Path(name)
@@ -78,11 +85,13 @@ def existing_file(name: str, option: str = "") -> Path:
         raise MissingInputError(f"{option + ' ' if option else ''}{path} does not exist")
     return path
 
+
 def report_errors(errors: list[Any], shown: int = 20) -> None:
     for error in errors[:shown]:
         print(f"skipped {error}", file=sys.stderr)
     if len(errors) > shown:
         print(f"... and {len(errors) - shown} more malformed lines", file=sys.stderr)
+
 
 def home_busy(settings: Settings) -> bool:
     """True when another process holds the home's writer lock right now (no waiting)."""

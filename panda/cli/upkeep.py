@@ -32,6 +32,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     print(json.dumps(report.as_dict()))
     return 0
 
+
 def cmd_tune_embedder(args: argparse.Namespace) -> int:
     from panda.evaluation.embedder_tuning import TuningSettings, tune_embedder
     from panda.memory.embeddings import tuned_model_path
@@ -54,6 +55,7 @@ def cmd_tune_embedder(args: argparse.Namespace) -> int:
     print(json.dumps(report.as_dict()))
     return 0
 
+
 def cmd_check(args: argparse.Namespace) -> int:
     """The vault doctor (panda/doctor.py). Takes the writer lock so vault and catalog hold still."""
     from panda.doctor import check_home
@@ -63,6 +65,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         report = check_home(ctx, compare_catalog=not args.skip_catalog)
     print(json.dumps(report.as_dict(), ensure_ascii=False) if args.json else report.markdown(limit=args.show))
     return 0 if report.ok else 1
+
 
 def cmd_jobs(args: argparse.Namespace) -> int:
     from datetime import UTC
@@ -84,6 +87,7 @@ def cmd_jobs(args: argparse.Namespace) -> int:
     else:
         print(report.markdown(limit=args.show))
     return 0
+
 
 def cmd_research(args: argparse.Namespace) -> int:
     from datetime import UTC
