@@ -198,3 +198,11 @@ def ingest(settings: Settings, messages: list[MessageInput], enrich: bool = Fals
         report = ingest_messages(ctx, messages)
         report.enrichment = enrich_pending(ctx, backend, limit=enrich_limit)
         return report
+
+
+def enrich_users(settings: Settings, users: list[str], limit: int | None = None) -> dict[str, int]:
+    """Enrich the pending messages of `users` (after an import) with the settings' backend."""
+    from panda.conversations.enrich import enrich_pending
+
+    with home_with_backend(settings) as (ctx, backend):
+        return enrich_pending(ctx, backend, users=users, limit=limit)

@@ -10,7 +10,7 @@ import logging
 import sys
 from typing import Any
 
-from panda.cli.options import input_file, report_errors, settings_of, sharding_executor
+from panda.cli.options import existing_file, input_file, report_errors, settings_of, sharding_executor
 from panda.config import Settings
 
 log = logging.getLogger("panda")
@@ -108,3 +108,27 @@ def cmd_enrich(args: argparse.Namespace) -> int:
         counts = enrich_pending(ctx, backend, user_id=args.user, limit=args.limit)
     print(json.dumps(counts))
     return 0 if not counts["failed"] else 1
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from panda.conversations.importer import import_export
+    from panda.runtime import enrich_users, open_home
+
+    path = existing_file(args.file)
+    settings = settings_of(args)
+    with open_home(settings) as ctx:
+        report = import_export(ctx, path, args.kind, args.user, args.only)
+    for error in report.errors[:20]:
+        print(f"skipped: {error}", file=sys.stderr)
+    if report.stopped:
+        print(f"stopped: {report.stopped}", file=sys.stderr)
+    summary = report.as_dict()
+    if args.enrich and (report.new or report.recovered):
+        summary["enrichment"] = enrich_users(settings, [args.user], args.enrich_limit)
+    print(json.dumps(summary, indent=2, default=str) if args.json else
+          f"{report.conversations} conversations, {report.messages_read} messages ({report.messages_left_out} system, "
+          f"tool, hidden or empty left out): {report.new} new, {report.already_known} already known, "
+          f"{report.recovered} recovered; sessions touched {report.sessions_touched}; facts/preferences recorded "
+          f"{report.facts_recorded}; {report.conversations_skipped} conversations skipped; enrichment "
+          f"{summary.get('enrichment') or 'off'}; {report.seconds} s")
+    return 1 if report.errors or report.stopped else 0

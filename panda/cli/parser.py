@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from panda.cli.batch import cmd_enrich, cmd_ingest, cmd_run
+from panda.cli.batch import cmd_enrich, cmd_import, cmd_ingest, cmd_run
 from panda.cli.memory import cmd_eval, cmd_facts, cmd_search, cmd_stats
 from panda.cli.options import engine_args, home_arg
 from panda.cli.upkeep import cmd_check, cmd_jobs, cmd_reindex, cmd_research, cmd_tune_embedder
@@ -63,6 +63,20 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--json", action="store_true")
     shard_args(ingest)
     ingest.set_defaults(func=cmd_ingest)
+
+    imports = sub.add_parser("import", help="import a ChatGPT or Claude export (conversations.json or the zip) or an "
+                                            "OpenAI-style JSONL file into one user's memory")
+    imports.add_argument("kind", choices=["chatgpt", "claude", "openai"])
+    imports.add_argument("file", help="conversations.json, the export zip as downloaded, or a .jsonl file")
+    imports.add_argument("--user", required=True, help="whose memory the conversations become")
+    imports.add_argument("--only", action="append", help="a conversation's title or id (repeatable)")
+    home_arg(imports)
+    imports.add_argument("--enrich", action=argparse.BooleanOptionalAction, default=True,
+                         help="write-time enrichment through the LLM backend after the import (default on)")
+    imports.add_argument("--enrich-limit", type=int, help="enrich at most this many pending messages now")
+    engine_args(imports)
+    imports.add_argument("--json", action="store_true")
+    imports.set_defaults(func=cmd_import)
 
     enrich = sub.add_parser("enrich", help="enrich pending or failed messages")
     home_arg(enrich)

@@ -284,6 +284,7 @@ def ingest_messages(ctx: Home, messages: list[MessageInput], recorded_at: dateti
         opened = sorted(n for n in set(numbers) if n not in transcripts)
         for (mid, msg), number in zip(fresh, numbers, strict=True):
             transcript = transcripts.setdefault(number, SessionTranscript(user_id, thread, number))
+            transcript.thread_title = transcript.thread_title or msg.thread_title or None
             transcript.messages.append(TranscriptMessage(
                 id=mid, role=msg.role, author=msg.author, timestamp=msg.timestamp, content=msg.content,
                 external_id=msg.external_id, metadata=dict(msg.extra),

@@ -37,6 +37,7 @@ class MessageInput:
     external_id: str | None = None
     source: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    thread_title: str = ""  # an export's conversation title (conversations/exports.py); kept on the transcript
 
     @property
     def author(self) -> str:

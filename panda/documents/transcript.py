@@ -73,6 +73,7 @@ class SessionTranscript:
     archived_month: str | None = None  # archive/YYYY-MM/... once archived
     ended_at: datetime | None = None  # set by the summarisation job when the session gap has passed
     outcome: str | None = None  # seed 004's session outcome, judged with its summary (resolved, ongoing, ...)
+    thread_title: str | None = None  # the conversation's title in an imported export
 
     @property
     def lifecycle(self) -> str:
@@ -135,7 +136,10 @@ class SessionTranscript:
             meta["summary_counters"] = self.summary_counters
         if self.archived_month:
             meta["archived_month"] = self.archived_month
-        title = f"# Session {self.number} · {self.thread_id} · {started.date().isoformat() if started else '-'}"
+        if self.thread_title:
+            meta["thread_title"] = self.thread_title
+        name = " ".join(self.thread_title.split()) if self.thread_title else self.thread_id
+        title = f"# Session {self.number} · {name} · {started.date().isoformat() if started else '-'}"
         parts = [title]
         if self.stage != "active":
             summary = escape(self.summary or "", _is_marker)
@@ -159,7 +163,8 @@ class SessionTranscript:
                          summary_counters={str(k): int(v) for k, v in _dict(m.get("summary_counters")).items()},
                          archived_month=str(m["archived_month"]) if m.get("archived_month") else None,
                          ended_at=parse_time(m.get("ended_at")),
-                         outcome=str(m["outcome"]) if m.get("outcome") else None)
+                         outcome=str(m["outcome"]) if m.get("outcome") else None,
+                         thread_title=str(m["thread_title"]) if m.get("thread_title") else None)
         current: TranscriptMessage | None = None
         lines: list[str] = []
         pending_head: tuple[str, str] | None = None

@@ -252,9 +252,9 @@ def test_planner_memory_search_filters_reach_the_search(ctx, tmp_path, monkeypat
     seen = []
     original = ctx.memory.search
 
-    def spy(query, **kwargs):
-        seen.append(kwargs)
-        return original(query, **kwargs)
+    def spy(request):
+        seen.append(request)
+        return original(request)
 
     monkeypatch.setattr(ctx.memory, "search", spy)
 
@@ -266,10 +266,10 @@ def test_planner_memory_search_filters_reach_the_search(ctx, tmp_path, monkeypat
         return reply
 
     run_file(ctx, ScriptedBackend(responder=filtered), write_jsonl(tmp_path / "t.jsonl", LINES[2:3]))
-    planned = [k for k in seen if k.get("content_types")]
-    assert planned and planned[0]["content_types"] == ["preference"] and planned[0]["scope"] == "user"
-    assert planned[0]["min_quality"] == 0.4 and planned[0]["include_expired"] is True
-    assert planned[0]["topic_filter"] == planned[0]["query_topic"]
+    planned = [r for r in seen if r.content_types]
+    assert planned and planned[0].content_types == ["preference"] and planned[0].scope == "user"
+    assert planned[0].min_quality == 0.4 and planned[0].include_expired is True
+    assert planned[0].topic_filter == planned[0].query_topic
 
 
 def test_an_honest_i_dont_know_on_empty_memory_is_approved_by_rule(ctx, tmp_path):

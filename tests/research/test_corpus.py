@@ -101,9 +101,9 @@ def test_pii_never_reaches_a_research_query(ctx, tmp_path):
     sent: list[str] = []
     original = ctx.memory.search
 
-    def provider(query, **kwargs):  # what the search provider receives
-        sent.append(query)
-        return original(query, **kwargs)
+    def provider(request):  # what the search provider receives
+        sent.append(request.query)
+        return original(request)
 
     ctx.memory.search = provider
     queries = [
