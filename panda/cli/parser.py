@@ -7,6 +7,7 @@ import argparse
 from panda.cli.batch import cmd_enrich, cmd_import, cmd_ingest, cmd_run
 from panda.cli.memory import cmd_eval, cmd_facts, cmd_search, cmd_stats
 from panda.cli.options import engine_args, home_arg
+from panda.cli.serving import cmd_serve, cmd_tokens
 from panda.cli.upkeep import cmd_check, cmd_jobs, cmd_reindex, cmd_research, cmd_tune_embedder
 
 
@@ -167,6 +168,26 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--speaker-weight", type=float, help="the named speaker's lift to record for this model "
                                                            "(default: the one chosen in the tuning experiments)")
     tune.set_defaults(func=cmd_tune_embedder)
+
+    serve = sub.add_parser("serve", help="serve memory to assistants: MCP over stdio (--mcp --user U), or the HTTP "
+                                         "API with MCP at /mcp (--http), each request acting as its token's user")
+    home_arg(serve)
+    serve.add_argument("--mcp", action="store_true", help="MCP over stdio for a local assistant (with --user)")
+    serve.add_argument("--http", action="store_true", help="the HTTP API and MCP over streamable HTTP (the default)")
+    serve.add_argument("--user", help="with --mcp: the user the local assistant acts for")
+    serve.add_argument("--host", default="127.0.0.1", help="bind address (default loopback)")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--allow-remote", action="store_true", help="allow a --host other machines can reach")
+    serve.set_defaults(func=cmd_serve)
+
+    tokens = sub.add_parser("tokens", help="API tokens for `panda serve`: create (shown once), list, revoke")
+    tokens.add_argument("action", choices=["create", "list", "revoke"])
+    tokens.add_argument("id", nargs="?", help="revoke: the token id (tok_...)")
+    tokens.add_argument("--user", help="create: whose token; list/revoke: only this user's")
+    tokens.add_argument("--label", help="create: what the token is for")
+    home_arg(tokens)
+    tokens.add_argument("--json", action="store_true")
+    tokens.set_defaults(func=cmd_tokens)
 
     check = sub.add_parser("check", help="the vault doctor: frontmatter, links, catalog == reindex, orphans, "
                                          "private data in global files (exit 1 with the list)")

@@ -204,3 +204,11 @@ def _list(value: Any) -> list[Any]:
 
 def _dict(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
+
+
+def transcript_entry(text: str, doc_id: str, kind: str) -> str:
+    """The text of one message (by id) or the summary of a session transcript's markdown; '' when not there."""
+    transcript = SessionTranscript.parse(text)
+    if kind == "session_summary":
+        return transcript.summary or ""
+    return next((m.content for m in transcript.messages if m.id == doc_id), "")

@@ -9,6 +9,7 @@
   site_knowledge turns; a note only her turns made is removed, with the wiki-links to it;
 - lines of shared notes (Knowledge/, Meta/Indexes/, Logs/Changes/) that name alice, her documents or
   her turns' hashes; every note edited is re-indexed, so the catalog's search text forgets too;
+- her API tokens for `panda serve` are revoked first (privacy/tokens.py);
 - other users' relative links into her folders are replaced by '(deleted)' (jobs/link_repair.py);
 - catalog rows: documents (with postings and embeddings), turn index, turn uses and references,
   threads, sessions, messages, LLM calls and retrieval operations (by user or by her turn ids),
@@ -43,6 +44,7 @@ from panda.home import Home
 from panda.jobs.common import JobReport, JobRun
 from panda.jobs.link_repair import repair_links
 from panda.jobs.rules import origin_hash
+from panda.privacy import tokens
 from panda.privacy.forget import forget_in_note, forget_in_site_knowledge
 from panda.privacy.provenance import provenance_hash
 from panda.research.knowledge import rebuild_indexes
@@ -222,8 +224,14 @@ def run(job: JobRun) -> JobReport:
         report.change("rows_derived_documents", f"catalog documents: {len(derived_ids)} derived note(s)")
     if events:
         report.change("rows_system_events", f"catalog system_events: {len(events)} row(s)")
+    live_tokens = [i for i in tokens.list_tokens(ctx.vault.home)
+                   if i.revoked_at is None and i.user_id.lower() == user_id.lower()]
+    for info in live_tokens:
+        report.change("tokens_revoked", f"API token {info.id} ({info.label or 'no label'})")
     if job.dry_run or not report.changes:
         return report.finish(ctx)
+    for info in live_tokens:  # first: from now on no request acts as this user (privacy/tokens.py)
+        tokens.revoke(ctx.vault.home, token_id=info.id, now=now)
     export["derived_documents"] = [ctx.catalog.get_document(i) or {"id": i} for i in derived_ids]
     target = _backup(ctx, user_id, paths + derived, [*scrub, *knowledge, *sites], export)
     report.notes.append(f"backup written to {target}")

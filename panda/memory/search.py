@@ -29,6 +29,7 @@ from panda.config import Policy
 from panda.documents.budgets import estimate_tokens
 from panda.documents.model import Document, new_id, utc
 from panda.documents.paths import validate_name
+from panda.documents.transcript import transcript_entry
 from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
 from panda.language.text import STOP_WORDS, tokenize, words
@@ -373,6 +374,9 @@ class MemoryStore:
                 return None
         path = row["doc_path"]
         try:
+            if row["kind"] in ("message", "session_summary"):  # an entry of a session transcript
+                return Document(**{k: v for k, v in row.items() if k in Document.model_fields},
+                                body=transcript_entry(self.vault.read_text(path), row["id"], row["kind"]))
             if row and row["kind"] in ("preference", "fact", "context"):
                 return Document(**{k: v for k, v in row.items() if k in Document.model_fields},
                                 body=self.vault.read_text(path) if row["kind"] == "context" else row.get("title", ""))
@@ -487,5 +491,4 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
                                        matcher if rp.fuzzy_exact_max_len == 3 else None)
         results = [results[i] for i in scoring.order_by_priority([r.score for r in results], tiers, rp.priority_band)]
     return results
-
 
