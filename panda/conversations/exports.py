@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -97,6 +98,20 @@ def epoch_time(value: Any) -> datetime | None:
 
 def _title(value: Any) -> str:
     return " ".join(str(value or "").split())[:TITLE_CHARS]
+
+
+def keep(out: ImportedConversation, user_id: str, role: str, text: str, when: datetime | None,
+         last: datetime | None, external_id: str, source: str, label: Callable[[], str]) -> datetime | None:
+    """Add one message to `out` if it is a user's or an assistant's and has text, else count it skipped. A message
+    without a time takes `last` (the one before it, else the conversation's). Returns the time to carry on with."""
+    if role not in ("user", "assistant") or not text:
+        out.skipped += 1
+        return last
+    stamp = when or last
+    if stamp is None:
+        raise ExportError(f"{label()}: message {external_id} has no time and neither has the conversation")
+    out.messages.append(MessageInput(user_id, out.thread_id, stamp, role, text, external_id=external_id, source=source))
+    return stamp
 
 
 # ---- ChatGPT ---------------------------------------------------------------------------------------------
@@ -171,17 +186,10 @@ def chatgpt_conversation(conversation: Any, user_id: str, position: int = 1) -> 
         metadata = message.get("metadata") or {}
         content = message.get("content") or {}
         hidden = bool(metadata.get("is_visually_hidden_from_conversation")) or message.get("weight") == 0.0
-        text = chatgpt_text(content) if isinstance(content, dict) else ""
-        if role not in ("user", "assistant") or hidden or not text:
-            out.skipped += 1
-            continue
-        when = epoch_time(message.get("create_time")) or last
-        if when is None:
-            raise ExportError(f"{conversation_label(position, conversation)}: message {message.get('id')} has no time "
-                              "and neither has the conversation")
-        last = when
-        out.messages.append(MessageInput(user_id, out.thread_id, when, role, text, external_id=str(
-            message.get("id") or node.get("id")), source=f"chatgpt:{ident}"))
+        text = "" if hidden or not isinstance(content, dict) else chatgpt_text(content)
+        last = keep(out, user_id, role, text, epoch_time(message.get("create_time")), last,
+                    str(message.get("id") or node.get("id")), f"chatgpt:{ident}",
+                    lambda: conversation_label(position, conversation))
     return titled(out, title != "Untitled")
 
 
@@ -224,19 +232,9 @@ def claude_conversation(conversation: Any, user_id: str, position: int = 1) -> I
         if not isinstance(message, dict):
             out.skipped += 1
             continue
-        sender = message.get("sender")
-        role = {"human": "user", "user": "user", "assistant": "assistant"}.get(str(sender))
-        text = claude_text(message)
-        if role is None or not text:
-            out.skipped += 1
-            continue
-        when = epoch_time(message.get("created_at")) or last
-        if when is None:
-            raise ExportError(f"{conversation_label(position, conversation)}: message {index + 1} has no time and "
-                              "neither has the conversation")
-        last = when
-        out.messages.append(MessageInput(user_id, out.thread_id, when, role, text, external_id=str(
-            message.get("uuid") or f"{index}"), source=f"claude:{ident}"))
+        role = {"human": "user", "user": "user", "assistant": "assistant"}.get(str(message.get("sender")), "")
+        last = keep(out, user_id, role, claude_text(message), epoch_time(message.get("created_at")), last,
+                    str(message.get("uuid") or index), f"claude:{ident}", lambda: conversation_label(position, conversation))
     return titled(out, title != "Untitled")
 
 
