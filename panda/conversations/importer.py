@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,36 +72,50 @@ class ImportReport:
         return dict(self.__dict__)
 
 
-@contextmanager
-def open_export(path: Path, kind: str) -> Iterator[IO[bytes]]:
-    """The export's bytes as a stream: the file itself, or from a zip the member the export keeps its chats in
-    (conversations.json; for openai the one .jsonl member)."""
+CHATS = re.compile(r"(^|/)conversations([-_]\d+)?\.json$")  # conversations.json, or chunks of it
+
+
+def _chats(name: str, kind: str) -> bool:
+    return name.endswith(".jsonl") if kind == "openai" else bool(CHATS.search(name))
+
+
+def export_parts(path: Path, kind: str) -> list[tuple[str, Callable[[], Any]]]:
+    """Where an export keeps its chats, in order, each as (name, opener of a byte stream): the file itself; in a
+    folder (the unzipped export) or a zip (as downloaded), conversations.json, or its numbered chunks, or for
+    openai every .jsonl file."""
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.is_file() and _chats(p.relative_to(path).as_posix(), kind))
+        if not files:
+            raise ExportError(f"{path}: no {'.jsonl file' if kind == 'openai' else 'conversations.json'} in this folder")
+        return [(str(f), lambda f=f: f.open("rb")) for f in files]
     if not path.is_file():
         raise MissingInputError(f"{path}: no such file")
     if not zipfile.is_zipfile(path):
-        with path.open("rb") as handle:
-            yield handle
-        return
+        return [(str(path), lambda: path.open("rb"))]
     with zipfile.ZipFile(path) as archive:
         names = [n for n in archive.namelist() if not n.endswith("/") and "__MACOSX" not in n]
-        wanted = [n for n in names if (n.endswith(".jsonl") if kind == "openai" else
-                                        n.rsplit("/", 1)[-1] == "conversations.json")]
-        if len(wanted) != 1:
-            found = ", ".join(sorted(names)[:10]) or "nothing"
-            what = "one .jsonl file" if kind == "openai" else "conversations.json"
-            raise ExportError(f"{path}: the zip should hold {what}; it holds {found}")
-        with archive.open(min(wanted, key=len)) as member:
-            yield member
+    wanted = sorted((n for n in names if _chats(n, kind)), key=lambda n: (n.count("/"), n))
+    if not wanted:
+        found = ", ".join(sorted(names)[:10]) or "nothing"
+        what = "a .jsonl file" if kind == "openai" else "conversations.json"
+        raise ExportError(f"{path}: the zip should hold {what}; it holds {found}")
+    return [(f"{path}:{name}", lambda name=name: _member(path, name)) for name in wanted]
+
+
+@contextmanager
+def _member(path: Path, name: str) -> Iterator[IO[bytes]]:
+    with zipfile.ZipFile(path) as archive, archive.open(name) as member:
+        yield member
 
 
 def _is_incomplete(exc: Exception) -> bool:
     return isinstance(exc, ijson.JSONError | ijson.IncompleteJSONError | UnicodeDecodeError)
 
 
-def stream_json_list(opener: Callable[[], Any], source: str) -> Iterator[tuple[int, Any]]:
-    """Each element of the JSON list in the stream `opener()` gives, with its position (1-based). A stream that is
-    not a list, or that ends or breaks inside an element, raises ExportError naming the element."""
-    position = 0
+def stream_json_list(opener: Callable[[], Any], source: str, start: int = 0) -> Iterator[tuple[int, Any]]:
+    """Each element of the JSON list in the stream `opener()` gives, with its position (`start` + 1, ...). A stream
+    that is not a list, or that ends or breaks inside an element, raises ExportError naming the element."""
+    position = start
     with opener() as handle:
         head = handle.read(1 << 16)
         if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
@@ -113,7 +128,7 @@ def stream_json_list(opener: Callable[[], Any], source: str) -> Iterator[tuple[i
         except Exception as exc:
             if not _is_incomplete(exc):
                 raise
-            label = _label_at(opener, position + 1)
+            label = _label_at(opener, position + 1 - start, position + 1)
             raise ExportError(f"{source}: the file ends or breaks inside {label} ({exc}); the {position} "
                               "conversations before it were read") from exc
 
@@ -137,8 +152,9 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def _label_at(opener: Callable[[], Any], position: int) -> str:
-    """How to name the element at `position` of a broken list: its id and title as far as they were written."""
+def _label_at(opener: Callable[[], Any], position: int, shown: int) -> str:
+    """How to name the element at `position` of a broken list (`shown`: its number in the whole export): its id
+    and title as far as they were written."""
     found: dict[str, Any] = {}
     count = 0
     try:
@@ -152,7 +168,7 @@ def _label_at(opener: Callable[[], Any], position: int) -> str:
     except Exception as exc:  # noqa: BLE001 - reading up to the break is the point
         if not _is_incomplete(exc):
             raise
-    return conversation_label(position, found) if found else f"conversation {position}"
+    return conversation_label(shown, found) if found else f"conversation {shown}"
 
 
 def read_export(path: Path, kind: str, user_id: str, now: datetime | None = None
@@ -166,11 +182,14 @@ def read_export(path: Path, kind: str, user_id: str, now: datetime | None = None
         yield from _read_jsonl(path, user_id, now or _file_time(path))
         return
     convert = chatgpt_conversation if kind == "chatgpt" else claude_conversation
-    for position, conversation in stream_json_list(lambda: open_export(path, kind), str(path)):
-        try:
-            yield convert(conversation, user_id, position)
-        except ExportError as exc:
-            yield exc
+    read = 0
+    for source, opener in export_parts(path, kind):
+        for position, conversation in stream_json_list(opener, source, read):
+            read = position
+            try:
+                yield convert(conversation, user_id, position)
+            except ExportError as exc:
+                yield exc
 
 
 def _file_time(path: Path) -> datetime:
@@ -178,19 +197,20 @@ def _file_time(path: Path) -> datetime:
 
 
 def _read_jsonl(path: Path, user_id: str, default_time: datetime) -> Iterator[ImportedConversation | ExportError]:
-    with open_export(path, "openai") as handle:
-        for number, raw in enumerate(io.TextIOWrapper(handle, encoding="utf-8", errors="replace"), start=1):
-            if not raw.strip():
-                continue
-            try:
-                data = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                yield ExportError(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})")
-                continue
-            try:
-                yield openai_conversation(data, user_id, number, default_time)
-            except ExportError as exc:
-                yield ExportError(f"{path}:{number}: {exc}")
+    for source, opener in export_parts(path, "openai"):
+        with opener() as handle:
+            for number, raw in enumerate(io.TextIOWrapper(handle, encoding="utf-8", errors="replace"), start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    data = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    yield ExportError(f"{source}:{number}: not valid JSON ({exc.msg} at column {exc.colno})")
+                    continue
+                try:
+                    yield openai_conversation(data, user_id, number, default_time)
+                except ExportError as exc:
+                    yield ExportError(f"{source}:{number}: {exc}")
 
 
 def wanted(conversation: ImportedConversation, only: list[str] | None) -> bool:

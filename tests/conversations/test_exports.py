@@ -195,3 +195,22 @@ def test_a_50_mb_export_streams_in_bounded_memory(tmp_path: Path):
         tracemalloc.stop()
     assert conversations == written and messages == written * 20
     assert peak < 8_000_000, f"peak {peak / 1e6:.1f} MB: the export was held in memory"  # one conversation is ~0.05 MB
+
+
+def test_an_unzipped_export_folder_and_chunked_conversations_files_are_read_in_order(tmp_path: Path):
+    conversations = json.loads((FIXTURES / "chatgpt_conversations.json").read_text(encoding="utf-8"))
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "conversations-000.json").write_text(json.dumps(conversations[:2]), encoding="utf-8")
+    (folder / "conversations-001.json").write_text(json.dumps(conversations[2:]), encoding="utf-8")
+    (folder / "user.json").write_text("{}", encoding="utf-8")
+    assert [c.title for c in read_export(folder, "chatgpt", "alice")] == ["Moving to Lisbon", "Knee rehab",
+                                                                            "Weekend plans"]
+    archive = tmp_path / "chunked.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(folder / "conversations-001.json", "export/conversations-001.json")
+        z.write(folder / "conversations-000.json", "export/conversations-000.json")
+    assert [c.title for c in read_export(archive, "chatgpt", "alice")][0] == "Moving to Lisbon"
+    (folder / "conversations-001.json").write_text(json.dumps(conversations[2:])[:200], encoding="utf-8")
+    with pytest.raises(ExportError, match=r'conversations-001.json: the file ends or breaks inside conversation 3 '):
+        list(read_export(folder, "chatgpt", "alice"))
