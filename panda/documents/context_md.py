@@ -3,6 +3,8 @@
 `ContextDocument` is the turn's working document. Phases append; the rules are enforced here:
 - §0, §1, §2 are written once and are immutable afterwards;
 - §3 is written once per attempt (a RETRY opens a new, labelled attempt of §3–§6);
+- attempts are numbered once for the whole file: a REVISE after attempt 1 is "Attempt 2 (REVISE)" in §5 and §6,
+  a RETRY after it "Attempt 3 (RETRY)" in §3 to §6 (seed 002: each attempt labelled with its number);
 - §4 accumulates entries during the plan⇄execute loop of an attempt;
 - §5 and §6 are written once per revision (a REVISE opens a new labelled §5/§6 entry);
 - the appendix is written once, last.
@@ -58,7 +60,8 @@ class ContextDocument:
     meta: dict[str, Any] = field(default_factory=dict)
     title: str = ""
     sections: dict[str, list[Entry]] = field(default_factory=dict)
-    attempt: int = 1
+    attempt: int = 1  # execution attempts: 1 + the RETRYs (the tool log of the current one is §4's)
+    number: int = 1  # the attempt number every section shows: 1 + every REVISE and RETRY so far
     label: str | None = None
     _closed: set[str] = field(default_factory=set)
 
@@ -75,7 +78,7 @@ class ContextDocument:
         entries = self.sections.setdefault(key, [])
         if key in _ONCE and entries:
             raise SectionRuleError(f"{SECTION_TITLES[key]} is immutable once written")
-        if key == "4" and entries and entries[-1].number == self.attempt and key not in self._closed:
+        if key == "4" and entries and entries[-1].number == self.number and key not in self._closed:
             entries[-1].body = f"{entries[-1].body.rstrip()}\n\n{body.strip()}"
             return
         if key in _PER_ATTEMPT and key in self._closed:
@@ -85,7 +88,7 @@ class ContextDocument:
         if key in _ONCE:
             number, label = 1, None  # written once: never part of a labelled attempt
         else:
-            number = len(entries) + 1 if key in ("5", "6") else self.attempt
+            number = self.number  # one numbering for §3–§6: "Attempt 3 (RETRY)" everywhere it was written
             label = self.label if (number > 1 or self.label) else None
         entries.append(Entry(number=number, label=label, body=body.strip()))
         if key != "4":
@@ -110,12 +113,14 @@ class ContextDocument:
 
     def begin_revise(self) -> None:
         """REVISE: validation asked for a rewrite of §5; §5 and §6 get a new labelled entry."""
+        self.number += 1
         self.label = "REVISE"
         self._closed -= {"5", "6"}
 
     def begin_retry(self) -> None:
         """RETRY: replay from §3; §3–§6 get a new labelled attempt."""
         self.attempt += 1
+        self.number += 1
         self.label = "RETRY"
         self._closed -= {"3", "4", "5", "6"}
 
@@ -167,8 +172,9 @@ class ContextDocument:
             elif current is not None:
                 buffer.append(line)
         flush()
-        attempts = [e.number for e in doc.sections.get("3", [])]
-        doc.attempt = max(attempts) if attempts else 1
+        doc.attempt = max(1, len(doc.sections.get("3", [])))  # each RETRY wrote one more §3
+        doc.number = max((e.number for entries in doc.sections.values() for e in entries), default=1)
+        doc.label = next((e.label for e in reversed(doc.sections.get("5", []))), None)
         return doc
 
 

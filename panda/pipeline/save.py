@@ -17,6 +17,7 @@ from typing import Any
 from panda.conversations.ingest import ingest_messages, vehemence
 from panda.conversations.learned import Learned, from_statement, record
 from panda.conversations.messages import DEFAULT_THREAD, MessageInput
+from panda.documents.budgets import TRUNCATION_MARK, count_words, section_budget, truncate_to_words
 from panda.documents.model import Document, iso, parse_time
 from panda.documents.turn_record import turn_document
 from panda.home import Home
@@ -29,14 +30,22 @@ from panda.pipeline.state import TurnState
 from panda.research.extraction_outcome import finalise
 from panda.research.publication import KNOWLEDGE_FILE
 
+APPENDIX_QUOTE_WORDS = 40  # the query and its resolved form, each; the answer keeps 50
 
-def appendix_text(state: TurnState) -> str:
+
+def appendix_text(state: TurnState, budget: int = 200) -> str:
+    """The Turn Summary Appendix within its word budget (seed 002: 200): the user's text is quoted short, so every
+    field fits, and the whole is cut at the budget if a failure reason still makes it longer."""
     a = state.analysis
     quality = state.validation.quality if state.validation else 0.0
+
+    def quote(text: str) -> str:
+        return truncate_to_words(" ".join(text.split()), APPENDIX_QUOTE_WORDS).replace("\n", " ")
+
     lines = [
         f"- **Turn:** {state.turn_number} · {iso(state.input.timestamp)} · session {state.input.session_id or '-'}",
-        f"- **Query:** {state.query}",
-        f"- **Resolved:** {state.resolved_query}",
+        f"- **Query:** {quote(state.query)}",
+        f"- **Resolved:** {quote(state.resolved_query)}",
         f"- **Topic:** {a.topic if a else 'general'} · **Intent:** {a.intent if a else '-'}",
         f"- **Outcome:** {state.outcome} (quality {quality:.2f}){' · attempt limit reached' if state.attempts_exhausted else ''}",
         f"- **Answer:** {' '.join(state.response.split()[:50]) or '-'}",
@@ -45,7 +54,12 @@ def appendix_text(state: TurnState) -> str:
     ]
     if state.fail_reason:
         lines.append(f"- **Failure:** {state.fail_reason}")
-    return "\n".join(lines)
+    return within(budget, "\n".join(lines))
+
+
+def within(budget: int, text: str) -> str:
+    """`text` cut to `budget` words counting the truncation mark. Example: 300 words, budget 200 -> 200 words."""
+    return text if count_words(text) <= budget else truncate_to_words(text, budget - count_words(TRUNCATION_MARK))
 
 
 def metadata(state: TurnState, ctx: Home) -> dict[str, Any]:
@@ -204,13 +218,14 @@ def knowledge_of(state: TurnState, ctx: Home, data: dict[str, Any],
 def run(state: TurnState, ctx: Home) -> None:
     vault = ctx.vault
     feedback = record_feedback(state, ctx)
-    appendix = appendix_text(state)
+    budget = section_budget("appendix", ctx.policy.context)
+    appendix = appendix_text(state, budget)
     if feedback:
         verb = "rejects" if feedback[0] == "rejected" else "accepts"
         appendix += f"\n- **Feedback:** this query {verb} the answer of {feedback[1]}"
     if state.research and not state.input.probe:  # research_outputs below writes it beside context.md
         appendix += "\n- **Research:** [research.md](research.md) (pages read, findings, the knowledge notes it fed)"
-    state.doc.write("appendix", appendix)
+    state.doc.write("appendix", within(budget, appendix))
     meta = metadata(state, ctx)
     turn_doc = turn_document(meta, {})
     state.doc.title = f"Turn {state.turn_number} · {state.user_id}"

@@ -45,10 +45,13 @@ def test_revise_and_retry_add_labelled_attempts_and_keep_history():
     text = doc.render()
     assert "### Attempt 2 (REVISE)\n\nsecond answer" in text
     assert "### Attempt 3 (RETRY)\n\nthird answer" in text
-    assert "### Attempt 2 (RETRY)\n\nnew plan" in text
+    assert "### Attempt 3 (RETRY)\n\nnew plan" in text and "### Attempt 3 (RETRY)\n\nnew tools" in text
+    assert "Attempt 2 (RETRY)" not in text  # one number per attempt, the same in every section it wrote
     assert "first answer" in text  # nothing is erased
     assert "## Turn Summary Appendix\n\n- **Outcome:** APPROVE" in text  # the appendix is never labelled
     assert doc.revision_count() == 1 and doc.attempt == 2  # the REVISE; the RETRY is an attempt
+    parsed = ContextDocument.parse(text)
+    assert (parsed.number, parsed.attempt) == (3, 2)
     assert ContextDocument.parse(text).revision_count() == 1
     with pytest.raises(SectionRuleError):
         doc.write("6", "after the appendix")
