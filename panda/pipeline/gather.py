@@ -217,7 +217,7 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
                            variables={"query": state.query, "items": items})
     picked = [state.gathered[i - 1] for i in dict.fromkeys(reply.relevant_items) if i <= len(state.gathered)]
-    state.used = picked or state.gathered[:3]
+    state.used = picked  # only what the synthesis named counts as used (usage_count drives promotion); none: none
     state.gather_summary = reply.summary
     lines = [f"**Gathered for:** {a.resolved_query}", f"**Retrieval route:** {route_text(state)}",
              f"**Synthesis:** {reply.summary}", "", "### Sources"]

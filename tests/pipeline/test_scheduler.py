@@ -163,7 +163,8 @@ def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
     report, _ = run_file(ctx, ScriptedBackend(responder=picky), write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
     assert report.outcomes == {"RETRY": 1}  # max_validation_attempts = 3 stops before the 4th verdict
     text = (ctx.vault.turn_dir("alice", 1) / "context.md").read_text()
-    assert "### Attempt 2 (REVISE)" in text and "### Attempt 2 (RETRY)" in text
+    assert "### Attempt 2 (REVISE)" in text and "### Attempt 3 (RETRY)" in text  # one numbering for the file
+    assert "Attempt 2 (RETRY)" not in text
     assert "attempt limit reached" in text
     meta = json.loads((ctx.vault.turn_dir("alice", 1) / "metadata.json").read_text())
     assert meta["revision_count"] == 1 and meta["attempts"] == 2  # one REVISE; the RETRY is an attempt, not a revision
@@ -434,3 +435,19 @@ def test_a_route_that_cannot_find_anything_is_widened(ctx, tmp_path):
     route = ctx.catalog.con.execute("SELECT retrieval_type FROM retrieval_operations WHERE turn_id = ?",
                                     [ctx.catalog.turns("carol")[-1]["id"]]).fetchall()
     assert ("cross_thread",) in route
+
+
+def test_gathered_items_the_synthesis_did_not_name_are_not_counted_as_used(ctx, tmp_path):
+    def names_nothing(request):
+        reply = schema_responder(request)
+        if request.phase == "gather":
+            reply["relevant_items"] = []
+        return reply
+
+    run_file(ctx, ScriptedBackend(responder=schema_responder), write_jsonl(tmp_path / "a.jsonl", LINES[:1]))
+    run_file(ctx, ScriptedBackend(responder=names_nothing), write_jsonl(tmp_path / "b.jsonl", LINES[2:3]))
+    meta = json.loads((ctx.vault.turn_dir("alice", 2) / "metadata.json").read_text())
+    assert meta["used_documents"] == []  # before: the first three gathered were counted as used
+    context = (ctx.vault.turn_dir("alice", 2) / "context.md").read_text()
+    assert "· seen" in context and "· used" not in context
+    assert all(row["usage_count"] == 0 for row in ctx.catalog.table_rows("documents", "usage_count"))
