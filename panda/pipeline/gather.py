@@ -57,6 +57,9 @@ def item_line(result: SearchResult) -> str:
     return f"{result.kind}: {' '.join(result.snippet.split()[:40])} ({result.created_at.date().isoformat()}){outdated}"
 
 
+MINIMAL_CONTEXT = 3  # seed 004 _build_minimal_context: the last 3 messages of the session
+
+
 def thread_of(state: TurnState) -> str:
     from panda.conversations.messages import DEFAULT_THREAD
 
@@ -147,7 +150,8 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
     assert state.analysis is not None
     route = state.analysis.needs_retrieval
     started = time.perf_counter()
-    session = SessionContext([]) if route == "none" else recent_session_messages(state, ctx)
+    # route none (greeting, closing, small talk): seed 004's minimal context, the session's last 3 messages
+    session = recent_session_messages(state, ctx, limit=MINIMAL_CONTEXT if route == "none" else 6)
     route = state.retrieval_route = widened_route(route, state.analysis.query_type, len(session.messages))
     recent = session.messages
     found: list[SearchResult] = []
@@ -197,6 +201,13 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     a = state.analysis
     query = a.resolved_query if a.resolved_query.lower() == state.query.lower() else f"{state.query} {a.resolved_query}"
     state.gathered = retrieve(state, ctx, query)
+    if state.gathered and state.retrieval_route == "none":  # the minimal context: no synthesis asked for it
+        state.gather_summary = "Minimal context (no retrieval): the session's last messages."
+        lines = [f"**Retrieval route:** {route_text(state)}", f"**Synthesis:** {state.gather_summary}", "",
+                 "### Recent messages"]
+        lines += [f"- {' '.join(r.snippet.split()[:60])}" for r in state.gathered]
+        state.doc.write("2", "\n".join(lines))
+        return
     if not state.gathered:
         reason = "the analysis routed this turn to no retrieval" if a.needs_retrieval == "none" else \
             "no prior memory matched this query"

@@ -139,3 +139,18 @@ def test_the_planner_is_asked_again_only_when_its_tools_found_nothing(ctx, tmp_p
     assert not found_something([{"results": [], "iteration": 1, "attempt": 1}], 1, 1)
     assert found_something([{"saved_id": "mem_1", "iteration": 1, "attempt": 1}], 1, 1)
     assert not found_something([{"results": [{"id": "x"}], "iteration": 1, "attempt": 2}], 1, 1)
+
+
+def test_route_none_in_an_open_session_sees_its_last_three_messages_without_a_synthesis_call(ctx, tmp_path: Path):
+    lines = [json.dumps({"user_id": "alice", "session_id": "s9", "turn_id": f"n{i}", "query": q,
+                         "timestamp": f"2026-03-02T09:0{i}:00Z"})
+             for i, q in enumerate(["My hamster is called Biscuit.", "He likes sunflower seeds.", "Thanks, bye!"])]
+    turns, _ = read_turns(write_jsonl(tmp_path / "n.jsonl", lines))
+    backend = ScriptedBackend(responder=routed(["cross_thread", "session_only", "none"]))
+    run_batch(turns, ctx, backend)
+    third = context(ctx, 3).latest("2")
+    assert "**Retrieval route:** none" in third and "### Recent messages" in third
+    recent = [line for line in third.splitlines() if line.startswith("- ")]
+    assert len(recent) == 3 and "sunflower seeds" in third  # seed 004: the last 3 messages, nothing searched
+    gathers = [r for batch in backend.history for r in batch if r.phase == "gather"]
+    assert all("Thanks, bye" not in r.messages[-1]["content"] for r in gathers)  # no synthesis call for it
