@@ -84,6 +84,18 @@ class Conversations:
     def drop_thread(self, thread_id: str) -> None:
         self.con.execute("DELETE FROM threads WHERE id = ?", [thread_id])
 
+    def thread_summaries(self, user_id: str, exclude_thread_id: str, topic: str | None,
+                         limit: int = 5) -> list[dict[str, Any]]:
+        """The user's other threads that have a summary: those whose topics hold `topic` (or its first part)
+        first, then the most recent (seed 004's cross-thread retrieval)."""
+        topics = [t for t in dict.fromkeys([topic or "", (topic or "").split(".")[0]]) if t]
+        return self.catalog._dicts(
+            """SELECT id, external_id, summary, summary_updated_at, last_message_at, created_at FROM threads
+               WHERE user_id = ? AND id <> ? AND summary IS NOT NULL AND trim(summary) <> ''
+               ORDER BY CASE WHEN list_has_any(coalesce(topics, []::VARCHAR[]), ?::VARCHAR[]) THEN 0 ELSE 1 END,
+                        last_message_at DESC NULLS LAST, id
+               LIMIT ?""", [user_id, exclude_thread_id, topics, limit])
+
     def set_thread_summary(self, thread_id: str, summary: str, at: datetime | None) -> None:
         self.con.execute("UPDATE threads SET summary = ?, summary_updated_at = ? WHERE id = ?", [summary, at, thread_id])
 

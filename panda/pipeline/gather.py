@@ -144,6 +144,22 @@ def widened_route(route: str, query_type: str, earlier_in_session: int) -> str:
     return route
 
 
+def other_threads(state: TurnState, ctx: Home, limit: int = 5) -> list[SearchResult]:
+    """The summaries of the user's other threads (written by the summarisation job), topic first, then newest."""
+    from panda.conversations.summaries import thread_summary_path
+
+    assert state.analysis is not None
+    rows = Conversations(ctx.catalog).thread_summaries(
+        state.user_id, catalog_thread_id(state.user_id, thread_of(state)), state.analysis.topic, limit)
+    layout = ctx.vault.layout
+    return [SearchResult(
+        id=f"thread:{r['id']}", kind="thread_summary", title=f"Thread {r['external_id']}",
+        primary_topic="conversation.thread", score=0.0, snippet=r["summary"], quality=0.6, scope="user",
+        doc_path=layout.relative(thread_summary_path(layout, state.user_id, r["external_id"])),
+        created_at=r["summary_updated_at"] or r["last_message_at"] or r["created_at"] or state.input.timestamp,
+        content_types=["summary", "thread_summary"]) for r in rows]
+
+
 def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
     """Everything the route asks for, de-duplicated, recent session messages first. One retrieval row per
     turn with seed 004's fields, route `none` included."""
@@ -167,6 +183,8 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
             seen = (base.exclude_ids or set()) | {r.id for r in found}
             found += ctx.memory.search(replace(base, kinds=["preference", "fact"], limit=3, exclude_ids=seen))
     results = recent + with_summaries(relevant(found), ctx, state.user_id)
+    if route == "cross_thread":  # seed 004: "Related Past Conversations", the other threads' summaries
+        results += other_threads(state, ctx)
     elapsed = (time.perf_counter() - started) * 1000
     entry = retrieval_entry(state.user_id, state.input.session_id, state.turn_id, query, route,
                             len(recent) + len(found), results, elapsed, state.input.timestamp)
@@ -228,7 +246,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
                            variables={"query": state.query, "items": items})
     picked = [state.gathered[i - 1] for i in dict.fromkeys(reply.relevant_items) if i <= len(state.gathered)]
-    state.used = picked  # only what the synthesis named counts as used (usage_count drives promotion); none: none
+    # only documents the synthesis named count as used (usage_count drives promotion); none named: none
+    state.used = [r for r in picked if r.kind != "thread_summary"]
     state.gather_summary = reply.summary
     lines = [f"**Gathered for:** {a.resolved_query}", f"**Retrieval route:** {route_text(state)}",
              f"**Synthesis:** {reply.summary}", "", "### Sources"]

@@ -154,3 +154,22 @@ def test_route_none_in_an_open_session_sees_its_last_three_messages_without_a_sy
     assert len(recent) == 3 and "sunflower seeds" in third  # seed 004: the last 3 messages, nothing searched
     gathers = [r for batch in backend.history for r in batch if r.phase == "gather"]
     assert all("Thanks, bye" not in r.messages[-1]["content"] for r in gathers)  # no synthesis call for it
+
+
+def test_cross_thread_gather_reads_the_other_threads_summaries(ctx, tmp_path: Path):
+    from panda.conversations.summaries import ThreadSummary, write_thread_summary
+
+    run_batch(read_turns(write_jsonl(tmp_path / "a.jsonl", TURNS[:1]))[0], ctx,
+              ScriptedBackend(responder=routed(["cross_thread"])))
+    when = TURNS[0].split('"timestamp": "')[1].split('"')[0]
+    write_thread_summary(ctx.vault.layout, "alice", "s1", ThreadSummary("Alice adopted a hamster, Biscuit.", None, 1))
+    Conversations(ctx.catalog).set_thread_summary("alice:s1", "Alice adopted a hamster, Biscuit.", None)
+    later = json.dumps({"user_id": "alice", "session_id": "s2", "turn_id": "t2", "timestamp": when.replace("02T", "09T"),
+                        "query": "What pet do I have?"})
+    backend = ScriptedBackend(responder=routed(["cross_thread"]))
+    run_batch(read_turns(write_jsonl(tmp_path / "b.jsonl", [later]))[0], ctx, backend)
+    gathered = context(ctx, 2).latest("2")
+    assert "thread_summary" in gathered and "Alice adopted a hamster, Biscuit." in gathered
+    assert "Logs/Sessions/alice/s1/thread.md" in gathered
+    prompt = next(r for batch in backend.history for r in batch if r.phase == "gather").messages[-1]["content"]
+    assert "Alice adopted a hamster, Biscuit." in prompt  # the synthesis reads it
