@@ -41,9 +41,11 @@ def session_text(transcript: SessionTranscript, max_words: int = INPUT_WORDS) ->
     """'Author: content' lines of the messages worth summarising, keeping the end of long sessions (pure).
 
     Example: two messages 'Ann: hi' and 'Bob: hello' -> 'Ann: hi\\nBob: hello'; 'Ann: hi' enriched with
-    should_summarize False is left out (seed 004: the summary reads only the messages marked for it).
+    should_summarize False is left out while another message is marked (seed 004: the summary reads the messages
+    marked for it, and every message when none is).
     """
-    lines = [f"{m.author}: {' '.join(m.content.split())}" for m in transcript.messages if summarisable(m)]
+    marked = [m for m in transcript.messages if summarisable(m)] or transcript.messages
+    lines = [f"{m.author}: {' '.join(m.content.split())}" for m in marked]
     out: list[str] = []
     budget = max_words
     for line in reversed(lines):
@@ -72,22 +74,14 @@ def has_ended(transcript: SessionTranscript, now: Any, gap_minutes: int) -> bool
 
 
 def needs_summary(transcript: SessionTranscript, now: Any, gap_minutes: int) -> bool:
-    """A session that has ended, is worth a summary, and whose summary is missing or older than its last message."""
-    if not has_ended(transcript, now, gap_minutes) or not worth_summarising(transcript):
+    """A session that has ended and whose summary is missing or older than its last message. Every ended session
+    gets one (seed 004 summarises all messages of a session none of whose messages is marked should_summarize)."""
+    if not has_ended(transcript, now, gap_minutes):
         return False
     last = transcript.last_time
     assert last is not None
     return transcript.summary is None or transcript.summary_generated_at is None \
         or transcript.summary_generated_at < last
-
-
-def worth_summarising(transcript: SessionTranscript) -> bool:
-    """Seed 004's should_summarize: a session whose enriched messages all say False (greetings, small talk)
-    gets no summary; a message not enriched (enrichment off, pending) counts as worth it.
-
-    Example: two messages enriched with should_summarize False -> False; one of them not enriched -> True.
-    """
-    return any(summarisable(m) for m in transcript.messages)
 
 
 def summarisable(message: Any) -> bool:

@@ -165,19 +165,20 @@ def test_session_profile_aggregates_enrichment():
     assert session_profile([])["primary_topic"] is None
 
 
-def test_should_summarize_gates_session_summaries():
+def test_should_summarize_picks_the_lines_and_a_session_with_none_marked_is_summarised_whole():
     from datetime import UTC, datetime, timedelta
 
     from panda.documents.transcript import SessionTranscript, TranscriptMessage
-    from panda.jobs.summarisation import needs_summary, session_text, worth_summarising
+    from panda.jobs.summarisation import needs_summary, session_text
 
     t = datetime(2026, 1, 1, 9, tzinfo=UTC)
     chit_chat = SessionTranscript("ann", "c", 1, messages=[
-        TranscriptMessage(id=f"m{i}", role="user", author="ann", timestamp=t + timedelta(minutes=i), content="hi!",
+        TranscriptMessage(id=f"m{i}", role="user", author="ann", timestamp=t + timedelta(minutes=i), content=f"hi {i}!",
                           metadata={"should_summarize": False}) for i in range(2)])
-    assert not worth_summarising(chit_chat) and not needs_summary(chit_chat, t + timedelta(hours=2), 30)
-    chit_chat.messages[1].metadata = {}  # not enriched: summarised as before
-    assert worth_summarising(chit_chat) and needs_summary(chit_chat, t + timedelta(hours=2), 30)
+    # seed 004: "If no messages marked, get all"
+    assert needs_summary(chit_chat, t + timedelta(hours=2), 30) and session_text(chit_chat) == "ann: hi 0!\nann: hi 1!"
+    assert not needs_summary(chit_chat, t + timedelta(minutes=10), 30)  # not ended yet
+    chit_chat.messages[1].metadata = {}  # not enriched: counts as marked
     chit_chat.messages[1].content = "I adopted a ferret."
     assert session_text(chit_chat) == "ann: I adopted a ferret."  # the summary reads only what is marked for it
 

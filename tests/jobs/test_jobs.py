@@ -294,23 +294,23 @@ def test_preference_job_drops_likes_that_name_nothing_even_with_decay_disabled(c
     assert [e.confidence for e in ctx.vault.memory_file("alice", "preference").entries] == [0.7]  # not decayed
 
 
-def test_small_talk_session_ends_without_a_summary(ctx):
-    """Seed 004: should_summarize gates the summary, not the lifecycle: a session of greetings still ends."""
+def test_a_small_talk_session_is_summarised_whole(ctx):
+    """Seed 004: a session none of whose messages is marked should_summarize is summarised from all of them."""
     start = datetime(2025, 3, 1, 9, tzinfo=UTC)
     say(ctx, "bea", "chat", start, "hi there!", "Hello!")
     path = next(ctx.vault.home.glob("users/bea/threads/chat/session_*.md"))
     transcript = SessionTranscript.parse(path.read_text(encoding="utf-8"))
-    for message in transcript.messages:  # as enrichment leaves them: nothing worth summarising
+    for message in transcript.messages:  # as enrichment leaves them: nothing marked for the summary
         message.metadata = {**message.metadata, "should_summarize": False}
         message.status = "completed"
     path.write_text(transcript.render(), encoding="utf-8")
 
     job(ctx, "summarisation", start + timedelta(hours=3))
     after = SessionTranscript.parse(path.read_text(encoding="utf-8"))
-    assert after.ended_at == transcript.messages[-1].timestamp and after.summary is None
-    assert [s["status"] for s in Conversations(ctx.catalog).sessions_of_thread("bea:chat")] == ["ended"]
+    assert after.ended_at == transcript.messages[-1].timestamp and after.summary
+    assert [s["status"] for s in Conversations(ctx.catalog).sessions_of_thread("bea:chat")] == ["summarized"]
     events = ctx.catalog.con.execute("SELECT event_type FROM system_events WHERE user_id = 'bea'").fetchall()
-    assert ("session_ended",) in events and ("summary_generated",) not in events
+    assert ("session_ended",) in events and ("summary_generated",) in events
     job(ctx, "summarisation", start + timedelta(hours=4))  # once: a second run marks nothing again
     assert ctx.catalog.con.execute("SELECT count(*) FROM system_events WHERE event_type = 'session_ended' "
                                    "AND user_id = 'bea'").fetchone()[0] == 1
