@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from panda.errors import ConfigError
 
@@ -37,12 +37,21 @@ class _Strict(BaseModel):
 
 
 class RetrievalWeights(_Strict):
-    """Seed 001's four relevance factors; they should sum to 1."""
+    """Seed 001's four relevance factors; they should sum to 1 (a policy whose weights do not is loaded with a
+    warning naming the sum)."""
 
     semantic: float = 0.40
     recency: float = 0.25
     frequency: float = 0.20
     vehemence: float = 0.15
+
+    @model_validator(mode="after")
+    def _sum_to_one(self) -> RetrievalWeights:
+        total = self.semantic + self.recency + self.frequency + self.vehemence
+        if abs(total - 1) > 0.005:
+            warnings.warn(f"retrieval.weights sum to {total:.3f}, not 1 (seed 001): relevance is scaled by it",
+                          SeedConfigWarning, stacklevel=2)
+        return self
 
 
 class VehemenceWeights(_Strict):
@@ -239,33 +248,52 @@ SEED_FOLDERS = {"knowledge": "Knowledge", "preferences": "Preferences", "context
                 "meta": "Meta"}
 
 
+def weights_with_recency(recency: Any, given: dict[str, Any]) -> dict[str, Any]:
+    """Seed 003's recency_weight as seed 001's recency weight; when the policy names no other weight, the other three
+    keep their ratios and share the rest (pure). Example: 0.3 -> recency 0.3, semantic 0.3733, frequency 0.1867,
+    vehemence 0.14 (the seed 001 defaults 0.40/0.20/0.15 scaled by 0.70/0.75)."""
+    if given or not isinstance(recency, int | float) or not 0 <= recency <= 1:
+        return {"recency": recency}
+    defaults = RetrievalWeights()
+    others = {"semantic": defaults.semantic, "frequency": defaults.frequency, "vehemence": defaults.vehemence}
+    scale = (1 - recency) / sum(others.values())
+    return {"recency": recency, **{k: round(v * scale, 4) for k, v in others.items()}}
+
+
 def seed_config(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Seed 003's memory_config.yaml keys mapped onto the policy, and what Panda does not use (pure).
+    """Seed 003's memory_config.yaml keys mapped onto the policy, and a note for each key Panda does not use or
+    reads its own way (pure).
 
     Example: {'memory': {'vault_path': 'x'}, 'search': {'recency_weight': 0.3, 'default_limit': 10},
     'write': {'auto_index': True, 'log_changes': False}} -> ({'search': {'default_limit': 10}, 'retrieval':
-    {'weights': {'recency': 0.3}}, 'write': {'log_changes': False}}, ['memory.vault_path: ...'])."""
+    {'weights': {'recency': 0.3, 'semantic': 0.3733, ...}}, 'write': {'log_changes': False}},
+    ['memory.vault_path: ...', 'search.recency_weight: ...'])."""
     out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
     unused: list[str] = []
     if "memory" in out:
         memory = out.pop("memory")
         for key in memory if isinstance(memory, dict) else ["(value)"]:
-            unused.append(f"memory.{key}: the home is --home or $PANDA_HOME")
+            unused.append(f"memory.{key}: the home is --home or $PANDA_HOME; not used")
     folders = out.pop("folders", None)
     for key, value in (folders or {}).items() if isinstance(folders, dict) else []:
         if SEED_FOLDERS.get(key) != value:
             unused.append(f"folders.{key}: {value!r} — Panda's folders keep the seed's names (documents/paths.py); "
-                          "preferences live in users/<id>/preferences.md")
+                          "preferences live in users/<id>/preferences.md; not used")
     search = out.get("search")
     if isinstance(search, dict) and "recency_weight" in search:
         retrieval = dict(out.get("retrieval") or {})
-        retrieval["weights"] = {**dict(retrieval.get("weights") or {}), "recency": search.pop("recency_weight")}
+        given = dict(retrieval.get("weights") or {})
+        recency = search.pop("recency_weight")
+        retrieval["weights"] = {**given, **weights_with_recency(recency, given)}
         out["retrieval"] = retrieval
+        if not given:
+            unused.append(f"search.recency_weight: {recency} is used as seed 001's recency weight; semantic, "
+                          "frequency and vehemence keep their ratios and share the rest, so the four sum to 1")
     write = out.get("write")
     if isinstance(write, dict) and "auto_index" in write:
         if write.pop("auto_index") is not True:
             unused.append("write.auto_index: false — every write is indexed in its commit transaction "
-                          "(that is how a turn commits exactly once)")
+                          "(that is how a turn commits exactly once); not used")
     return out, unused
 
 
@@ -314,7 +342,7 @@ class Policy(_Strict):
             raise ConfigError(f"{source}: expected a mapping at the top level")
         data, unused = seed_config(data)
         for key in unused:
-            warnings.warn(f"{source}: {key}; not used", SeedConfigWarning, stacklevel=2)
+            warnings.warn(f"{source}: {key}", SeedConfigWarning, stacklevel=2)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:

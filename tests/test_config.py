@@ -83,10 +83,13 @@ def test_the_seed_s_own_memory_config_is_accepted_with_a_warning_for_what_panda_
     path.write_text(SEED_003_CONFIG)
     with pytest.warns(SeedConfigWarning) as caught:
         policy = load_policy(tmp_path)
-    assert [str(w.message).split(": ", 1)[1] for w in caught] == [
-        "memory.vault_path: the home is --home or $PANDA_HOME; not used"]
+    notes = [str(w.message).split(": ", 1)[1] for w in caught]
+    assert notes[0] == "memory.vault_path: the home is --home or $PANDA_HOME; not used" and len(notes) == 2
+    assert notes[1].startswith("search.recency_weight: 0.3 is used as seed 001's recency weight")
     assert policy.search.include_expired is True and (policy.search.default_limit, policy.search.max_results) == (10, 50)
-    assert policy.retrieval.weights.recency == 0.3 and policy.retrieval.weights.semantic == 0.40  # the rest stays
+    w = policy.retrieval.weights
+    assert w.recency == 0.3 and (w.semantic, w.frequency, w.vehemence) == (0.3733, 0.1867, 0.14)  # ratios kept
+    assert abs(w.semantic + w.recency + w.frequency + w.vehemence - 1) < 0.001  # not 1.05
     assert (policy.expiration.research_days, policy.expiration.product_days, policy.expiration.preference_decay) == (180, 90, True)
     assert policy.write.log_changes is True
     path.write_text(SEED_003_CONFIG.replace("auto_index: true", "auto_index: false").replace("logs: Logs", "logs: Journal")
@@ -98,4 +101,14 @@ def test_the_seed_s_own_memory_config_is_accepted_with_a_warning_for_what_panda_
     assert policy.write.log_changes is False
     path.write_text(SEED_003_CONFIG.replace("default_limit", "default_limt"))
     with pytest.raises(ConfigError, match="default_limt"):  # a misspelt key is still an error
+        load_policy(tmp_path)
+
+
+def test_weights_that_do_not_sum_to_one_are_named(tmp_path: Path):
+    from panda.config import SeedConfigWarning
+
+    path = tmp_path / "Meta" / "Config" / "memory_config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text("retrieval:\n  weights:\n    semantic: 0.5\n    recency: 0.3\n    frequency: 0.2\n    vehemence: 0.15\n")
+    with pytest.warns(SeedConfigWarning, match="retrieval.weights sum to 1.150"):
         load_policy(tmp_path)
