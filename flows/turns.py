@@ -68,8 +68,9 @@ def process_turn_file(path: str, home: str | None = None, backend: str = "vllm",
 
 @flow(name="panda-turns-inbox", log_prints=True)
 def process_inbox(inbox: str = "data/inbox", home: str | None = None, backend: str = "vllm",
-                  model: str | None = None) -> list[dict[str, Any]]:
-    """Process every new *.jsonl in `inbox`, then move it to inbox/done/."""
+                  model: str | None = None, enrich: bool = True) -> list[dict[str, Any]]:
+    """Process every new *.jsonl in `inbox`, then move it to inbox/done/; with `enrich` (the default, seed 004),
+    enrich the turns' messages after each file's batch."""
     logger = get_run_logger()
     folder = Path(inbox)
     done = folder / "done"
@@ -77,7 +78,7 @@ def process_inbox(inbox: str = "data/inbox", home: str | None = None, backend: s
     summaries = []
     for path in sorted(folder.glob("*.jsonl")):
         logger.info("processing %s", path)
-        summaries.append(process_turn_file(str(path), home=home, backend=backend, model=model))
+        summaries.append(process_turn_file(str(path), home=home, backend=backend, model=model, enrich=enrich))
         shutil.move(str(path), done / path.name)
     if not summaries:
         logger.info("inbox %s is empty", folder)
