@@ -217,8 +217,35 @@ class RoleSetting(_Strict):
     max_tokens: int = 256
 
 
+GUARDS = {  # pipeline/guards.py: rules that override a model's decision on small models
+    "clear_request_proceeds": "reflect: a message of 2+ meaningful words PROCEEDs without asking the model",
+    "question_not_saved": "execute: memory.save of a message that only asks is refused",
+    "honest_unknown_approved": "validate: an honest 'I don't know' when nothing was found is APPROVEd",
+    "acknowledged_question_revised": "validate: a question answered with an acknowledgement is REVISEd",
+    "unknown_beside_facts_revised": "validate: 'I don't know' beside the user's gathered facts is REVISEd",
+    "stated_fact_approved": "validate: a recall answer stating the named fact is APPROVEd",
+    "ignored_fact_revised": "validate: a recall answer leaving out the named fact is REVISEd",
+    "ignored_fact_restated": "synthesize: that REVISE states the fact instead of asking the model again",
+    "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
+}
+
+
+class GuardPolicy(_Strict):
+    """Small-model guards (pipeline/guards.py): on for the model profiles listed, each can be switched off by name."""
+
+    profiles: list[str] = Field(default_factory=lambda: ["tiny", "small"])
+    disabled: list[str] = Field(default_factory=list)  # ("off" would read as false in YAML)
+
+    @model_validator(mode="after")
+    def _known(self) -> GuardPolicy:
+        unknown = sorted(set(self.disabled) - set(GUARDS))
+        if unknown:
+            raise ValueError(f"unknown guard(s) {unknown}; the guards are {sorted(GUARDS)}")
+        return self
+
+
 class LLMPolicy(_Strict):
-    """Role temperatures (DESIGN §3): REFLEX 0.3, MIND 0.5, VOICE 0.7, NERVES 0.1."""
+    """Role temperatures (DESIGN §3): REFLEX 0.3, MIND 0.5, VOICE 0.7, NERVES 0.1; the small-model guards."""
 
     roles: dict[str, RoleSetting] = Field(
         default_factory=lambda: {
@@ -232,6 +259,7 @@ class LLMPolicy(_Strict):
     # USD per million (prompt, completion) tokens by model id, for llm_calls.cost_usd; a model not listed
     # is local and costs 0 (e.g. {"gpt-4o-mini": [0.15, 0.60]} for an OpenAI-compatible server).
     prices_usd_per_million: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    guards: GuardPolicy = Field(default_factory=GuardPolicy)
 
 
 class WritePolicy(_Strict):

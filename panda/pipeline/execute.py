@@ -23,6 +23,7 @@ from panda.language.text import tokenize
 from panda.llm.roles import MIND
 from panda.llm.schemas import PageFindings, PagePrices, SearchToolFilters, ToolRequest
 from panda.memory.search import SearchRequest
+from panda.pipeline import guards
 from panda.pipeline.gather import relative_link
 from panda.pipeline.llm_step import ask_batch
 from panda.pipeline.state import Step, TurnState
@@ -49,8 +50,9 @@ def run_tool(state: TurnState, ctx: Home, request: ToolRequest) -> dict[str, Any
         from panda.language.facts import near_duplicate
         from panda.language.text import is_question
 
-        if is_question(state.query) and not reveals_something(state):
-            entry["summary"] = "not saved: the message asks and tells nothing new to remember"
+        if guards.active(ctx, "question_not_saved", MIND) and is_question(state.query) and not reveals_something(state):
+            entry["summary"] = ("not saved: the message asks and tells nothing new to remember "
+                                f"({guards.mark('question_not_saved')})")
             return entry
 
         same = next((d.id for d in state.staged_docs if near_duplicate(d.body, request.argument)), None) \

@@ -6,7 +6,7 @@ in the message"), so a deterministic rule has the last word: a message with at l
 `MEANINGFUL_WORDS` words that are not stop words is clear. Since the rule would override any CLARIFY
 on such a message, the model is not asked about it at all (one sequential LLM round less per turn,
 on the turn's critical path); §1 says the rule decided. The model decides the rest, and a CLARIFY
-it gives there stands.
+it gives there stands. The rule is a small-model guard (guards.py): on larger models the model decides.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from panda.home import Home
 from panda.language.text import STOP_WORDS, words
 from panda.llm.roles import REFLEX
 from panda.llm.schemas import ReflectionDecision
+from panda.pipeline import guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 
@@ -30,10 +31,11 @@ def is_clear(query: str) -> bool:
 def run(state: TurnState, ctx: Home) -> Step[bool]:
     """Returns True when the pipeline may proceed."""
     assert state.analysis is not None
-    if is_clear(state.query):
+    if guards.active(ctx, "clear_request_proceeds", REFLEX) and is_clear(state.query):
         state.reflection = ReflectionDecision(decision="PROCEED", reason="a clear request", clarification_question="")
         state.doc.write("1", "**Decision:** PROCEED\n**Reason:** the message is a clear request "
-                             f"(at least {MEANINGFUL_WORDS} meaningful words); decided by rule, no model call")
+                             f"(at least {MEANINGFUL_WORDS} meaningful words); "
+                             f"{guards.mark('clear_request_proceeds')}, no model call")
         return True
     decision = yield from ask(state, ctx, phase="reflect", role=REFLEX, prompt="reflect", schema=ReflectionDecision,
                               variables={"query": state.query, "resolved_query": state.analysis.resolved_query,

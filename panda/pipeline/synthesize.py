@@ -9,7 +9,8 @@ for. A message that states something about the user and asks nothing is marked a
 acknowledge, not to answer.
 
 A recall answer that left out the remembered fact its question names (validate.ignored_fact) is
-rewritten by rule, not by the model: "From what you told me: budget: under $1000." The model had that
+rewritten by rule on the small profiles (guard ignored_fact_restated, guards.py), not by the model: "From what
+you told me: budget: under $1000." The model had that
 fact in its prompt already ("Known: …") and answered from elsewhere; asked again with the hint, the
 0.5B model answered from the research page again, both times (a sample run).
 """
@@ -20,6 +21,7 @@ from panda.documents.budgets import truncate_to_words
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
+from panda.pipeline import guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import is_statement
@@ -39,11 +41,13 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     if state.input.assistant is not None and not state.revise_hint:
         state.response = state.input.assistant
         note = "_(logged assistant reply, ingested as is)_"
-    elif state.revise_fact:
+    elif state.revise_fact and guards.active(ctx, "ignored_fact_restated", VOICE):
         state.response = f"From what you told me: {state.revise_fact}."
         state.revise_fact = ""
-        note = "_(stated from the remembered fact the question names, by rule: the model's answer left it out)_"
+        note = (f"_(stated from the remembered fact the question names, {guards.mark('ignored_fact_restated')}: "
+                "the model's answer left it out)_")
     else:
+        state.revise_fact = ""  # with the restating guard off, the model rewrites from the hint that names the fact
         reply = yield from ask(state, ctx, phase="synthesize", role=VOICE, prompt="synthesize", schema=Response,
                                variables={"query": state.query,
                                           "context": truncate_to_words(known_facts(state) + state.gather_summary, 200),

@@ -5,7 +5,8 @@ The validator sees what the answer should rest on: the gathered context (§2), t
 and this attempt's tool results and research findings (§4). Seed 002 §8: the overall quality is the
 aggregate (mean) of the per-goal scores when the validator scores every goal.
 
-One case is decided by rule, without a model call: an honest "I don't know" to a question when
+On the small profiles, small-model guards (guards.py; context.md says "guard: <name>") decide some cases by rule.
+One is decided without a model call: an honest "I don't know" to a question when
 neither gather nor the tools found anything (a statement is to be acknowledged, never "I don't
 know"). Memory holds nothing to answer from, so there is nothing to revise and no search left to
 retry; small models FAILed or RETRYed it (issue 11's gate benchmark), sending the turn round the
@@ -32,6 +33,7 @@ from panda.language.metrics import abstained
 from panda.language.text import is_question, tokenize
 from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, Validation
+from panda.pipeline import guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT, known_facts
@@ -121,40 +123,53 @@ def overall_quality(verdict: Validation, goal_count: int) -> Validation:
     return verdict
 
 
-def by_rule(decision: Literal["APPROVE", "REVISE"], quality: float, issues: str, goal_count: int) -> Validation:
-    """A verdict decided by rule, without a model call: every goal (up to three) scored as the whole. `issues` is
+def by_rule(guard: str, decision: Literal["APPROVE", "REVISE"], quality: float, issues: str,
+            goal_count: int) -> Validation:
+    """A verdict a guard decided, without a model call: every goal (up to three) scored as the whole. `issues` is
     cut to fit the one-line field with its note (it may quote remembered facts of any length).
 
-    Example: a 500-character issue -> its first 165 characters + '… (decided by rule, no model call)' (200)."""
-    note = " (decided by rule, no model call)"
+    Example: a 500-character issue with guard 'status_line_revised' -> its start + '… (guard: status_line_revised,
+    no model call)', 200 characters in all."""
+    note = f" ({guards.mark(guard)}, no model call)"
     if len(issues) + len(note) > LINE_MAX:
         issues = issues[: LINE_MAX - len(note) - 1].rstrip() + "…"
     return Validation(decision=decision, quality=quality, issues=issues + note, goal_scores=[quality] * min(goal_count, 3))
 
 
+def guard_verdict(state: TurnState, ctx: Home, goal_count: int) -> Validation | None:
+    """The verdict of the first small-model guard that decides this answer, or None (the model decides)."""
+    def on(name: str) -> bool:
+        return guards.active(ctx, name, MIND)
+
+    facts = known_facts(state).removeprefix("Known: ").strip()
+    asks_and_abstains = is_question(state.query) and abstained(state.response)
+    if on("honest_unknown_approved") and asks_and_abstains and nothing_found(state):
+        return by_rule("honest_unknown_approved", "APPROVE", 0.6, "an honest 'I don't know': neither memory nor the "
+                       "tools hold anything on this", goal_count)
+    if on("acknowledged_question_revised") and acknowledges_a_question(state):
+        return by_rule("acknowledged_question_revised", "REVISE", 0.2, "the message asks a question; acknowledging it "
+                       "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else ""),
+                       goal_count)
+    if on("unknown_beside_facts_revised") and asks_and_abstains and facts:
+        return by_rule("unknown_beside_facts_revised", "REVISE", 0.2, "the reply says it does not know, but memory "
+                       f"holds what the user said: {facts} Answer from these", goal_count)
+    if on("stated_fact_approved") and (stated := states_named_fact(state)) is not None:
+        return by_rule("stated_fact_approved", "APPROVE", 0.85, f"a recall question answered with what the user "
+                       f"said: {stated}", goal_count)
+    if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
+        state.revise_fact = fact
+        return by_rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
+                       f"holds it: {fact}. Answer with it", goal_count)
+    if on("status_line_revised") and echoes_tool_status(state):
+        return by_rule("status_line_revised", "REVISE", 0.1, "the reply repeats a tool's status line instead of "
+                       "answering the question from the gathered context", goal_count)
+    return None
+
+
 def run(state: TurnState, ctx: Home) -> Step[Validation]:
     goal_ids = [g.id for g in state.plan.goals] if state.plan else []
-    facts = known_facts(state).removeprefix("Known: ").strip()
-    if is_question(state.query) and abstained(state.response) and nothing_found(state):
-        verdict = by_rule("APPROVE", 0.6, "an honest 'I don't know': neither memory nor the tools hold anything on "
-                          "this", len(goal_ids))
-    elif acknowledges_a_question(state):
-        verdict = by_rule("REVISE", 0.2, "the message asks a question; acknowledging it answers nothing. Answer it"
-                          + (f" from what the user said: {facts}" if facts else ""), len(goal_ids))
-    elif is_question(state.query) and abstained(state.response) and facts:
-        verdict = by_rule("REVISE", 0.2, f"the reply says it does not know, but memory holds what the user said: "
-                          f"{facts} Answer from these", len(goal_ids))
-    elif (stated := states_named_fact(state)) is not None:
-        verdict = by_rule("APPROVE", 0.85, f"a recall question answered with what the user said: {stated}",
-                          len(goal_ids))
-    elif (fact := ignored_fact(state)) is not None:
-        verdict = by_rule("REVISE", 0.2, f"the question asks what the user said, and memory holds it: {fact}. "
-                          "Answer with it", len(goal_ids))
-        state.revise_fact = fact
-    elif echoes_tool_status(state):
-        verdict = by_rule("REVISE", 0.1, "the reply repeats a tool's status line instead of answering the question "
-                          "from the gathered context", len(goal_ids))
-    else:
+    verdict = guard_verdict(state, ctx, len(goal_ids))
+    if verdict is None:
         verdict = yield from ask(state, ctx, phase="validate", role=MIND, prompt="validate", schema=Validation,
                                  variables={"query": state.query,
                                             "context": truncate_to_words(state.gather_summary, 150),

@@ -149,7 +149,7 @@ def test_a_clear_question_is_never_gated_and_the_model_is_not_asked(ctx, tmp_pat
     assert report.outcomes == {"APPROVE": 1}
     assert "reflect" not in [r.phase for batch in backend.history for r in batch]
     section1 = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text()).latest("1")
-    assert "**Decision:** PROCEED" in section1 and "decided by rule, no model call" in section1
+    assert "**Decision:** PROCEED" in section1 and "guard: clear_request_proceeds, no model call" in section1
 
 
 def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):

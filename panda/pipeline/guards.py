@@ -1,0 +1,35 @@
+"""Small-model guards: every rule that overrides a model's decision, named, in one place, on per model profile.
+
+A 0.5B model copies its few-shot examples and misjudges its own answers, so on the small profiles a few decisions
+are taken by rule instead (each was measured on the bundled sample and the gate benchmark; the phase modules say
+why). On the 7B-30B models the seeds were written for, the rules would switch the seeds' gates off, so they are on
+only for the profiles `llm.guards.profiles` names (tiny and small by default; not base, not a model given by path
+or name), and any one can be switched off by name (`llm.guards.disabled`). Where a guard decides, context.md says
+"guard: <name>" (§1, §5 or §6), so a reader sees who decided.
+"""
+
+from __future__ import annotations
+
+from panda.config import GUARDS
+from panda.home import Home
+from panda.llm.model_cache import DEFAULT_PROFILE
+from panda.llm.model_supply import PROFILES
+
+
+def model_profile(ctx: Home, role: str) -> str | None:
+    """The profile of the model a role runs on: its own (--role-model), else the run's, else the default; None for a
+    model given by path or name. Example: no model set -> 'small'; '/models/qwen-7b' -> None."""
+    chosen = ctx.settings.role_models.get(role) or ctx.settings.model or DEFAULT_PROFILE
+    return chosen if chosen in PROFILES else None
+
+
+def active(ctx: Home, name: str, role: str) -> bool:
+    """Whether guard `name` decides for the model of `role` in this run."""
+    assert name in GUARDS, f"unknown guard {name!r}"
+    policy = ctx.policy.llm.guards
+    return name not in policy.disabled and model_profile(ctx, role) in policy.profiles
+
+
+def mark(name: str) -> str:
+    """How context.md names a guard's decision. Example: mark('status_line_revised') -> 'guard: status_line_revised'."""
+    return f"guard: {name}"

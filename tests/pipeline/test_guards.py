@@ -1,0 +1,70 @@
+"""Small-model guards (pipeline/guards.py): on for the tiny and small profiles, off for base and for a model given by
+path, each switchable by name; where one decides, context.md says so; where none does, the model decides."""
+
+import pytest
+
+from panda.config import GUARDS, ConfigError, Policy
+from panda.documents.context_md import ContextDocument
+from panda.llm.scripted import ScriptedBackend
+from panda.llm.scripted_replies import schema_responder
+from panda.pipeline import guards
+from tests.conftest import write_jsonl
+from tests.pipeline.test_scheduler import LINES, run_file
+
+
+def _with(ctx, model=None, off=()):
+    ctx.settings = ctx.settings.model_copy(update={"model": model})
+    ctx.policy = ctx.policy.model_copy(update={"llm": ctx.policy.llm.model_copy(update={
+        "guards": ctx.policy.llm.guards.model_copy(update={"disabled": list(off)})})})
+    return ctx
+
+
+@pytest.mark.parametrize(("model", "on"), [(None, True), ("tiny", True), ("small", True), ("base", False),
+                                           ("/models/Qwen2.5-7B-Instruct", False), ("gpt-4o-mini", False)])
+def test_guards_are_on_for_the_small_profiles_only(ctx, model, on):
+    _with(ctx, model)
+    assert all(guards.active(ctx, name, "MIND") is on for name in GUARDS)
+
+
+def test_a_guard_can_be_switched_off_by_name_and_a_misspelt_one_is_refused(ctx):
+    _with(ctx, None, off=["status_line_revised"])
+    assert not guards.active(ctx, "status_line_revised", "MIND") and guards.active(ctx, "stated_fact_approved", "MIND")
+    with pytest.raises(ConfigError, match="unknown guard"):
+        Policy.from_yaml_text("llm:\n  guards:\n    disabled: [status_line_revsied]\n")
+
+
+def test_a_role_model_given_by_path_turns_the_guards_off_for_that_role_only(ctx):
+    ctx.settings = ctx.settings.model_copy(update={"role_models": {"MIND": "/models/big"}})
+    assert not guards.active(ctx, "status_line_revised", "MIND") and guards.active(ctx, "clear_request_proceeds", "REFLEX")
+
+
+def _reflect_asked(backend) -> bool:
+    return "reflect" in [r.phase for batch in backend.history for r in batch]
+
+
+def test_with_the_guards_off_the_model_decides_reflect_and_a_clarify_stands(ctx, tmp_path):
+    def clarify(request):
+        if request.phase == "reflect":
+            return {"decision": "CLARIFY", "reason": "no request in the message",
+                    "clarification_question": "What would you like me to help with?"}
+        return schema_responder(request)
+
+    _with(ctx, "base")
+    backend = ScriptedBackend(responder=clarify)
+    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
+    assert _reflect_asked(backend) and report.outcomes == {"CLARIFY": 1}
+    text = (ctx.vault.turn_dir("alice", 1) / "context.md").read_text()
+    assert "guard:" not in text  # nobody but the model decided
+
+
+def test_with_the_guards_on_context_md_names_the_guard_that_decided(ctx, tmp_path):
+    def abstains(request):
+        if request.phase == "synthesize":
+            return {"answer": "I don't know - you haven't told me that."}
+        return schema_responder(request)
+
+    backend = ScriptedBackend(responder=abstains)
+    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[2:3]))  # a question on an empty memory
+    doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
+    assert "guard: clear_request_proceeds" in doc.latest("1") and "guard: honest_unknown_approved" in doc.latest("6")
+    assert "validate" not in [r.phase for batch in backend.history for r in batch]
