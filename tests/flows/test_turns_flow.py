@@ -52,12 +52,12 @@ def test_turn_file_flow_and_inbox(harness, tmp_path: Path, embedder):
 
 def test_flow_command_line_takes_the_run_options(harness, tmp_path: Path, embedder, monkeypatch):
     """`python -m flows.turns` reads `panda run`'s options with the same code: they reach the task's settings."""
-    import flows.turns
     from flows.turns import main
-    from panda.runtime import make_backend
+    from panda import runtime
 
     seen = []
-    monkeypatch.setattr(flows.turns, "make_backend", lambda settings: seen.append(settings) or make_backend(settings))
+    make_backend = runtime.make_backend
+    monkeypatch.setattr(runtime, "make_backend", lambda settings: seen.append(settings) or make_backend(settings))
     home = tmp_path / "home"
     path = write_jsonl(tmp_path / "t.jsonl", LINES[:2])
     assert main([str(path), "--home", str(home), "--backend", "scripted", "--model", "tiny", "--role-model", "voice=base",
