@@ -12,7 +12,8 @@ Five checks, each a list of findings ("problem: where — what"):
 - orphans: atomic-write temp files, turn folders without metadata.json (an unfinished turn: re-run
   its input), session notes whose transcript is gone;
 - privacy: global files (Knowledge/, Meta/, Logs/Changes/, site_knowledge/, Context/) must not
-  name a known user — their id or the name in their facts — nor hold a path into users/ or archive/.
+  name a known user — their id or the name in their facts — nor hold a path into users/ or archive/; and a
+  shared note's title, subtopic or headings must not repeat a sentence a user wrote about themselves.
 Web/ pages are left out of the privacy check: they are third-party text that may name anyone.
 """
 
@@ -35,6 +36,7 @@ from panda.errors import VaultFileError
 from panda.home import Home
 from panda.jobs.link_repair import vault_files
 from panda.memory.search import MemoryStore
+from panda.privacy.neutral import personal_sentences, repeats_sentence
 from panda.privacy.visibility import path_owner
 
 GLOBAL_TEXT_ROOTS = ("Knowledge/", "Meta/", "Logs/Changes/", "site_knowledge/", "Context/")
@@ -94,6 +96,7 @@ def check_home(ctx: Home, compare_catalog: bool = True) -> CheckReport:
     _check_links(files, texts, report)
     _check_orphans(home, files, report)
     _check_private_data(ctx, home, files, texts, report)
+    _check_user_sentences(ctx, files, texts, report)
     if compare_catalog:
         _check_catalog(ctx, report)
     return report
@@ -197,6 +200,31 @@ def _check_private_data(ctx: Home, home: Path, files: set[str], texts: dict[str,
             what = f"names user {names[found.lower()]!r}" if found else f"holds a private path {m.group(0)!r}"
             report.add("privacy", f"{rel}: {what}")
             break
+
+
+SHARED_NOTE_ROOTS = ("Knowledge/", "Context/")
+
+
+def _check_user_sentences(ctx: Home, files: set[str], texts: dict[str, str], report: CheckReport) -> None:
+    """A shared note's title, subtopic and headings must not repeat a sentence a user wrote about themselves
+    (privacy/neutral.py): five words in a row of one of the users' personal sentences is a finding."""
+    sentences = [(str(meta.get("user_id")), s) for meta, _ in ctx.vault.iter_turn_records()
+                 for s in personal_sentences(str(meta.get("query") or ""))]
+    if not sentences:
+        return
+    for rel in sorted(f for f in files if f.startswith(SHARED_NOTE_ROOTS) and f.endswith(".md")):
+        text = texts.get(rel)
+        if text is None:
+            continue
+        try:
+            post = frontmatter.loads(text)
+        except Exception:  # noqa: BLE001 - a broken frontmatter is the frontmatter check's finding
+            continue
+        heads = [str(post.metadata.get(k) or "") for k in ("title", "subtopic")]
+        heads += [line.lstrip("# ") for line in post.content.splitlines() if line.startswith("#")]
+        hit = next((user for user, s in sentences for h in heads if repeats_sentence(h, s)), None)
+        if hit is not None:
+            report.add("privacy", f"{rel}: its title, subtopic or a heading repeats what user {hit!r} wrote")
 
 
 class _NoVectors:

@@ -21,7 +21,7 @@ from panda.privacy.pii import without_placeholders
 
 _UPDATE = re.compile(r"^## Update (\S+) · `(t_[0-9a-f]+)`\s*$")
 _PROVENANCE = re.compile(r"_Provenance: `(t_[0-9a-f]+)`\._")
-_QUERY = re.compile(r"^\*\*Query:\*\* (.*)$", re.MULTILINE)
+_SOURCE_ROW = re.compile(r"^\| \[[^\]]*\]\([^)]*\) \| [^|]* \| (.*) \|$", re.MULTILINE)
 _STOP = {"the", "and", "for", "with", "general", "what", "which", "how", "best"}
 
 
@@ -44,6 +44,11 @@ def _sections(body: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
         else:
             head.append(line)
     return head, updates
+
+
+def _sources(text: str) -> list[str]:
+    """The page titles of a note's source rows ('| [domain](url) | date | title |'): public words for its tags."""
+    return _SOURCE_ROW.findall(text)
 
 
 def _tags(*texts: str) -> list[str]:
@@ -76,13 +81,12 @@ def forget_in_note(doc: Document, hashes: set[str]) -> tuple[str, Document | Non
     keywords = list(doc.keywords)
     if creator_forgotten:
         head_text = _PROVENANCE.sub(f"_Provenance: `{kept[0][0]}`._", head_text)
-    queries = [q for _, lines in kept for q in _QUERY.findall("\n".join(lines))]
     if creator_forgotten or len(kept) != len(updates):
         topic = str(extra.get("topic") or doc.primary_topic.replace(".", " "))
-        keywords = _tags(topic, *queries)
+        keywords = _tags(topic, *_sources(head_text), *(s for _, lines in kept for s in _sources("\n".join(lines))))
         extra["tags"] = sorted(set(keywords))
         if creator_forgotten:
-            extra["subtopic"] = (queries[0] if queries else topic)[:80]
+            extra["subtopic"] = topic[:80]
     body = "\n\n".join([head_text, *("\n".join(lines).strip() for _, lines in kept)]) + "\n"
     return "rewritten", doc.model_copy(update={"body": body, "keywords": keywords, "extra": extra})
 

@@ -33,6 +33,7 @@ from panda.documents.paths import slugify
 from panda.documents.templates import load_template, render
 from panda.documents.vault import Vault
 from panda.memory.scoring import vehemence_score
+from panda.privacy.neutral import topic_words
 from panda.privacy.pii import without_placeholders
 
 RECENT = 50
@@ -68,6 +69,11 @@ def _tags(*values: str) -> list[str]:
             if len(word) > 2 and word not in out and word not in ("the", "and", "for", "with", "general"):
                 out.append(word)
     return out[:8]
+
+
+def _titles(data: dict[str, Any]) -> list[str]:
+    """The (scrubbed) titles of the pages a turn read: public words for a note's tags."""
+    return [str(p.get("title") or "") for p in data["pages"]]
 
 
 def _public_tags(data: dict[str, Any], *values: str) -> list[str]:
@@ -120,7 +126,7 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datet
             "findings": "\n".join(findings), "sources": "\n".join(sources),
             "related": "\n".join([f"- {r}" for r in related] or ["- (none yet)"]), "provenance": f"_Provenance: `{origin}`._"})
         doc = Document(id=_note_id("note", topic), kind="note", title=topic.replace(".", " ").title(), primary_topic=topic,
-                       keywords=_public_tags(data, topic, data["query"]), intent=data["intent"] or "informational",
+                       keywords=_public_tags(data, topic, *_titles(data)), intent=data["intent"] or "informational",
                        content_types=["research"] + (["pricing"] if data["decay"] == "time-sensitive" else []),
                        scope="global", quality=float(data["quality"]["overall"]), created_at=now, modified_at=now,
                        source_urls=urls, body=body, extra={}, importance=note_importance(data["query"]))
@@ -129,20 +135,20 @@ def research_note(vault: Vault, policy: Policy, data: dict[str, Any], now: datet
         return NoteChange(vault.layout.relative(path), "unchanged", "research")  # a resumed turn: already appended
     else:
         doc = existing
-        update = [f"## Update {now.date().isoformat()} · `{origin}`", "",
-                  f"**Query:** {data['query']}", "", *findings, "", *sources]
+        update = [f"## Update {now.date().isoformat()} · `{origin}`", "",  # no asking text: what was found
+                  f"**Pages read:** {len(data['pages'])}", "", *findings, "", *sources]
         doc.body = doc.body.rstrip() + "\n\n" + "\n".join(update)
         doc.importance = max(doc.importance, note_importance(data["query"]))
         doc.source_urls = list(dict.fromkeys([*doc.source_urls, *urls]))
-        doc.keywords = list(dict.fromkeys([*doc.keywords, *_public_tags(data, data["query"])]))[:12]
+        doc.keywords = list(dict.fromkeys([*doc.keywords, *_public_tags(data, *_titles(data))]))[:12]
         doc.quality = max(doc.quality, float(data["quality"]["overall"]))
         doc.modified_at = now
         related = list(dict.fromkeys([*doc.extra.get("related", []), *related]))
         action = "updated"
     doc.extra.update({
         "artifact_type": "research", "topic": topic.replace(".", " "),
-        # The subtopic is the creating turn's question; updates keep it (their queries are in their sections).
-        "subtopic": doc.extra.get("subtopic") or without_placeholders(data["query"])[:80],
+        # From the topic, never from the asking turn's text (privacy/neutral.py: shared notes carry no user sentence).
+        "subtopic": topic_words(topic)[:80],
         "created": iso(doc.created_at), "modified": iso(now), "source": "internet_research",
         "confidence": round(doc.quality, 2), "status": "active", "tags": sorted(set(doc.keywords)),
         "related": related, "expires": expires.date().isoformat()})

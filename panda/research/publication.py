@@ -61,7 +61,8 @@ def apply_record(ctx: Home, record: dict[str, Any]) -> list[str]:
     changes = [note, *product_notes(ctx.vault, ctx.policy, public, note.path.rsplit("/", 1)[-1][:-3], when)]
     site_knowledge.update(ctx.vault, record["pages"], record["site_turn"], when, record["reliability"])
     if record.get("lesson"):
-        changes.append(turn_lesson_note(ctx.vault, public, record["lesson"], [c.path for c in changes], when))
+        lesson = turn_lesson_note(ctx.vault, public, record["lesson"], [c.path for c in changes], when)
+        changes += [lesson] if lesson is not None else []
     fresh = [c for c in changes if c.action != "unchanged"]  # a replay after a crash logs nothing twice
     if fresh and ctx.policy.write.log_changes:  # seed 003's write.log_changes switch
         log_changes(ctx.vault, fresh, public["turn_id"], when)

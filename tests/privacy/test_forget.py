@@ -19,7 +19,8 @@ def _research(body: str, subtopic: str = "pineapple cake zebraquartz recipe") ->
 
 
 HEAD = "# Pineapple Upside\n\n## Key Findings\n\n- Bake 45 minutes ([source](https://b.com))\n\n_Provenance: `{c}`._"
-UPDATE = "## Update 2026-03-0{n} · `{h}`\n\n**Query:** {q}\n\n- Use a 9-inch pan ([source](https://b.com))"
+UPDATE = ("## Update 2026-03-0{n} · `{h}`\n\n**Pages read:** 1\n\n- Use a 9-inch pan ([source](https://b.com))\n\n"
+          "| [b.com](https://b.com) | 2026-03-0{n} | {q} |")
 
 
 def test_a_note_only_the_user_made_is_removed():
@@ -33,7 +34,8 @@ def test_the_users_update_goes_and_the_creator_passes_to_the_next_contributor():
     assert action == "rewritten" and doc is not None
     assert DAVE not in doc.body and "zebraquartz" not in doc.model_dump_json()
     assert f"_Provenance: `{CAROL}`._" in doc.body and "Bake 45 minutes" in doc.body  # public findings stay
-    assert doc.extra["subtopic"] == "pineapple cake for a party" and note_hashes(doc) == {CAROL}
+    assert doc.extra["subtopic"] == "pineapple upside" and note_hashes(doc) == {CAROL}  # the topic, no user text
+    assert "party" in doc.extra["tags"]  # the tags come from the pages the remaining turns read
 
 
 def test_another_users_note_is_unchanged_and_product_turns_are_filtered():

@@ -245,3 +245,28 @@ def test_stale_prices_on_a_fresh_page_are_refreshed_alone(ctx, tmp_path):
     before = len(backend.history)
     turns(ctx, tmp_path, [ask.format(n=3, when="2026-10-01T09:00:00Z")], "e3.jsonl")  # past research_days
     assert "page_intelligence" in [r.phase for batch in backend.history[before:] for r in batch]
+
+
+def test_a_users_personal_sentence_never_titles_a_shared_note_and_check_flags_one_that_does(ctx, tmp_path):
+    """Issue 44: the research turn's question carried a birth date and an IBAN before the product question; the shared
+    notes take their words from the topic and the findings, and the lesson states the task without the person."""
+    from panda.doctor import check_home
+
+    ingest_pages(ctx, tmp_path, "bettycrocker.com.pineapple.html")
+    line = json.dumps({"user_id": "erin", "session_id": "e1", "turn_id": "e1", "timestamp": "2026-03-05T10:00:00Z",
+                       "query": "I was born on 14 February 1987 and my account number is NO93 8601 1117 947. "
+                                "Pineapple upside-down cake: what is the best recipe?"})
+    turns(ctx, tmp_path, [line], "e1.jsonl")
+    shared = [p for root in ("Knowledge", "Context", "Logs/Changes") for p in (ctx.vault.home / root).rglob("*.md")]
+    assert shared
+    for path in shared:
+        text = path.read_text(encoding="utf-8")
+        assert "born on" not in text and "account number" not in text and "NO93" not in text, path
+    report = check_home(ctx, compare_catalog=False)
+    assert report.ok, report.findings
+    note = next((ctx.vault.home / "Knowledge" / "Research").glob("*.md"))
+    note.write_text(note.read_text(encoding="utf-8").replace("subtopic: pineapple upside",
+                                                             "subtopic: I was born on and my account number is"),
+                    encoding="utf-8")
+    flagged = check_home(ctx, compare_catalog=False)
+    assert any("repeats what user 'erin' wrote" in f for f in flagged.findings.get("privacy", []))
