@@ -14,13 +14,16 @@ cluster (for debugging, and the benchmark's baseline).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import time
 from typing import Any
 
 from panda.errors import BackendUnavailableError
 from panda.sharding.shards import ShardSpec, run_shard
 
 log = logging.getLogger(__name__)
+RETRY_PAUSE_S = 3.0
 
 
 class SerialExecutor:
@@ -42,16 +45,33 @@ class RayExecutor:
         self.name = f"Ray at {address}" if address else "a local Ray runtime (127.0.0.1)"
 
     def _connect(self) -> bool:
-        """Start or join Ray; True when this call started it (and so should stop it)."""
+        """Start or join Ray; True when this call started it (and so should stop it). On a busy machine a local
+        runtime can time out while starting ("the GCS has become overloaded"): it is tried twice, then one clear
+        BackendUnavailableError says what failed and what to try; no shard has run yet."""
         import ray
 
         if ray.is_initialized():
             return False
-        if self.address:
-            ray.init(address=self.address, log_to_driver=False)
-        else:
-            ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
-        return True
+        for attempt in (1, 2):
+            try:
+                if self.address:
+                    ray.init(address=self.address, log_to_driver=False)
+                else:
+                    ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+                return True
+            except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; all mean "no cluster to run on"
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+                reason = " ".join(str(exc).split())[:240] or type(exc).__name__
+                if attempt == 2:
+                    where = f"join the Ray cluster at {self.address}" if self.address else "start a local Ray runtime"
+                    raise BackendUnavailableError(
+                        f"could not {where}, twice ({reason}). Try fewer --shards, --executor serial, or "
+                        "--ray-address of a running cluster; on a busy machine, RAY_raylet_start_wait_time_s=120 "
+                        "gives Ray longer to start") from None
+                log.warning("Ray did not start (%s); trying once more", reason)
+                time.sleep(RETRY_PAUSE_S)
+        raise AssertionError("unreachable")
 
     def map(self, specs: list[ShardSpec]) -> list[dict[str, Any] | BaseException]:
         import ray
