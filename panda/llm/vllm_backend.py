@@ -17,12 +17,14 @@ from __future__ import annotations
 import logging
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 from panda.errors import BackendUnavailableError, TransientError
 from panda.llm.backend import ChatRequest, ChatResult
 
 log = logging.getLogger(__name__)
+WEIGHT_SUFFIXES = {".safetensors", ".bin", ".gguf", ".pt"}
 
 
 def _on_cpu() -> bool:
@@ -76,6 +78,7 @@ class VLLMBackend:
             }
             if self._cpu:
                 args.update(enforce_eager=True, dtype="bfloat16")
+                check_memory(model, float(os.environ.get("VLLM_CPU_KVCACHE_SPACE") or 4), available_bytes())
             args.update(self.engine_args)
             started = time.perf_counter()
             self._engines[model] = LLM(**args)
@@ -149,6 +152,40 @@ class VLLMBackend:
         signals into an exception, so this runs on the way out)."""
         for model in list(self._engines):
             self._stop(model)
+
+
+def weights_bytes(model: str) -> int:
+    """The size of a local model's weight files (0 for a hub name: nothing to measure before loading)."""
+    folder = Path(model)
+    if not folder.exists():
+        return 0
+    files = [folder] if folder.is_file() else [f for f in folder.rglob("*") if f.suffix in WEIGHT_SUFFIXES]
+    return sum(f.stat().st_size for f in files)
+
+
+def available_bytes() -> int | None:
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - installed with vLLM
+        return None
+    return int(psutil.virtual_memory().available)
+
+
+def check_memory(model: str, kv_cache_gib: float, available: int | None) -> None:
+    """Refuse to start an engine that cannot fit: the weights (+20 % for the runtime) and the KV cache
+    ($VLLM_CPU_KVCACHE_SPACE GiB) against the memory free now, rather than die half-way through loading.
+    Example: 1 GiB of weights, a 4 GiB cache, 3 GiB free -> BackendUnavailableError naming the three."""
+    if available is None:
+        return
+    gib = 1024 ** 3
+    weights = weights_bytes(model)
+    needed = weights * 1.2 + kv_cache_gib * gib
+    if needed > available:
+        raise BackendUnavailableError(
+            f"not enough free memory to start the vLLM engine for {Path(model).name}: it needs about "
+            f"{needed / gib:.1f} GiB (weights {weights / gib:.1f} GiB + KV cache {kv_cache_gib:g} GiB) and "
+            f"{available / gib:.1f} GiB are free. Stop other jobs, use a smaller --model (tiny), or lower "
+            "VLLM_CPU_KVCACHE_SPACE (GiB)")
 
 
 def request_latency_ms(output: Any, batch_ms: float) -> float:

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from panda.errors import TransientError
+from panda.errors import BackendUnavailableError, TransientError
 from panda.llm.backend import ChatRequest, Sampling
 
 if importlib.util.find_spec("vllm") is None:
@@ -67,3 +67,17 @@ def test_a_second_death_is_one_clear_transient_error_and_no_engine_is_left_runni
                                              r"\(EngineCore encountered an issue"):
         backend.generate(_requests(2))
     assert first.stopped and second.stopped and backend._engines == {}
+
+
+def test_an_engine_that_cannot_fit_in_free_memory_is_refused_before_it_starts(tmp_path):
+    from panda.llm.vllm_backend import check_memory
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "model.safetensors").write_bytes(b"\0" * (1 << 20))  # 1 MiB of "weights"
+    check_memory(str(model), 0.001, 50 << 20)  # fits: no error
+    with pytest.raises(BackendUnavailableError, match=r"not enough free memory to start the vLLM engine for model: "
+                                                        r"it needs about .* GiB \(weights 0.0 GiB \+ KV cache 4 GiB\)"):
+        check_memory(str(model), 4, 3 << 30)
+    check_memory(str(model), 4, None)  # memory unknown: no refusal
+
