@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from panda.home import Home
-from panda.jobs import aging, archival, calibration, deletion, preference_decay, promotion, summarisation
+from panda.jobs import aging, archival, calibration, deletion, preference_decay, promotion, shared_notes, summarisation
 from panda.jobs.common import JobReport, JobRun
 from panda.jobs.reindex import reindex
 from panda.llm.backend import Backend
@@ -38,6 +38,7 @@ JOBS: dict[str, Callable[[JobRun], JobReport]] = {
     "preference-decay": preference_decay.run,
     "delete-user": deletion.run,
     "reindex": _reindex,
+    "shared-notes": shared_notes.run,
 }
 NEEDS_LLM = ("aging", "summarisation")
 

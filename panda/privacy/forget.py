@@ -46,12 +46,12 @@ def _sections(body: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
     return head, updates
 
 
-def _sources(text: str) -> list[str]:
+def source_titles(text: str) -> list[str]:
     """The page titles of a note's source rows ('| [domain](url) | date | title |'): public words for its tags."""
     return _SOURCE_ROW.findall(text)
 
 
-def _tags(*texts: str) -> list[str]:
+def tags_of(*texts: str) -> list[str]:
     out: list[str] = []
     for text in texts:
         for word in re.split(r"[^a-z0-9]+", without_placeholders(text).lower()):
@@ -83,7 +83,8 @@ def forget_in_note(doc: Document, hashes: set[str]) -> tuple[str, Document | Non
         head_text = _PROVENANCE.sub(f"_Provenance: `{kept[0][0]}`._", head_text)
     if creator_forgotten or len(kept) != len(updates):
         topic = str(extra.get("topic") or doc.primary_topic.replace(".", " "))
-        keywords = _tags(topic, *_sources(head_text), *(s for _, lines in kept for s in _sources("\n".join(lines))))
+        titles = [*source_titles(head_text), *(s for _, lines in kept for s in source_titles("\n".join(lines)))]
+        keywords = tags_of(topic, *titles)
         extra["tags"] = sorted(set(keywords))
         if creator_forgotten:
             extra["subtopic"] = topic[:80]

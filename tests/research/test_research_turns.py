@@ -270,3 +270,30 @@ def test_a_users_personal_sentence_never_titles_a_shared_note_and_check_flags_on
                     encoding="utf-8")
     flagged = check_home(ctx, compare_catalog=False)
     assert any("repeats what user 'erin' wrote" in f for f in flagged.findings.get("privacy", []))
+
+
+def test_the_shared_notes_job_repairs_notes_an_older_panda_wrote(ctx, tmp_path):
+    from datetime import UTC, datetime
+
+    from panda.doctor import check_home
+    from panda.jobs.registry import run_job
+
+    ingest_pages(ctx, tmp_path, "bettycrocker.com.pineapple.html")
+    line = json.dumps({"user_id": "erin", "session_id": "e1", "turn_id": "e1", "timestamp": "2026-03-05T10:00:00Z",
+                       "query": "I was born on 14 February 1987 and my account number is NO93 8601 1117 947. "
+                                "Pineapple upside-down cake: what is the best recipe?"})
+    turns(ctx, tmp_path, [line], "e1.jsonl")
+    note = next((ctx.vault.home / "Knowledge" / "Research").glob("*.md"))
+    old = "I was born on and my account number is . Pineapple upside-down cake: what is the best recipe?"
+    note.write_text(note.read_text(encoding="utf-8").replace("subtopic: pineapple upside", f"subtopic: '{old}'")
+                    + f"\n## Update 2026-03-06 · `t_x`\n\n**Query:** {old}\n", encoding="utf-8")
+    changes = next((ctx.vault.home / "Logs" / "Changes").glob("*.md"))
+    changes.write_text(changes.read_text(encoding="utf-8") + f"\n  + subtopic: {old}\n", encoding="utf-8")
+    assert not check_home(ctx, compare_catalog=False).ok
+    report = run_job("shared-notes", ctx, datetime(2026, 3, 7, tzinfo=UTC))
+    assert report.counts["research_notes_repaired"] == 1 and report.counts["change_log_lines_dropped"] >= 1
+    for path in [note, changes]:
+        assert "born on" not in path.read_text(encoding="utf-8")
+    assert check_home(ctx, compare_catalog=False).ok
+    again = run_job("shared-notes", ctx, datetime(2026, 3, 8, tzinfo=UTC))
+    assert not again.changes  # idempotent
