@@ -182,3 +182,22 @@ def test_priority_tiers_of_a_search_are_each_results_tier():
                            matcher=FuzzyWords())
     assert tiers == [TOPIC, TAG, NAME, OTHER, OTHER]
     assert tiers == [priority_tier(*case[:1], query, *case[1:]) for case in cases]
+
+
+@pytest.mark.parametrize(("used", "used_age", "fresh_age"), [(20, 200, 10), (100, 60, 45), (50, 30, 90), (0, 5, 400)])
+def test_at_equal_similarity_the_seed_factors_decide_in_the_seeds_order(used, used_age, fresh_age):
+    """Seed 001 (issue 43's audit): a memory used many times long ago against an unused recent one at the same
+    similarity comes out in the order of the seed's weighted sum — recency, frequency and vehemence shape the
+    ranking where relevance is equal, whatever the band."""
+    from panda.config import RetrievalPolicy
+    from panda.memory.scoring import Factors, combine, frequency_score, recency_score, seed_score
+
+    policy = RetrievalPolicy()
+
+    def factors(count: int, age: float) -> Factors:
+        return Factors(semantic=0.8, recency=recency_score(age, policy.recency_half_life_days),
+                       frequency=frequency_score(count, policy.frequency_saturation_count), vehemence=0.15,
+                       quality=0.5, freshness=1.0, topic_match=False, fuzzy=0.0)
+
+    old, new = factors(used, used_age), factors(0, fresh_age)
+    assert (combine(old, policy) > combine(new, policy)) == (seed_score(old, policy) > seed_score(new, policy))
