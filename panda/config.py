@@ -173,7 +173,7 @@ class PrivacyPolicy(_Strict):
     """Seed 001 PII categories scrubbed from research queries and from knowledge promoted to global."""
 
     pii_categories: tuple[str, ...] = ("names", "locations", "ages", "phones", "emails", "financial", "employers",
-                                       "dates_of_birth", "addresses", "health")
+                                       "dates_of_birth", "addresses", "health", "ids")
     backup_dir: str | None = None  # user deletion backups; None: a '{home}.backups' folder beside the home
 
 

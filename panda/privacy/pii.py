@@ -27,12 +27,12 @@ import re
 from dataclasses import dataclass, field
 
 CATEGORIES = ("names", "locations", "ages", "phones", "emails", "financial", "employers", "dates_of_birth",
-              "addresses", "health")
+              "addresses", "health", "ids")
 PLACEHOLDERS = {"names": "[NAME]", "locations": "[LOCATION]", "ages": "[AGE]", "phones": "[PHONE]",
                 "emails": "[EMAIL]", "financial": "[FINANCIAL]", "employers": "[EMPLOYER]",
-                "dates_of_birth": "[DOB]", "addresses": "[ADDRESS]", "health": "[HEALTH_ID]",
+                "dates_of_birth": "[DOB]", "addresses": "[ADDRESS]", "health": "[HEALTH_ID]", "ids": "[ID]",
                 "known_terms": "[PRIVATE]"}
-PLACEHOLDER = re.compile(r"\[(?:NAME|LOCATION|AGE|PHONE|EMAIL|FINANCIAL|EMPLOYER|DOB|ADDRESS|HEALTH_ID|PRIVATE)\]")
+PLACEHOLDER = re.compile(r"\[(?:NAME|LOCATION|AGE|PHONE|EMAIL|FINANCIAL|EMPLOYER|DOB|ADDRESS|HEALTH_ID|ID|PRIVATE)\]")
 
 _CAP = r"[A-ZÀ-ÞĀ-Ž][\w'’\-]*"
 _NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?({_CAP}(?:\s+{_CAP})?)"
@@ -61,6 +61,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("dates_of_birth", re.compile(rf"\b(?:[Bb]orn\s+(?:on|in)\s+|(?i:date of birth|DOB|birthday)\s*(?:is|was|:)?\s*){_DATE}"), 1),
     ("dates_of_birth", re.compile(rf"\b[Bb]orn\s+in\s+{_CAP}(?:[\s,]+{_CAP}){{0,2}}\s+(?:in|on)\s+{_DATE}"), 1),
     ("emails", re.compile(r"([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"), 1),
+    # a Japanese postcode (〒123-4567) with what follows on the line
+    ("addresses", re.compile(r"(〒\s?\d{3}-\d{4}(?:\s?[^\s\x00-\x7F]+)?)"), 1),
     ("health", re.compile(r"(?i:medical record(?: number)?|MRN|patient (?:id|number)|(?:health )?insurance (?:member )?"
                           r"(?:id|number|policy number)|member id|policy number|NHS number|health card(?: number)?)"
                           r"\s*(?:is|:|#|no\.?)?\s*(?:MRN\s*)?([A-Z0-9](?:[A-Z0-9]|[ -](?=[A-Z0-9])){4,})"), 1),
@@ -72,12 +74,22 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("financial", re.compile(r"(?i:\b(?:account|acct|routing|sort code)(?: number| no\.?| #)?(?: is)?:?\s?)"
                              r"((?:[A-Z]{2})?\d[\dA-Z -]{3,}\d)\b"), 1),
 
+    # identity documents and numbers: what follows the words that name them
+    ("ids", re.compile(r"(?i:\b(?:passport|national id(?:entity)?(?: card)?|id card|identity card|personnummer|"
+                       r"f(?:ø|o)dselsnummer|personalausweis|social insurance|driver'?s licen[cs]e|driving licen[cs]e|"
+                       r"licen[cs]e plate|number plate|registration plate|tax id|NIE|NIF|DNI|SIN|Aadhaar|PPS)"
+                       r"(?:\s+(?:number|no\.?|#))?(?:\s+(?:is|was|:))?:?\s*)([A-Z0-9](?:[A-Z0-9]|[ -](?=[A-Z0-9])){4,16})"), 1),
     ("phones", re.compile(r"(?<![\w$])(\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,6})(?![\w%])"), 1),
     ("phones", re.compile(r"(?<![\w$])((?:\+?\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{2,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?)(?![\w%:])"), 1),
     ("phones", re.compile(r"\b(0\d{4}\s?\d{6})\b"), 1),
     ("addresses", re.compile(rf"\b(\d{{1,5}}[A-Za-z]?\s+(?:{_CAP}\s+){{1,3}}{_STREET}\b\.?"
                              rf"|\d{{1,5}},?\s+(?:Rue|Calle|Via|Avenida|Rua)\s+(?:(?:de|del|la|des|du)\s+)?{_CAP}(?:\s+{_CAP})?)"), 1),
     ("addresses", re.compile(rf"\b(?:live|lives|living|stay|staying)\s+(?:on|at)\s+((?:{_CAP}\s+){{1,3}}{_STREET}\b)"), 1),
+    # Nordic and German street names (one word ending in a street suffix), a number, then the postcode and town
+    ("addresses", re.compile(r"\b([A-ZÆØÅÄÖÜ][a-zæøåäöüß-]*(?:gata|gaten|gate|veien|vegen|vei|vej|gatan|vägen|straße|"
+                             r"strasse|str\.|weg|allee|platz|gasse|ring|damm)\s+\d{1,4}\s?[A-Za-z]?"
+                             r"(?:,?\s+\d{4,5}(?:\s+[A-ZÆØÅÄÖÜ][\wæøåäöüß-]+)?)?)"), 1),
+
     ("names", re.compile(rf"\b[Mm]y (?:full )?name is {_NAME}"), 1),
     ("names", re.compile(rf"\b(?:[Cc]all me|[Tt]his is|I(?:'m| am)) {_NAME}"), 1),
     ("names", re.compile(rf"\b(?:[Mm]y|[Oo]ur)\s+(?:\w+\s+)?{_RELATION}s?\s*,?\s+(?:(?:named|called|is)\s+)?{_NAME}"), 1),
