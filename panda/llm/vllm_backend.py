@@ -61,7 +61,7 @@ class VLLMBackend:
     def _engine(self, model: str) -> Any:
         if model not in self._engines:
             try:
-                os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")
+                kv_cache = os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")  # GiB; the operator's value wins
                 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # vLLM logs to stdout; set it to INFO to see them
                 from vllm import LLM
             except ImportError as exc:
@@ -78,7 +78,7 @@ class VLLMBackend:
             }
             if self._cpu:
                 args.update(enforce_eager=True, dtype="bfloat16")
-                check_memory(model, float(os.environ.get("VLLM_CPU_KVCACHE_SPACE") or 4), available_bytes())
+                check_memory(model, float(kv_cache) if kv_cache.replace(".", "", 1).isdigit() else 4.0, available_bytes())
             args.update(self.engine_args)
             started = time.perf_counter()
             self._engines[model] = LLM(**args)
