@@ -42,7 +42,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
-    from panda.language.facts import true_at
+    from panda.language.facts import holding
     from panda.runtime import open_home
 
     when = time_arg(args.as_of)
@@ -50,7 +50,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
     with open_home(settings_of(args), read_only=True) as ctx:
         for kind in ("fact", "preference"):
             entries = ctx.vault.memory_file(args.user, kind).entries
-            out[kind] = true_at(entries, when) if when else entries if args.history else [e for e in entries if not e.invalid_at]
+            out[kind] = entries if args.history and not when else holding(entries, when)
     for kind, entries in out.items():
         print(f"{kind}s" + (f" true at {when.isoformat()}" if when else "") + ":")
         for e in entries:

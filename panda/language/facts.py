@@ -239,3 +239,8 @@ def true_at(entries: list[MemoryEntry], when: datetime) -> list[MemoryEntry]:
     """Entries valid at `when`: learned_at <= when < invalid_at."""
     return [e for e in entries
             if (e.learned_at is None or e.learned_at <= when) and (e.invalid_at is None or when < e.invalid_at)]
+
+
+def holding(entries: list[MemoryEntry], when: datetime | None = None) -> list[MemoryEntry]:
+    """The entries that hold at `when` (true_at), or without a time the current ones (none superseded)."""
+    return true_at(entries, when) if when else [e for e in entries if not e.invalid_at]

@@ -26,7 +26,7 @@ from panda.config import Settings
 from panda.documents.model import parse_time
 from panda.errors import HomeBusyError
 from panda.home import Home
-from panda.language.facts import true_at
+from panda.language.facts import holding
 from panda.language.text import tokenize
 from panda.memory.embeddings import Embedder, SentenceEmbedder
 from panda.memory.search import SearchRequest
@@ -148,13 +148,12 @@ class MemoryService:
         when = _time(as_of)
         with self._lock:
             entries = self.reader().vault.memory_file(user_id, "fact").entries
-        chosen = true_at(entries, when) if when else [e for e in entries if not e.invalid_at]
-        return [entry_dict(e) for e in chosen]
+        return [entry_dict(e) for e in holding(entries, when)]
 
     def get_preferences(self, user_id: str) -> list[dict[str, Any]]:
         with self._lock:
             entries = self.reader().vault.memory_file(user_id, "preference").entries
-        return [entry_dict(e) for e in entries if not e.invalid_at]
+        return [entry_dict(e) for e in holding(entries)]
 
     def read_document(self, user_id: str, doc_id: Any) -> dict[str, Any]:
         if not isinstance(doc_id, str) or not DOC_ID.match(doc_id) or ".." in doc_id:
