@@ -9,7 +9,8 @@ of what the user already has is not saved twice, the note is the user's own (sco
 promotion), and it waits for the home's writer lock like any writer (HomeBusyError after $PANDA_LOCK_TIMEOUT).
 
 Input is checked before anything runs (`ServeError` with an HTTP status: 400 for a bad query, id, limit or time,
-404 for a document not found, 503 while the home is busy). Calls are serialised: one DuckDB connection, two cores.
+404 for a document not found, 503 while the home is busy). Calls are serialised (one DuckDB connection, one
+embedder, two cores), except a `remember` waiting for the writer lock: reads are answered meanwhile.
 """
 
 from __future__ import annotations
@@ -104,11 +105,12 @@ class MemoryService:
 
     # ---- lifetime --------------------------------------------------------------------------------------------
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            with open_home(self.settings, read_only=True) as probe:  # the embedder the home keeps
-                chosen = embedder_choice(self.settings, probe.catalog)
-            self._embedder = SentenceEmbedder(chosen.embedding_model, dim=chosen.embedding_dim)
-        return self._embedder
+        with self._lock:  # loaded once, whichever call comes first
+            if self._embedder is None:
+                with open_home(self.settings, read_only=True) as probe:  # the embedder the home keeps
+                    chosen = embedder_choice(self.settings, probe.catalog)
+                self._embedder = SentenceEmbedder(chosen.embedding_model, dim=chosen.embedding_dim)
+            return self._embedder
 
     def _snapshot_stamp(self) -> tuple[int, int] | None:
         try:
@@ -180,18 +182,19 @@ class MemoryService:
         new. Waits its turn for the writer lock."""
         content = _text(text, "text", MAX_TEXT_CHARS)
         when = now or datetime.now(UTC)
-        with self._lock:
-            try:
-                with open_home(self.settings, embedder=self.embedder()) as home:
-                    same = home.memory.duplicate_of(content, user_id, when)
-                    if same is not None:
-                        return {"saved": False, "id": same, "reason": "already in memory; not saved twice"}
-                    doc = home.memory.prepare_save(content, doc_type="memory", topic="user.memory",
-                                                   keywords=tokenize(content)[:5], user_id=user_id, scope="new",
-                                                   now=when, source="serve.remember")
-                    home.memory.save(doc)
-                    home.catalog.record_event("remember", "document", doc.id, {"user_id": user_id}, when)
-            except HomeBusyError as exc:
-                raise ServeError(503, str(exc)) from exc
+        embedder = self.embedder()
+        try:
+            # The wait for the writer lock happens outside the service lock: reads go on while a batch runs.
+            with open_home(self.settings, embedder=embedder) as home, self._lock:
+                same = home.memory.duplicate_of(content, user_id, when)
+                if same is not None:
+                    return {"saved": False, "id": same, "reason": "already in memory; not saved twice"}
+                doc = home.memory.prepare_save(content, doc_type="memory", topic="user.memory",
+                                               keywords=tokenize(content)[:5], user_id=user_id, scope="new",
+                                               now=when, source="serve.remember")
+                home.memory.save(doc)
+                home.catalog.record_event("remember", "document", doc.id, {"user_id": user_id}, when)
+        except HomeBusyError as exc:
+            raise ServeError(503, str(exc)) from exc
         return {"saved": True, "id": doc.id, "scope": doc.scope, "expires_at": _iso(doc.expires_at)}
 

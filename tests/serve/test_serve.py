@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -196,7 +197,16 @@ def test_reads_go_on_while_an_import_writes_and_remember_waits_its_turn(served, 
         answered = [_post(served, "/v1/search", "alice", {"query": "where do I live"}) for _ in range(3)]
         assert writer.poll() is None, "the import finished before the reads could overlap it"
         assert [r.status_code for r in answered] == [200, 200, 200]
-        saved = _post(served, "/v1/remember", "alice", {"text": "My sister Joana visits every December."})
+        waiting: list = []
+        remembering = threading.Thread(target=lambda: waiting.append(
+            _post(served, "/v1/remember", "alice", {"text": "My sister Joana visits every December."})))
+        remembering.start()
+        time.sleep(1.0)
+        meanwhile = _post(served, "/v1/search", "alice", {"query": "where do I live"})
+        assert meanwhile.status_code == 200  # a read is answered while remember waits for the writer lock
+        assert remembering.is_alive() and writer.poll() is None, "remember did not have to wait"
+        remembering.join(timeout=600)
+        (saved,) = waiting
         assert saved.status_code == 200 and saved.json()["saved"] is True
         # remember took the writer lock after the import let it go: what the import wrote is already readable
         walks = _post(served, "/v1/search", "alice", {"query": "garden plan river walk", "limit": 5}).json()["results"]
