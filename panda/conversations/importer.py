@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -225,8 +226,6 @@ def wanted(conversation: ImportedConversation, only: list[str] | None) -> bool:
 def import_export(ctx: Home, path: Path, kind: str, user_id: str, only: list[str] | None = None,
                   batch_messages: int = BATCH_MESSAGES, now: datetime | None = None) -> ImportReport:
     """Import one export into `user_id`'s memory, in batches of about `batch_messages` messages."""
-    import time
-
     started = time.perf_counter()
     report = ImportReport(source=str(path), kind=kind)
     batch: list[MessageInput] = []
