@@ -176,6 +176,14 @@ class PrivacyPolicy(_Strict):
                                        "dates_of_birth", "addresses", "health", "ids")
     backup_dir: str | None = None  # user deletion backups; None: a '{home}.backups' folder beside the home
 
+    @model_validator(mode="after")
+    def _ids_came_out_of_financial(self) -> PrivacyPolicy:
+        # Identity numbers (an SSN among them) were scrubbed as 'financial' before 'ids' existed: a policy
+        # file written then names 'financial' and not 'ids', and keeps scrubbing them.
+        if "financial" in self.pii_categories and "ids" not in self.pii_categories:
+            object.__setattr__(self, "pii_categories", (*self.pii_categories, "ids"))
+        return self
+
 
 class ResearchPolicy(_Strict):
     """research.search over the web corpus: pages read per search, words of a page shown to Page Intelligence."""

@@ -112,3 +112,11 @@ def test_weights_that_do_not_sum_to_one_are_named(tmp_path: Path):
     path.write_text("retrieval:\n  weights:\n    semantic: 0.5\n    recency: 0.3\n    frequency: 0.2\n    vehemence: 0.15\n")
     with pytest.warns(SeedConfigWarning, match="retrieval.weights sum to 1.150"):
         load_policy(tmp_path)
+
+
+def test_a_policy_written_before_ids_existed_still_scrubs_identity_numbers():
+    # an SSN was 'financial' before 'ids' was split out of it: an older policy file names 'financial' only
+    old = Policy.from_yaml_text("privacy:\n  pii_categories: [names, financial]\n", source="memory_config.yaml")
+    assert old.privacy.pii_categories == ("names", "financial", "ids")
+    chosen = Policy.from_yaml_text("privacy:\n  pii_categories: [names]\n", source="memory_config.yaml")
+    assert chosen.privacy.pii_categories == ("names",)

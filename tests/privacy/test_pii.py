@@ -1,5 +1,10 @@
-"""The PII scrubber on a labelled set of 158 written sentences (96 with personal details, 62 hard
-negatives such as "I love the film Denver" or product names): precision and recall per category.
+"""The PII scrubber on a labelled set of 316 written sentences (199 with personal details, 117 hard
+negatives such as "I love the film Denver", product codes, version numbers, ISBNs, an IP address, a DOI):
+precision and recall per category.
+
+The last 120 lines were written in one go before the scrubber saw them; their first score is in
+benchmarks/RESULTS.md (ids recall 0.44, emails 0.67, phones precision 0.73), and the rules were then
+widened by kind (identity-number words, plates, spelled-out emails, UK postcodes, "a code, not a phone").
 
 A found span counts when it overlaps a labelled span of the same category. The set is scored in two
 halves (even and odd lines); the scrubber's patterns were written before the set was scored, and each
@@ -42,8 +47,8 @@ def score(items: list[dict]) -> dict[str, tuple[float, float, int]]:
 
 
 def test_the_labelled_set_is_big_enough_and_well_formed():
-    assert len(LABELLED) >= 150
-    assert sum(1 for item in LABELLED if not item["pii"]) >= 50  # hard negatives
+    assert len(LABELLED) >= 300
+    assert sum(1 for item in LABELLED if not item["pii"]) >= 100  # hard negatives
     for item in LABELLED:
         for category, value in item["pii"]:
             assert category in CATEGORIES and value in item["text"], item
