@@ -91,7 +91,7 @@ def test_reindex_reproduces_every_score_after_mixed_validation_outcomes(ctx, tmp
 
     def mixed(request):
         if request.phase == "validate" and request.user_id == "alice":
-            return {"decision": next(verdicts), "quality": 0.3, "issues": "x", "goal_scores": []}
+            return {"decision": next(verdicts), "quality": 0.3, "issues": "x", "goals": []}
         return schema_responder(request)
 
     turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", LINES + [

@@ -65,17 +65,24 @@ class SearchToolFilters(_Reply):
     time_range: Literal["today", "week", "recent", "month", "all"] | None = None  # seed 001's context window
 
 
+GoalId = Annotated[str, Field(pattern=r"^G[1-5]$")]
+Decision = Literal["APPROVE", "REVISE", "RETRY", "FAIL"]
+
+
 class ToolRequest(_Reply):
     tool: Literal["memory.search", "memory.save", "memory.retrieve", "research.search", "internet.research"]
     argument: Line
     topic: Topic = "general"
     filters: SearchToolFilters | None = None  # memory.search only
-    goal: Annotated[str, Field(pattern=r"^G[1-5]$")] | None = None  # the goal it serves (else by position: plan.goal_of)
+    goal: GoalId | None = None  # the goal it serves (else by position: plan.goal_of)
 
 
 class Goal(_Reply):
-    id: Annotated[str, Field(pattern=r"^G[1-5]$")]
+    """Seed 002 §8: a goal with its id and the goals it waits on (its status is Panda's: plan.goal_statuses)."""
+
+    id: GoalId
     description: Line
+    depends_on: list[GoalId] = Field(default_factory=list, max_length=3)
 
 
 class Plan(_Reply):
@@ -93,13 +100,21 @@ class Response(_Reply):
     answer: Annotated[str, Field(min_length=1, max_length=900)]
 
 
-class Validation(_Reply):
-    """§6: the verdict on §5."""
+class GoalVerdict(_Reply):
+    """Seed 002 §8: one goal validated on its own, named by its id."""
 
-    decision: Literal["APPROVE", "REVISE", "RETRY", "FAIL"]
+    goal: GoalId
+    decision: Decision
+    quality: Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class Validation(_Reply):
+    """§6: the verdict on §5, and one verdict per goal."""
+
+    decision: Decision
     quality: Annotated[float, Field(ge=0.0, le=1.0)]
     issues: Line
-    goal_scores: list[Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=list, max_length=3)
+    goals: list[GoalVerdict] = Field(default_factory=list, max_length=3)
 
 
 class Judgement(_Reply):

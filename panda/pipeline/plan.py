@@ -3,9 +3,10 @@
 The first plan of an attempt is §3 (goals, todo list, tool requests, route). While the planner
 routes to `execute`, its tools run (§4) and the planner sees their results; later planner decisions
 are logged in §4, since §3 is immutable once written. The loop stops after max_plan_iterations.
-Seed 002 §8 (multi-goal turns): every tool result in §4 names the goal it serves, and after each
-iteration §4 shows the todo list with its statuses moved on by the tools that completed (seed 000's
-[completed] / [in_progress] / [pending]).
+Seed 002 §8 (multi-goal turns): §3 lists the goals with their ids, statuses and dependencies; a goal's
+tools run after those of the goals it waits on; every tool result in §4 names the goal it serves, and
+after each iteration §4 shows each goal's status and the todo list moved on by the tools that completed
+(seed 000's [completed] / [in_progress] / [pending]).
 
 Departure from seed 000's open loop: the planner is asked again only when an iteration's tools found
 nothing (no result, nothing saved) — a re-plan is for recovery. Measured on the sample with
@@ -53,8 +54,59 @@ def todo_progress(plan: Plan, tools_completed: int) -> str:
     return "**Todo:** " + " · ".join(todo_lines(plan.todo, done))
 
 
+def waits_on(plan: Plan) -> dict[str, list[str]]:
+    """Each goal's dependencies among the plan's own goals (a goal never waits on itself or an unknown id)."""
+    ids = {g.id for g in plan.goals}
+    return {g.id: [d for d in dict.fromkeys(g.depends_on) if d in ids and d != g.id] for g in plan.goals}
+
+
+def goal_statuses(plan: Plan, tool_log: list[dict[str, object]], attempt: int) -> dict[str, str]:
+    """Seed 002 §8: each goal's status from this attempt's tool results (pure).
+
+    - `done (n results)` / `done (saved)`: a tool serving it returned something;
+    - `no results`: its tools ran and found nothing;
+    - `waits on G1`: it depends on a goal not done yet;
+    - `pending`: no tool served it (synthesis answers it from the gathered context).
+    Example: G1 with 2 results, G2 depending on G1 with no tool -> {'G1': 'done (2 results)', 'G2': 'pending'}.
+    """
+    status: dict[str, str] = {}
+    for goal in plan.goals:
+        entries = [e for e in tool_log if e.get("attempt") == attempt and e.get("goal") == goal.id]
+        results = sum(len(e.get("results") or []) for e in entries)  # type: ignore[arg-type]
+        saved = any(e.get("saved_id") for e in entries)
+        status[goal.id] = (f"done ({results} results)" if results else "done (saved)" if saved
+                           else "no results" if entries else "pending")
+    for goal_id, deps in waits_on(plan).items():
+        unmet = [d for d in deps if not status[d].startswith("done")]
+        if unmet and not status[goal_id].startswith("done"):
+            status[goal_id] = "waits on " + ", ".join(unmet)
+    return status
+
+
+def dependency_order(plan: Plan) -> list[int]:
+    """Tool request indexes with the requests of a goal after those of the goals it waits on (stable; a cycle
+    keeps the planner's order). Example: G2 waits on G1, requests [G2, G1] -> [1, 0]."""
+    deps = waits_on(plan)
+    depth: dict[str, int] = {}
+
+    def level(goal: str, seen: frozenset[str] = frozenset()) -> int:
+        if goal not in depth:
+            depth[goal] = 0 if goal in seen else 1 + max((level(d, seen | {goal}) for d in deps.get(goal, [])), default=-1)
+        return depth[goal]
+
+    return sorted(range(len(plan.tool_requests)), key=lambda i: level(goal_of(plan, i)))
+
+
+def goals_line(plan: Plan, tool_log: list[dict[str, object]], attempt: int) -> str:
+    """§4's goal update after an iteration. Example: '**Goals:** G1 done (2 results) · G2 pending'."""
+    return "**Goals:** " + " · ".join(f"{g} {s}" for g, s in goal_statuses(plan, tool_log, attempt).items())
+
+
 def render_plan(plan: Plan) -> str:
-    lines = ["**Goals:**"] + [f"- {g.id}: {g.description}" for g in plan.goals]
+    statuses = goal_statuses(plan, [], 0)
+    deps = waits_on(plan)
+    lines = ["**Goals:**"] + [f"- {g.id}: {g.description} · status: {statuses[g.id]}"
+                              + (f" · depends on: {', '.join(deps[g.id])}" if deps[g.id] else "") for g in plan.goals]
     lines += ["", "**Todo:**"] + todo_lines(plan.todo, 0)
     requests = [f"- {t.tool} `{t.argument}` (topic `{t.topic}`) · serves {goal_of(plan, i)}"
                 for i, t in enumerate(plan.tool_requests)]
@@ -90,10 +142,12 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     for iteration in range(1, max_iterations + 1):
         if plan.route == "synthesize" or not plan.tool_requests:
             break
-        yield from execute.run(state, ctx, plan.tool_requests, iteration,
-                               [goal_of(plan, i) for i in range(len(plan.tool_requests))])
+        order = dependency_order(plan)
+        yield from execute.run(state, ctx, [plan.tool_requests[i] for i in order], iteration,
+                               [goal_of(plan, i) for i in order])
         completed = sum(1 for e in state.tool_log if e.get("attempt") == state.doc.attempt)
-        state.doc.write("4", todo_progress(state.plan, completed))
+        state.doc.write("4", todo_progress(state.plan, completed) + "\n" + goals_line(state.plan, state.tool_log,
+                                                                                     state.doc.attempt))
         if found_something(state.tool_log, state.doc.attempt, iteration):
             state.doc.write("4", f"_Tools of iteration {iteration} found what the plan asked for; no re-plan._")
             break

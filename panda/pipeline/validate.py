@@ -2,8 +2,9 @@
 
 Returns the decision; the turn runner (turn.py) applies it within the bounded number of attempts.
 The validator sees what the answer should rest on: the gathered context (§2), the plan's goals (§3)
-and this attempt's tool results and research findings (§4). Seed 002 §8: the overall quality is the
-aggregate (mean) of the per-goal scores when the validator scores every goal.
+and this attempt's tool results and research findings (§4). Seed 002 §8: each goal is validated on
+its own (a decision and a quality, named by the goal's id) and the overall quality is the mean of the
+goals' scores when every goal has one.
 
 On the small profiles, small-model guards (guards.py; context.md says "guard: <name>") decide some cases by rule.
 One is decided without a model call: an honest "I don't know" to a question when
@@ -32,7 +33,7 @@ from panda.home import Home
 from panda.language.metrics import abstained
 from panda.language.text import is_question, tokenize
 from panda.llm.roles import MIND
-from panda.llm.schemas import LINE_MAX, Validation
+from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.pipeline import guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
@@ -40,11 +41,31 @@ from panda.pipeline.synthesize import ACKNOWLEDGEMENT, known_facts
 from panda.pipeline.tool_log import tool_results_text
 
 
-def render(v: Validation, goal_ids: list[str]) -> str:
+def goal_verdicts(v: Validation, goal_ids: list[str]) -> list[GoalVerdict]:
+    """The verdicts of this turn's goals, one per goal the plan named, in the plan's order (pure): a verdict
+    for a goal the plan does not have is dropped, and a repeated one counts once.
+
+    Example: goals G1, G2; verdicts G2 REVISE 0.4, G3 APPROVE 0.9 -> [G2 REVISE 0.4]."""
+    by_id: dict[str, GoalVerdict] = {}
+    for verdict in v.goals:
+        if verdict.goal in goal_ids:
+            by_id.setdefault(verdict.goal, verdict)
+    return [by_id[g] for g in goal_ids if g in by_id]
+
+
+def render(v: Validation, goal_ids: list[str], guard: str | None = None) -> str:
+    """§6: the decision, quality and issues, then each goal's own verdict by its id (seed 002 §8).
+
+    Example: APPROVE 0.65 with G1 APPROVE 0.9 and G2 REVISE 0.4 -> '**Per-goal:**' then '- G1: APPROVE (0.90)' and
+    '- G2: REVISE (0.40)'; a guard's verdict says the goals were decided as a whole, with no per-goal score."""
     lines = [f"**Decision:** {v.decision}", f"**Quality:** {v.quality:.2f}", f"**Issues:** {v.issues}"]
-    if v.goal_scores:
-        pairs = [f"{gid} {score:.2f}" for gid, score in zip(goal_ids, v.goal_scores, strict=False)]
-        lines.append(f"**Per-goal quality:** {', '.join(pairs) or '-'}")
+    if len(goal_ids) > 1 or v.goals:
+        if guard:
+            lines += ["**Per-goal:**", f"- {', '.join(goal_ids)}: decided as a whole ({guards.mark(guard)})"]
+        else:
+            verdicts = {g.goal: g for g in goal_verdicts(v, goal_ids)}
+            lines += ["**Per-goal:**"] + [f"- {gid}: {verdicts[gid].decision} ({verdicts[gid].quality:.2f})"
+                                          if gid in verdicts else f"- {gid}: not scored" for gid in goal_ids]
     return "\n".join(lines)
 
 
@@ -113,62 +134,66 @@ def goals_text(state: TurnState) -> str:
     return "; ".join(f"{g.id} {g.description}" for g in state.plan.goals) if state.plan and state.plan.goals else "(none)"
 
 
-def overall_quality(verdict: Validation, goal_count: int) -> Validation:
-    """Seed 002 §8: with a score for every goal, the overall quality is their mean.
+def overall_quality(verdict: Validation, goal_ids: list[str]) -> Validation:
+    """Seed 002 §8: with a verdict for every goal, the overall quality is the mean of the goals' scores.
 
-    Example: goal_scores [0.9, 0.5] for two goals -> quality 0.7; one score for two goals -> unchanged.
+    Example: G1 0.9 and G2 0.5 for goals G1, G2 -> quality 0.7; a verdict for G1 only -> unchanged.
     """
-    if goal_count and len(verdict.goal_scores) == goal_count:
-        return verdict.model_copy(update={"quality": round(sum(verdict.goal_scores) / goal_count, 4)})
+    verdicts = goal_verdicts(verdict, goal_ids)
+    if goal_ids and len(verdicts) == len(goal_ids):
+        return verdict.model_copy(update={"quality": round(sum(g.quality for g in verdicts) / len(verdicts), 4)})
     return verdict
 
 
-def by_rule(guard: str, decision: Literal["APPROVE", "REVISE"], quality: float, issues: str,
-            goal_count: int) -> Validation:
-    """A verdict a guard decided, without a model call: every goal (up to three) scored as the whole. `issues` is
-    cut to fit the one-line field with its note (it may quote remembered facts of any length).
+def by_rule(guard: str, decision: Literal["APPROVE", "REVISE"], quality: float, issues: str) -> Validation:
+    """A verdict a guard decided, without a model call, on the answer as a whole: no goal gets a score it was
+    not given (§6 says the goals were decided together by the guard). `issues` is cut to fit the one-line
+    field with its note (it may quote remembered facts of any length).
 
     Example: a 500-character issue with guard 'status_line_revised' -> its start + '… (guard: status_line_revised,
     no model call)', 200 characters in all."""
     note = f" ({guards.mark(guard)}, no model call)"
     if len(issues) + len(note) > LINE_MAX:
         issues = issues[: LINE_MAX - len(note) - 1].rstrip() + "…"
-    return Validation(decision=decision, quality=quality, issues=issues + note, goal_scores=[quality] * min(goal_count, 3))
+    return Validation(decision=decision, quality=quality, issues=issues + note)
 
 
-def guard_verdict(state: TurnState, ctx: Home, goal_count: int) -> Validation | None:
-    """The verdict of the first small-model guard that decides this answer, or None (the model decides)."""
+def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
+    """The first small-model guard that decides this answer and its verdict, or None (the model decides)."""
     def on(name: str) -> bool:
         return guards.active(ctx, name, MIND)
+
+    def rule(name: str, decision: Literal["APPROVE", "REVISE"], quality: float, issues: str) -> tuple[str, Validation]:
+        return name, by_rule(name, decision, quality, issues)
 
     facts = known_facts(state).removeprefix("Known: ").strip()
     asks_and_abstains = is_question(state.query) and abstained(state.response)
     if on("honest_unknown_approved") and asks_and_abstains and nothing_found(state):
-        return by_rule("honest_unknown_approved", "APPROVE", 0.6, "an honest 'I don't know': neither memory nor the "
-                       "tools hold anything on this", goal_count)
+        return rule("honest_unknown_approved", "APPROVE", 0.6, "an honest 'I don't know': neither memory nor the "
+                       "tools hold anything on this")
     if on("acknowledged_question_revised") and acknowledges_a_question(state):
-        return by_rule("acknowledged_question_revised", "REVISE", 0.2, "the message asks a question; acknowledging it "
-                       "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else ""),
-                       goal_count)
+        return rule("acknowledged_question_revised", "REVISE", 0.2, "the message asks a question; acknowledging it "
+                       "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else ""))
     if on("unknown_beside_facts_revised") and asks_and_abstains and facts:
-        return by_rule("unknown_beside_facts_revised", "REVISE", 0.2, "the reply says it does not know, but memory "
-                       f"holds what the user said: {facts} Answer from these", goal_count)
+        return rule("unknown_beside_facts_revised", "REVISE", 0.2, "the reply says it does not know, but memory "
+                       f"holds what the user said: {facts} Answer from these")
     if on("stated_fact_approved") and (stated := states_named_fact(state)) is not None:
-        return by_rule("stated_fact_approved", "APPROVE", 0.85, f"a recall question answered with what the user "
-                       f"said: {stated}", goal_count)
+        return rule("stated_fact_approved", "APPROVE", 0.85, f"a recall question answered with what the user "
+                       f"said: {stated}")
     if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
         state.revise_fact = fact
-        return by_rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
-                       f"holds it: {fact}. Answer with it", goal_count)
+        return rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
+                       f"holds it: {fact}. Answer with it")
     if on("status_line_revised") and echoes_tool_status(state):
-        return by_rule("status_line_revised", "REVISE", 0.1, "the reply repeats a tool's status line instead of "
-                       "answering the question from the gathered context", goal_count)
+        return rule("status_line_revised", "REVISE", 0.1, "the reply repeats a tool's status line instead of "
+                       "answering the question from the gathered context")
     return None
 
 
 def run(state: TurnState, ctx: Home) -> Step[Validation]:
     goal_ids = [g.id for g in state.plan.goals] if state.plan else []
-    verdict = guard_verdict(state, ctx, len(goal_ids))
+    guarded = guard_verdict(state, ctx)
+    guard, verdict = guarded if guarded else (None, None)
     if verdict is None:
         verdict = yield from ask(state, ctx, phase="validate", role=MIND, prompt="validate", schema=Validation,
                                  variables={"query": state.query,
@@ -176,7 +201,7 @@ def run(state: TurnState, ctx: Home) -> Step[Validation]:
                                             "goals": truncate_to_words(goals_text(state), 60),
                                             "tool_results": tool_results_text(state, 120, evidence_only=True),
                                             "answer": truncate_to_words(state.response, 200)})
-        verdict = overall_quality(verdict, len(goal_ids))
+        verdict = overall_quality(verdict, goal_ids)
     state.validation = verdict
-    state.doc.write("6", (yield from fit_section(state, ctx, "6", render(verdict, goal_ids))))
+    state.doc.write("6", (yield from fit_section(state, ctx, "6", render(verdict, goal_ids, guard))))
     return verdict

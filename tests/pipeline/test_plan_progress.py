@@ -7,7 +7,7 @@ from panda.documents.context_md import ContextDocument
 from panda.llm.schemas import Goal, Plan, ToolRequest
 from panda.llm.scripted import ScriptedBackend
 from panda.llm.scripted_replies import schema_responder
-from panda.pipeline.plan import goal_of, todo_lines, todo_progress
+from panda.pipeline.plan import dependency_order, goal_of, goal_statuses, render_plan, todo_lines, todo_progress
 from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
 from tests.conftest import write_jsonl
@@ -55,6 +55,27 @@ def test_tool_log_names_goals_and_progress(ctx, tmp_path):
     assert "**memory.save** `budget: under $1000` · serves G2 →" in section4
     assert ("**Todo:** 1. [completed] search memory · 2. [completed] save the budget · 3. [in_progress] answer"
             in section4)
+    assert "- G1: " in section3 and "· status: pending" in section3  # §3: ids and statuses
+    # §4: each goal's status after the tools (empty memory; the save of a question is refused)
+    assert "**Goals:** G1 no results · G2 no results" in section4
+
+
+def test_goal_statuses_and_dependencies():
+    plan = Plan(goals=[Goal(id="G1", description="find the trail"), Goal(id="G2", description="check its weather",
+                                                                       depends_on=["G1", "G2", "G5"])],
+                todo=["search", "weather", "answer"], route="execute", tool_requests=[
+                    ToolRequest(tool="research.search", argument="weather at the trail", goal="G2"),
+                    ToolRequest(tool="memory.search", argument="favourite trail", goal="G1")])
+    assert dependency_order(plan) == [1, 0]  # G2 waits on G1: G1's search runs first
+    assert "- G2: check its weather · status: waits on G1 · depends on: G1" in render_plan(plan)  # itself and G5 (no goal of the plan) dropped
+    log = [{"attempt": 1, "goal": "G1", "results": [{"id": "a"}, {"id": "b"}]},
+           {"attempt": 1, "goal": "G2", "results": []}, {"attempt": 0, "goal": "G2", "results": [{"id": "c"}]}]
+    assert goal_statuses(plan, log, 1) == {"G1": "done (2 results)", "G2": "no results"}
+    assert goal_statuses(plan, log[1:2], 1) == {"G1": "pending", "G2": "waits on G1"}
+    cycle = Plan(goals=[Goal(id="G1", description="a", depends_on=["G2"]), Goal(id="G2", description="b", depends_on=["G1"])],
+                 todo=[], route="execute", tool_requests=[ToolRequest(tool="memory.search", argument="x", goal="G2"),
+                                                          ToolRequest(tool="memory.search", argument="y", goal="G1")])
+    assert sorted(dependency_order(cycle)) == [0, 1]  # a cycle does not loop forever
 
 
 def test_a_turn_is_indexed_with_its_plan_and_tools(ctx, backend, tmp_path):

@@ -157,7 +157,7 @@ def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
 
     def picky(request):
         if request.phase == "validate":
-            return {"decision": next(verdicts), "quality": 0.4, "issues": "too vague", "goal_scores": []}
+            return {"decision": next(verdicts), "quality": 0.4, "issues": "too vague", "goals": []}
         return schema_responder(request)
 
     report, _ = run_file(ctx, ScriptedBackend(responder=picky), write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
@@ -278,7 +278,7 @@ def test_an_honest_i_dont_know_on_empty_memory_is_approved_by_rule(ctx, tmp_path
         if request.phase == "synthesize":
             return {"answer": "I don't know - you haven't told me that."}
         if request.phase == "validate":
-            return {"decision": "FAIL", "quality": 0.1, "issues": "no information", "goal_scores": []}
+            return {"decision": "FAIL", "quality": 0.1, "issues": "no information", "goals": []}
         return schema_responder(request)
 
     backend = ScriptedBackend(responder=abstaining)
@@ -294,11 +294,12 @@ def test_an_honest_i_dont_know_on_empty_memory_is_approved_by_rule(ctx, tmp_path
 
 
 def test_the_validator_sees_goals_and_tool_results_and_quality_aggregates_goals(ctx, tmp_path):
-    from panda.llm.schemas import Validation
+    from panda.llm.schemas import GoalVerdict, Validation
     from panda.pipeline.validate import overall_quality
 
-    assert overall_quality(Validation(decision="APPROVE", quality=0.2, issues="-", goal_scores=[0.9, 0.5]), 2).quality == 0.7
-    assert overall_quality(Validation(decision="APPROVE", quality=0.2, issues="-", goal_scores=[0.9]), 2).quality == 0.2
+    two = [GoalVerdict(goal="G1", decision="APPROVE", quality=0.9), GoalVerdict(goal="G2", decision="REVISE", quality=0.5)]
+    assert overall_quality(Validation(decision="APPROVE", quality=0.2, issues="-", goals=two), ["G1", "G2"]).quality == 0.7
+    assert overall_quality(Validation(decision="APPROVE", quality=0.2, issues="-", goals=two[:1]), ["G1", "G2"]).quality == 0.2
     backend = ScriptedBackend(responder=schema_responder)
     run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:2]))
     asked = [r for batch in backend.history for r in batch if r.phase == "validate"]

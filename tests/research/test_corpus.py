@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from panda.memory.search import SearchRequest
-from panda.research.extract import ExtractionError, extract_page, markdown_to_text, strip_boilerplate
+from panda.research.extract import ExtractionError, extract_page, markdown_to_text
 from tests.conftest import SHARED_DATA
 
 PAGES = SHARED_DATA / "webpages"
@@ -21,19 +21,30 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_extraction_keeps_95_percent_of_expected_phrases_and_leaks_at_most_5_percent():
-    manifest = json.loads((PAGES / "manifest.json").read_text())
-    found = leaked = expected = unexpected = 0
-    for entry in manifest["pages"]:
-        page = extract_page((PAGES / entry["filename"]).read_bytes(), entry["source_url"])
-        text = _norm(page.text)
-        expected += len(entry["expected_phrases"])
-        unexpected += len(entry["unexpected_phrases"])
-        found += sum(_norm(p) in text for p in entry["expected_phrases"])
-        leaked += sum(_norm(p) in text for p in entry["unexpected_phrases"])
-    assert expected == 119 and unexpected == 119
-    assert found / expected >= 0.95, (found, expected)
-    assert leaked / unexpected <= 0.05, (leaked, unexpected)
+def test_extraction_is_never_worse_than_trafilatura_alone_on_either_half():
+    """Issue 45: every expected phrase trafilatura keeps is kept, no boilerplate phrase it drops comes back,
+    and on each half of the 40 pages Panda leaks at most 5 % and at most what trafilatura leaks."""
+    import trafilatura
+
+    manifest = json.loads((PAGES / "manifest.json").read_text())["pages"]
+    assert sum(len(e["expected_phrases"]) for e in manifest) == 119
+    for half in (manifest[0::2], manifest[1::2]):
+        counts = {"alone kept": 0, "kept": 0, "alone leaked": 0, "leaked": 0}
+        unexpected = sum(len(e["unexpected_phrases"]) for e in half)
+        for entry in half:
+            raw = (PAGES / entry["filename"]).read_bytes()
+            alone = _norm(trafilatura.extract(raw, url=entry["source_url"]) or "")
+            ours = _norm(extract_page(raw, entry["source_url"]).text)
+            for phrase in map(_norm, entry["expected_phrases"]):
+                assert phrase not in alone or phrase in ours, (entry["filename"], phrase)
+                counts["alone kept"] += phrase in alone
+                counts["kept"] += phrase in ours
+            for phrase in map(_norm, entry["unexpected_phrases"]):
+                assert phrase in alone or phrase not in ours, (entry["filename"], phrase)
+                counts["alone leaked"] += phrase in alone
+                counts["leaked"] += phrase in ours
+        assert counts["kept"] >= counts["alone kept"] and counts["leaked"] <= counts["alone leaked"], counts
+        assert counts["leaked"] / unexpected <= 0.05, counts
 
 
 def test_metadata_and_pure_helpers():
@@ -41,10 +52,11 @@ def test_metadata_and_pure_helpers():
                         "https://www.pcgamer.com/through-the-darkest-of-times-review/")
     assert page.domain == "pcgamer.com" and page.author == "Luke Kemp" and page.date == "2020-02-11"
     assert page.title.startswith("Through the Darkest of Times review") and page.language == "en"
-    assert strip_boilerplate("Great review of the game.\n\n© 2020 Acme. All Rights Reserved") == "Great review of the game."
-    long_paragraph = "All rights reserved " + "word " * 80  # long paragraphs are article text, never cut
-    assert strip_boilerplate(long_paragraph) == long_paragraph.strip()
     assert markdown_to_text("## Tips\n- **Use** [pots](http://x)") == "Tips\nUse pots"
+    from panda.research.extract import word_count
+
+    assert word_count("Penny lives in Pelican Town") == 5
+    assert word_count("親が子どもを教育するために") == 13  # no spaces in Japanese: a page of it is not "too short"
     for bad in (b"", b"   ", b"<html><body></body></html>"):
         with pytest.raises(ExtractionError):
             extract_page(bad, "https://example.com/x")
@@ -146,20 +158,54 @@ def test_relevance_floor_keeps_the_cake_page_and_drops_unrelated_ones(ctx, tmp_p
     assert research_search(ctx, "How big should a Syrian hamster's cage be?", "alice", now, record=False).results == []
 
 
-def test_structural_boilerplate_removal_and_no_inline_script():
-    from panda.research.extract import code_like, link_density, structural_clean
+def _tree(xml: str):
+    from lxml import etree
 
-    page = "Intro text about the cake and the oven.\n\n- [Home](/)\n- [Recipes](/r)\n\n© 2020 Acme"
-    assert structural_clean(page) == "Intro text about the cake and the oven."
-    assert structural_clean("## [Gousto has changed my life](https://x/r/1)\n\nGreat food.") == \
-        "## Gousto has changed my life\n\nGreat food."  # a linked heading is the page's outline, kept
-    assert structural_clean("See [the study](https://x) for how we measured the fat in each sample.") == \
-        "See the study for how we measured the fat in each sample."  # prose with a link stays, unwrapped
-    assert link_density("[Home](/) news") == (0.5, 1)
-    assert code_like("(function() { document.addEventListener('load', f); })();")
-    assert not code_like("Bake for 30 minutes; cool (about 10 minutes) before serving = done.")
-    fenced = "Run this:\n\n```\nconst x = () => { window.alert(1); };\n```"
-    assert "window.alert" in structural_clean(fenced)  # code an article shows is content
+    return etree.fromstring(f"<body>{xml}</body>")
+
+
+def test_each_boilerplate_rule_on_its_worked_example():
+    from panda.research import boilerplate as bp
+
+    prose = "<p>The verdict is clear: the grill sears a steak as well as ones that cost twice as much.</p>"
+    linked = _tree(prose + "<p>Read more: <ref target='/a'>Looted colonial art: Germany to set up new office</ref></p>"
+                   + "<p>See <ref target='/s'>the study</ref> for how we measured the fat in each sample.</p>"
+                   + "<p>© 2020 Acme. All Rights Reserved</p>"
+                   + "<p><ref target='/b'>Herbstlicher Wochenend-Ausflug in die Südoststeiermark</ref></p>"
+                   + "<quote>Inga Buller ist Head of Social bei CHIP und testet gerne Haushalts-Gadgets.</quote>")
+    body = _tree("".join(f"<{e.tag}>{bp.text_of(e)}</{e.tag}>" for e in linked))  # the same blocks, no links
+    removed = bp.clean(body, bp.link_map(linked), author="Inga Buller")
+    assert [r.split(":")[0] for r in removed] == ["teaser", "legal notice", "trailing headline", "byline"]
+    assert [bp.text_of(e) for e in body] == [
+        "The verdict is clear: the grill sears a steak as well as ones that cost twice as much.",
+        "See the study for how we measured the fat in each sample."]  # prose with a link stays
+    # a whole paragraph of prose that is one link is not a teaser: it has no lead-in and ends a sentence
+    long_link = _tree("<p><ref target='/x'>Konflikte mag keiner. Und trotzdem begegnen wir ihnen ständig.</ref></p>")
+    plain = _tree("<p>Konflikte mag keiner. Und trotzdem begegnen wir ihnen ständig.</p>")
+    assert bp.clean(plain, bp.link_map(long_link)) == [] and len(plain) == 1
+    # a long block that mentions the author is article text
+    assert not bp.byline("Die Redaktion unter der Leitung von Ann Lee hat mit zwei Forschern über Assistenten "
+                         "gesprochen, die im Alltag helfen sollen.", 0, 9, ["Ann Lee"])
+    assert bp.byline("Von Jan Kupitz", 0, 9, ["Jan Kupitz"]) and bp.authors_of("Ann Lee; Bo") == ["Ann Lee"]
+    assert bp.lead("We're about to get 20 terabyte hard drives, but the path looks clear to scale up to 80TB.",
+                   "Seagate said on Monday …").startswith("We're about")
+    assert bp.lead("Short tagline here", "text") is None  # under 10 words: a tagline, not a standfirst
+    assert bp.lead("One two three four five six seven eight nine ten eleven", "One two three four five six seven "
+                   "eight nine ten eleven and more") is None  # the text already holds it
+    assert bp.code_like("(function() { document.addEventListener('load', f); })();")
+    assert not bp.code_like("Bake for 30 minutes; cool (about 10 minutes) before serving = done.")
+    code = _tree("<code>const x = () => { window.alert(1); };</code>")
+    assert bp.clean(code, {}) == []  # code an article shows is content
+
+
+def test_the_standfirst_and_the_author_box_on_real_pages():
+    pcmag = extract_page((PAGES / "pcmag.com.platters.html").read_bytes(), "https://www.pcmag.com/news/x")
+    assert pcmag.text.startswith("We're about to get 20 terabyte hard drives")  # the dek trafilatura leaves out
+    chip = extract_page((PAGES / "chip.de.beef.html").read_bytes(), "https://www.chip.de/test/x")
+    assert "Inga Buller ist Head of Social" not in chip.text and "Das Aldi-Angebot von 149 Euro" in chip.text
+
+
+def test_no_inline_script():
     betty = extract_page((PAGES / "bettycrocker.com.pineapple.html").read_bytes(),
                          "https://www.bettycrocker.com/recipes/pineapple-upside-down-cake/")
     assert "addEventListener" not in betty.markdown and "JSON.parse" not in betty.text
