@@ -85,16 +85,27 @@ class Conversations:
         self.con.execute("DELETE FROM threads WHERE id = ?", [thread_id])
 
     def thread_summaries(self, user_id: str, exclude_thread_id: str, topic: str | None,
-                         limit: int = 5) -> list[dict[str, Any]]:
+                         limit: int = 5, entities: list[str] | None = None) -> list[dict[str, Any]]:
         """The user's other threads that have a summary: those whose topics hold `topic` (or its first part)
-        first, then the most recent (seed 004's cross-thread retrieval)."""
+        or whose entities hold one the message names first, then the most recent (seed 004's cross-thread
+        retrieval: `topics ?| … OR entities @> …`)."""
         topics = [t for t in dict.fromkeys([topic or "", (topic or "").split(".")[0]]) if t]
+        named = [e.lower() for e in entities or []]
         return self.catalog._dicts(
             """SELECT id, external_id, summary, summary_updated_at, last_message_at, created_at FROM threads
                WHERE user_id = ? AND id <> ? AND summary IS NOT NULL AND trim(summary) <> ''
-               ORDER BY CASE WHEN list_has_any(coalesce(topics, []::VARCHAR[]), ?::VARCHAR[]) THEN 0 ELSE 1 END,
+               ORDER BY CASE WHEN list_has_any(coalesce(topics, []::VARCHAR[]), ?::VARCHAR[])
+                               OR list_has_any(list_transform(coalesce(entities, []::VARCHAR[]), lambda x: lower(x)),
+                                               ?::VARCHAR[]) THEN 0 ELSE 1 END,
                         last_message_at DESC NULLS LAST, id
-               LIMIT ?""", [user_id, exclude_thread_id, topics, limit])
+               LIMIT ?""", [user_id, exclude_thread_id, topics, named, limit])
+
+    def known_entities(self, user_id: str, limit: int = 500) -> list[str]:
+        """The entities enrichment found in the user's sessions (seed 004), most recent sessions first."""
+        rows = self.con.execute(
+            """SELECT e FROM (SELECT unnest(entities) AS e, last_message_at FROM sessions WHERE user_id = ?)
+               GROUP BY e ORDER BY max(last_message_at) DESC NULLS LAST, e LIMIT ?""", [user_id, limit]).fetchall()
+        return [r[0] for r in rows if r[0]]
 
     def set_thread_summary(self, thread_id: str, summary: str, at: datetime | None) -> None:
         self.con.execute("UPDATE threads SET summary = ?, summary_updated_at = ? WHERE id = ?", [summary, at, thread_id])

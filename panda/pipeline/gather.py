@@ -7,6 +7,10 @@ Routing (seed 004), from the analysis of §0:
 - cross_thread — those, plus memory.search over everything the user may see (turn history,
   memories, messages of other threads, global knowledge) and the user's preferences and facts
   (seed 003: always include relevant preferences).
+On every route that searches, each data need the analysis names (turn_history, preferences, facts,
+memory, research) gets its own small search over the kinds that hold it, so a need the general search
+ranked out is still met; and the user's known entities (seed 004 enrichment) that the message names put
+the other threads holding them first among the thread summaries (the seed's `entities @> …`).
 The analysis's route is widened to cross_thread when it cannot find anything by construction: a
 session_only or cross_session route in a session that has nothing before this turn (a new thread's
 first question), and a recall question, which asks for a personal detail stated anywhere before (the
@@ -24,6 +28,7 @@ Over budget, NERVES compresses.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -144,13 +149,39 @@ def widened_route(route: str, query_type: str, earlier_in_session: int) -> str:
     return route
 
 
+_ENTITY_WORD = re.compile(r"[\w#@-]+(?:\.[\w-]+)*")
+
+
+def entities_named(query: str, known: list[str]) -> list[str]:
+    """The user's known entities (seed 004 enrichment) that the message names, as whole words (pure).
+
+    Example: ('Did Biscuit like the new wheel?', ['Biscuit', 'Acme', 'it']) -> ['Biscuit']."""
+    def words(text: str) -> str:
+        return " " + " ".join(_ENTITY_WORD.findall(text.lower())) + " "
+
+    said = words(query)
+    return [e for e in dict.fromkeys(known) if len(e) >= 3 and words(e) in said]
+
+
+# Seed 004's data needs, as the document kinds that hold them (the analysis names them; gather searches each).
+NEED_KINDS = {"turn_history": ["context"], "preferences": ["preference"], "facts": ["fact"],
+              "memory": ["memory", "message", "session_summary"], "research": ["research", "note", "webpage"]}
+
+
+def needed_kinds(data_needs: list[str]) -> list[list[str]]:
+    """Example: ['facts', 'none', 'facts', 'research'] -> [['fact'], ['research', 'note', 'webpage']]."""
+    return [NEED_KINDS[n] for n in dict.fromkeys(data_needs) if n in NEED_KINDS]
+
+
 def other_threads(state: TurnState, ctx: Home, limit: int = 5) -> list[SearchResult]:
-    """The summaries of the user's other threads (written by the summarisation job), topic first, then newest."""
+    """The summaries of the user's other threads (written by the summarisation job), those on the message's
+    topic or naming one of its entities first, then the newest."""
     from panda.conversations.summaries import thread_summary_path
 
     assert state.analysis is not None
     rows = Conversations(ctx.catalog).thread_summaries(
-        state.user_id, catalog_thread_id(state.user_id, thread_of(state)), state.analysis.topic, limit)
+        state.user_id, catalog_thread_id(state.user_id, thread_of(state)), state.analysis.topic, limit,
+        entities=state.entities)
     layout = ctx.vault.layout
     return [SearchResult(
         id=f"thread:{r['id']}", kind="thread_summary", title=f"Thread {r['external_id']}",
@@ -169,6 +200,8 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
     # route none (greeting, closing, small talk): seed 004's minimal context, the session's last 3 messages
     session = recent_session_messages(state, ctx, limit=MINIMAL_CONTEXT if route == "none" else 6)
     route = state.retrieval_route = widened_route(route, state.analysis.query_type, len(session.messages))
+    if route != "none":
+        state.entities = entities_named(state.query, Conversations(ctx.catalog).known_entities(state.user_id))
     recent = session.messages
     found: list[SearchResult] = []
     if route != "none":
@@ -182,6 +215,11 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
             found = ctx.memory.search(base)
             seen = (base.exclude_ids or set()) | {r.id for r in found}
             found += ctx.memory.search(replace(base, kinds=["preference", "fact"], limit=3, exclude_ids=seen))
+        # the analysis's data needs: each kind it names gets its own small search, so a need the general
+        # search ranked out (turn history beside many messages, research beside memories) is still met
+        for kinds in needed_kinds(state.analysis.data_needs):
+            seen = (base.exclude_ids or set()) | {r.id for r in found}
+            found += ctx.memory.search(replace(base, kinds=kinds, limit=2, exclude_ids=seen))
     results = recent + with_summaries(relevant(found), ctx, state.user_id)
     if route == "cross_thread":  # seed 004: "Related Past Conversations", the other threads' summaries
         results += other_threads(state, ctx)
@@ -250,6 +288,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     state.used = [r for r in picked if r.kind != "thread_summary"]
     state.gather_summary = reply.summary
     lines = [f"**Gathered for:** {a.resolved_query}", f"**Retrieval route:** {route_text(state)}",
+             f"**Data needs searched:** {', '.join(n for n in a.data_needs if n in NEED_KINDS) or 'none'}"
+             + (f" · **Entities named:** {', '.join(state.entities)}" if state.entities else ""),
              f"**Synthesis:** {reply.summary}", "", "### Sources"]
     used_ids = {r.id for r in state.used}
     verdicts = ctx.catalog.turn_verdicts([r.id for r in state.gathered if r.kind == "context"])

@@ -173,3 +173,42 @@ def test_cross_thread_gather_reads_the_other_threads_summaries(ctx, tmp_path: Pa
     assert "Logs/Sessions/alice/s1/thread.md" in gathered
     prompt = next(r for batch in backend.history for r in batch if r.phase == "gather").messages[-1]["content"]
     assert "Alice adopted a hamster, Biscuit." in prompt  # the synthesis reads it
+
+
+def test_the_analysis_data_needs_each_get_a_search():
+    from panda.pipeline.gather import entities_named, needed_kinds
+
+    assert needed_kinds(["facts", "none", "facts", "research"]) == [["fact"], ["research", "note", "webpage"]]
+    assert entities_named("Did Biscuit like the new wheel?", ["Biscuit", "Acme", "it"]) == ["Biscuit"]
+    assert entities_named("Where is order #1234?", ["order #1234", "#12", "Biscuits"]) == ["order #1234"]
+
+
+def test_a_preference_need_is_met_on_a_route_that_searches_only_this_thread(ctx, tmp_path: Path):
+    # cross_session searches this thread's messages; the analysis also names 'preferences': on main before
+    # this, data_needs drove nothing and the stated preference never reached §2
+    def responder(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze" and "cook" in request.messages[-1]["content"]:
+            reply["needs_retrieval"], reply["data_needs"] = "cross_session", ["preferences"]
+        return reply
+
+    lines = ['{"user_id": "alice", "session_id": "s1", "timestamp": "2026-03-02T09:00:00Z", "query": "I love spicy ramen."}',
+             '{"user_id": "alice", "session_id": "s1", "timestamp": "2026-03-02T09:05:00Z", "query": "What should I cook tonight?"}']
+    run_batch(read_turns(write_jsonl(tmp_path / "t.jsonl", lines))[0], ctx, ScriptedBackend(responder=responder))
+    gathered = context(ctx, 2).latest("2")
+    assert "**Retrieval route:** cross_session" in gathered and "**Data needs searched:** preferences" in gathered
+    assert "· preference ·" in gathered and "spicy ramen" in gathered
+
+
+def test_other_threads_naming_the_messages_entity_come_first(ctx):
+    conv = Conversations(ctx.catalog)
+    for i in range(7):  # seven older threads with summaries; only the oldest names Biscuit
+        ctx.catalog.con.execute(
+            "INSERT INTO threads (id, user_id, external_id, summary, last_message_at, topics, entities) "
+            "VALUES (?, 'alice', ?, ?, ?, ['misc'], ?)",
+            [f"alice:t{i}", f"t{i}", f"summary {i}", f"2026-01-{10 + i:02d} 10:00:00",
+             ["Biscuit", "pet shop"] if i == 0 else ["Acme"]])
+    plain = [r["external_id"] for r in conv.thread_summaries("alice", "alice:now", "food", limit=3)]
+    assert plain == ["t6", "t5", "t4"]  # newest first
+    named = [r["external_id"] for r in conv.thread_summaries("alice", "alice:now", "food", limit=3, entities=["biscuit"])]
+    assert named == ["t0", "t6", "t5"]  # seed 004: entities @> the message's entities, then the newest
