@@ -57,7 +57,11 @@ class RayExecutor:
                 if self.address:
                     ray.init(address=self.address, log_to_driver=False)
                 else:
-                    ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+                    # Ray starts its workers at nice 15; a shard is the command's own work, not background
+                    # work: at 15 it starves beside any busy process (a 12-turn run beside two CPU-bound
+                    # processes took 44 minutes, benchmarks/load_test.py). The workers run at the command's.
+                    ray.init(include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
+                             _system_config={"worker_niceness": 0})
                 return True
             except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; all mean "no cluster to run on"
                 with contextlib.suppress(Exception):

@@ -323,3 +323,16 @@ def test_ray_without_its_extra_is_refused_with_the_extra_named(monkeypatch):
     with pytest.raises(BackendUnavailableError, match=r"\[ray\] extra.*--executor serial"):
         make_executor("ray")
     assert isinstance(make_executor("serial"), SerialExecutor)
+
+
+def test_shards_on_a_local_ray_runtime_run_at_the_commands_priority():
+    # Ray starts its workers at nice 15: beside two CPU-bound processes a 12-turn sharded run took 44 minutes
+    # (benchmarks/load_test.py). A local runtime that Panda starts runs them at the command's own priority.
+    ray = pytest.importorskip("ray")
+    executor = RayExecutor()
+    assert executor._connect()
+    try:
+        niceness = ray.get(ray.remote(lambda: os.nice(0)).remote())
+        assert niceness == os.nice(0)
+    finally:
+        ray.shutdown()
