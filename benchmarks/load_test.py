@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -44,7 +45,7 @@ def start(args: list[str], home: Path) -> tuple[subprocess.Popen[str], float]:
 
 
 def finish(name: str, proc: subprocess.Popen[str], started: float) -> dict[str, object]:
-    out, err = proc.communicate()
+    out, err = proc.communicate()  # the time below is when this command ended, whoever waits on it
     lines = [line for line in err.splitlines() if line.strip()]
     return {"command": name, "exit": proc.returncode, "seconds": round(time.perf_counter() - started, 1),
             "traceback": "Traceback (most recent call last)" in err,
@@ -62,13 +63,18 @@ def counts(home: Path) -> dict[str, int]:
 
 
 def phase(label: str, home: Path, run_args: list[str], job_args: list[str], searches: int) -> list[dict[str, object]]:
-    procs = {"run (sharded)": start(run_args, home), "job summarisation": start(job_args, home)}
-    results = []
+    results: list[dict[str, object]] = []
+    waiters = []
+    for name, args in (("run (sharded)", run_args), ("job summarisation", job_args)):
+        proc, t0 = start(args, home)
+        waiters.append(threading.Thread(target=lambda n=name, p=proc, t=t0: results.append(finish(n, p, t))))
+        waiters[-1].start()
     for i in range(searches):
-        proc, t0 = start(["search", "what does Caroline do", "--user", "caroline", "--limit", "3"], home)
+        proc, t0 = start(["search", "what does Caroline paint", "--user", "conv-26", "--limit", "3"], home)
         results.append(finish(f"search {i + 1}", proc, t0))
         time.sleep(5)
-    results += [finish(name, proc, t0) for name, (proc, t0) in procs.items()]
+    for waiter in waiters:
+        waiter.join()
     for r in results:
         r["phase"] = label
         print(json.dumps(r), flush=True)

@@ -118,18 +118,21 @@ def check_embedder(catalog: Catalog, embedder: Embedder, where: Path, reembeddin
 
 
 def open_home(settings: Settings, embedder: Embedder | None = None, backend: Backend | None = None,
-              read_only: bool = False, in_shard: bool = False, reembedding: bool = False) -> Home:
+              read_only: bool = False, in_shard: bool = False, reembedding: bool = False,
+              lock_timeout: float | None = None) -> Home:
     """Open a home to write (the default: takes the home's writer lock, waiting for another writer) or,
     with `read_only`, to read (a consistent snapshot; never fails because a writer is busy).
 
     A shard of a sharded run (`in_shard`) opens its catalog partition (`settings.catalog_file`) and writes
     no global file and no counter back to the vault (sharding.py). A writer first finishes what
     an earlier process left: journalled reader searches and counter write-backs (both exactly once).
-    The embedder must be the one that made the catalog's vectors (check_embedder) unless `reembedding`."""
+    The embedder must be the one that made the catalog's vectors (check_embedder) unless `reembedding`.
+    `lock_timeout` bounds the wait for the writer lock (0: take it only if free now; HomeBusyError otherwise)."""
     settings.home.mkdir(parents=True, exist_ok=True)
     vault = Vault(settings.home)
     policy = load_policy(settings.home)
-    catalog = Catalog.open_reader(settings.catalog_path) if read_only else Catalog(settings.catalog_path)
+    catalog = Catalog.open_reader(settings.catalog_path) if read_only else \
+        Catalog(settings.catalog_path, lock_timeout=lock_timeout)
     try:
         if embedder is None:
             settings = embedder_choice(settings, catalog)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
 from datetime import datetime
 
-from panda.cli.options import home_busy, input_file, settings_of, sharding_executor, time_arg
+from panda.cli.options import input_file, settings_of, sharding_executor, time_arg
 from panda.memory.search import SearchRequest
 
 log = logging.getLogger("panda")
@@ -61,12 +62,19 @@ def cmd_facts(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from panda.errors import HomeBusyError
     from panda.runtime import open_home
 
     settings = settings_of(args)
-    # A search writes only its retrieval record: it takes the home lock if free, else it reads the
-    # snapshot and journals the record for the next writer (catalog/journal.py). It never waits.
-    with open_home(settings, read_only=args.no_record or home_busy(settings)) as ctx:
+    # A search writes only its retrieval record: it takes the home lock if it is free at that moment, else
+    # it reads the snapshot and journals the record for the next writer (catalog/journal.py). It never
+    # waits: asking "is it free?" and then taking it could lose the lock to a writer in between and wait
+    # for that writer's whole batch (seen in benchmarks/load_test.py).
+    with contextlib.ExitStack() as stack:
+        try:
+            ctx = stack.enter_context(open_home(settings, read_only=args.no_record, lock_timeout=0))
+        except HomeBusyError:
+            ctx = stack.enter_context(open_home(settings, read_only=True))
         results = ctx.memory.search(SearchRequest(
             args.query, user_id=args.user, limit=args.limit, topic_filter=args.topic,
             content_types=args.content_type or None, scope=args.scope, include_expired=args.include_expired,

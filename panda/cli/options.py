@@ -93,19 +93,6 @@ def report_errors(errors: list[Any], shown: int = 20) -> None:
         print(f"... and {len(errors) - shown} more malformed lines", file=sys.stderr)
 
 
-def home_busy(settings: Settings) -> bool:
-    """True when another process holds the home's writer lock right now (no waiting)."""
-    from panda.catalog.home_lock import acquire_writer, release_writer
-    from panda.errors import HomeBusyError
-
-    try:
-        acquire_writer(settings.catalog_path.parent, timeout=0)
-    except HomeBusyError:
-        return True
-    release_writer(settings.catalog_path.parent, None)
-    return False
-
-
 def sharding_executor(args: argparse.Namespace) -> tuple[Any, int]:
     """The executor and shard count of `--executor`/`--shards`/`--ray-address` (ray and 2 by default)."""
     from panda.sharding.executors import make_executor
