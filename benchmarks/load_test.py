@@ -3,11 +3,12 @@ CPU-bound processes hold both cores; then the same commands again on a quiet mac
 
     python benchmarks/load_test.py [--shards 3] [--run-model tiny] [--job-model small]
 
-What it checks and prints, per command: the exit code, the time, and the last line of stderr. Under load a
-command may exit 0 or with Panda's one clear line (exit 1-3, e.g. "Ray did not start … try --executor local"
-or "the vLLM engine …"), never with a Python traceback and never killed by a signal. Then, without the hogs,
-the same run and job are repeated: they must exit 0 and complete what the loaded pass left (every turn of the
-file has its context.md, every ingested session its summary), and `panda check` must be clean.
+What it checks and prints, per command: the exit code, the time it ended, and the last line of stderr. Under
+load the three run at once: each may exit 0 or with Panda's one clear line (exit 1-3: a writer that waited
+PANDA_LOCK_TIMEOUT for the other, "Ray did not start … try --executor serial", "the vLLM engine …"), never
+with a Python traceback and never killed by a signal; a search never waits for a writer. Then, without the
+hogs, the same commands run one after the other: each must exit 0, completing what the loaded pass left
+(every turn of the file has its context.md), and `panda check` must be clean.
 
 Phase 0 ingests one LoCoMo conversation without enrichment (so the summarisation job has LLM work to do on
 the default backend): the benchmark reads ../shared/data; the product does not.
@@ -113,7 +114,12 @@ def main() -> int:
         for h in hogs:
             h.terminate()
     after_load = counts(home)
-    quiet = phase("quiet", home, run_args, job_args, 1)
+    quiet = []  # the same commands on a quiet machine, one after the other: they complete what is left
+    for name, args_ in (("run (sharded)", run_args), ("job summarisation", job_args),
+                        ("search", ["search", "what does Caroline paint", "--user", "conv-26", "--limit", "3"])):
+        proc, t0 = start(args_, home)
+        quiet.append({**finish(name, proc, t0), "phase": "quiet"})
+        print(json.dumps(quiet[-1]), flush=True)
     proc, t0 = start(["check"], home)
     check = finish("check", proc, t0)
     print(json.dumps(check), flush=True)
