@@ -170,23 +170,23 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     asks_and_abstains = is_question(state.query) and abstained(state.response)
     if on("honest_unknown_approved") and asks_and_abstains and nothing_found(state):
         return rule("honest_unknown_approved", "APPROVE", 0.6, "an honest 'I don't know': neither memory nor the "
-                       "tools hold anything on this")
+                    "tools hold anything on this")
     if on("acknowledged_question_revised") and acknowledges_a_question(state):
         return rule("acknowledged_question_revised", "REVISE", 0.2, "the message asks a question; acknowledging it "
-                       "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else ""))
+                    "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else ""))
     if on("unknown_beside_facts_revised") and asks_and_abstains and facts:
         return rule("unknown_beside_facts_revised", "REVISE", 0.2, "the reply says it does not know, but memory "
-                       f"holds what the user said: {facts} Answer from these")
+                    f"holds what the user said: {facts} Answer from these")
     if on("stated_fact_approved") and (stated := states_named_fact(state)) is not None:
         return rule("stated_fact_approved", "APPROVE", 0.85, f"a recall question answered with what the user "
-                       f"said: {stated}")
+                    f"said: {stated}")
     if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
         state.revise_fact = fact
         return rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
-                       f"holds it: {fact}. Answer with it")
+                    f"holds it: {fact}. Answer with it")
     if on("status_line_revised") and echoes_tool_status(state):
         return rule("status_line_revised", "REVISE", 0.1, "the reply repeats a tool's status line instead of "
-                       "answering the question from the gathered context")
+                    "answering the question from the gathered context")
     return None
 
 
