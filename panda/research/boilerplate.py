@@ -94,25 +94,28 @@ def link_map(*trees: Any) -> dict[str, Links]:
         for element in tree.iter("p", "item", "head", "quote", "cell", "list"):
             refs = list(element.iter("ref"))
             texts = [text_of(r) for r in refs]
-            out.setdefault(text_of(element), Links(
-                linked_chars=sum(len(t) for t in texts), chars=len(text_of(element)), count=len(refs),
+            text = text_of(element)
+            out.setdefault(text, Links(
+                linked_chars=sum(len(t) for t in texts), chars=len(text), count=len(refs),
                 linked_words=sum(len(t.split()) for t in texts),
                 lead_in=" ".join((element.text or "").split()) if element.tag == "p" else "",
                 after=" ".join((refs[-1].tail or "").split()) if refs else ""))
     return out
 
 
-def teaser(element: Any, links: dict[str, Links]) -> bool:
+def paragraph_links(element: Any, text: str, links: dict[str, Links]) -> Links | None:
+    """The links of a paragraph block (rules 1 and 2 look at paragraphs only), None for other blocks."""
+    return links.get(text) if element.tag == "p" else None
+
+
+def teaser(info: Links | None) -> bool:
     """Rule 1. Example: <p>Read more: <ref>Looted colonial art: Germany to set up new contact office</ref></p>."""
-    info = links.get(text_of(element)) if element.tag == "p" else None
     return (info is not None and info.count == 1 and 3 <= info.linked_words <= 25
             and bool(_LEAD_IN.match(info.lead_in)) and len(info.after) <= 3)
 
 
-def headline_link(element: Any, links: dict[str, Links]) -> bool:
+def headline_link(info: Links | None, text: str) -> bool:
     """Rule 2's block: one link of 4-20 words covering the paragraph, no sentence end."""
-    text = text_of(element)
-    info = links.get(text) if element.tag == "p" else None
     return (info is not None and info.count == 1 and info.linked_chars >= 0.9 * info.chars
             and 4 <= info.linked_words <= 20 and not _SENTENCE_END.search(text))
 
@@ -135,11 +138,12 @@ def clean(tree: Any, links: dict[str, Links], author: str | None = None) -> list
     if tree is None:
         return []
     blocks = list(tree)
+    texts = [text_of(element) for element in blocks]
+    infos = [paragraph_links(element, text, links) for element, text in zip(blocks, texts, strict=True)]
     authors = authors_of(author)
     removed: dict[int, str] = {}
-    for i, element in enumerate(blocks):
-        text = text_of(element)
-        if teaser(element, links):
+    for i, (element, text) in enumerate(zip(blocks, texts, strict=True)):
+        if teaser(infos[i]):
             removed[i] = "teaser"
         elif authors and byline(text, i, len(blocks), authors):
             removed[i] = "byline"
@@ -150,12 +154,12 @@ def clean(tree: Any, links: dict[str, Links], author: str | None = None) -> list
     for i in range(len(blocks) - 1, -1, -1):
         if i in removed:
             continue
-        if not headline_link(blocks[i], links):
+        if not headline_link(infos[i], texts[i]):
             break
         removed[i] = "trailing headline"
     for i in sorted(removed, reverse=True):
         _remove(blocks[i])
-    return [f"{removed[i]}: {text_of(blocks[i])[:80]}" for i in sorted(removed)]
+    return [f"{removed[i]}: {texts[i][:80]}" for i in sorted(removed)]
 
 
 def _remove(element: Any) -> None:

@@ -100,25 +100,21 @@ def render(document: Any, formatting: bool = False) -> str:
     return normalize_unicode(out)
 
 
-def clean_document(document: Any, linked: Any) -> str | None:
-    """Panda's rules on trafilatura's tree, in place; returns the standfirst to put first, if any."""
+def extract_page(raw: bytes, url: str | None = None) -> ExtractedPage:
+    document, linked = trafilatura_trees(raw, url)
+    # Panda's rules on trafilatura's tree, in place (boilerplate.py), then trafilatura's own rendering
     links = boilerplate.link_map(*((linked.body, linked.commentsbody) if linked is not None else ()))
     boilerplate.clean(document.body, links, document.author)
     boilerplate.clean(document.commentsbody, links)
-    return boilerplate.lead(document.description, render(document))
-
-
-def extract_page(raw: bytes, url: str | None = None) -> ExtractedPage:
-    document, linked = trafilatura_trees(raw, url)
-    standfirst = clean_document(document, linked)
     text, markdown = render(document), render(document, formatting=True)
+    standfirst = boilerplate.lead(document.description, text)
     if standfirst:
         text, markdown = f"{standfirst}\n{text}", f"{standfirst}\n\n{markdown}"
     text = "\n".join(line.strip() for line in text.splitlines() if line.strip())
     if not text:
         raise ExtractionError("only boilerplate found")
-    if word_count(text) < MIN_WORDS:
-        raise ExtractionError(f"main text too short ({word_count(text)} words)")
+    if (words := word_count(text)) < MIN_WORDS:
+        raise ExtractionError(f"main text too short ({words} words)")
     page_url = url or document.url or ""
     published = parse_time(document.date) if document.date else None
     return ExtractedPage(
