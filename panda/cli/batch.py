@@ -44,8 +44,8 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"malformed lines {len(errors)}; recovered {summary['recovered']}")
         quality = summary["answers"]
         if quality["with_expected"]:
-            print(f"answers: {quality['correct']} of {quality['with_expected']} correct (expected answer in the reply), "
-                  f"mean token F1 {quality['mean_f1']}")
+            print(f"answers: {quality['correct']} of {quality['with_expected']} correct (an expected answer in the "
+                  f"reply, no stale value, an abstention where nothing was said), mean token F1 {quality['mean_f1']}")
         print(f"LLM: {summary['llm_requests']} requests in {summary['llm_batches']} batches "
               f"(largest {summary['largest_batch']}), {summary['completion_tokens']} completion tokens")
         for shard in summary.get("shards", []):

@@ -22,7 +22,7 @@ from panda.documents.paths import validate_name
 from panda.errors import InputLineError, UnsafePathError
 
 MESSAGE_FIELDS = {"user_id", "session_id", "timestamp", "role", "content", "speaker", "message_id"}
-TURN_FIELDS = {"user_id", "session_id", "turn_id", "timestamp", "query", "assistant", "expected"}
+TURN_FIELDS = {"user_id", "session_id", "turn_id", "timestamp", "query", "assistant", "expected", "stale", "abstain"}
 DEFAULT_THREAD = "default"
 
 

@@ -152,6 +152,15 @@ class Vault:
         atomic_write_json(marker, meta)
         return meta
 
+    def turn_record(self, doc_path: str) -> dict[str, Any] | None:
+        """The metadata.json of the complete turn whose context.md is `doc_path` (relative to the home); None if
+        there is none. Example: 'users/a/turns/turn_000003/context.md' -> {'query': ..., 'response': ...}."""
+        marker = self.layout.inside(self.home / doc_path.split("#", 1)[0]).parent / COMPLETE_MARKER
+        try:
+            return dict(json.loads(marker.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return None
+
     def recent_appendices(self, user_id: str, before_turn: int, count: int) -> list[str]:
         """Turn Summary Appendices of the user's last `count` complete turns, oldest first."""
         out = []

@@ -15,8 +15,9 @@ from collections import Counter
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 _ABSTAIN = re.compile(
     r"\b(not (?:been )?mentioned|no (?:information|mention|record|details?)|(?:do not|don't|doesn't|does not) know|"
-    r"unknown|not (?:sure|specified|stated|provided|available)|cannot (?:answer|determine|find)|can't (?:answer|tell|find)|"
-    r"never (?:mentioned|said|told)|did(?:n't| not) (?:mention|say|tell))\b", re.I)
+    r"unknown|not (?:sure|specified|stated|provided|available|known|documented|recorded)|cannot (?:answer|determine|find)|can't (?:answer|tell|find)|"
+    r"never (?:mentioned|said|told)|did(?:n't| not) (?:mention|say|tell)|"
+    r"(?:have not|haven't|has not|hasn't) (?:told|mentioned|said|shared|given))\b", re.I)
 
 
 def normalize(text: str) -> str:
@@ -51,6 +52,24 @@ def answer_contains(prediction: str, gold: str) -> bool:
     words = set(normalize(prediction).split())
     wanted = normalize(gold).split()
     return bool(wanted) and all(w in words for w in wanted)
+
+
+def answer_correct(prediction: str, expected: str | None, stale: str | None = None, abstain: bool = False) -> bool:
+    """A scored turn's verdict: one of the expected answers ('|' between alternatives) in the reply, none of the stale
+    values (a fact the user has since changed), and an abstention where nothing was ever said.
+
+    Example: answer_correct('You live in Manchester now.', 'Manchester', stale='Leeds') -> True;
+    answer_correct('You moved from Leeds to Manchester.', 'Manchester', stale='Leeds') -> False;
+    answer_correct("You haven't told me your vet's name.", None, abstain=True) -> True."""
+    def any_of(options: str) -> bool:
+        return any(answer_contains(prediction, option) for option in options.split("|") if option.strip())
+
+    correct = any_of(expected) if expected else True
+    if stale:
+        correct = correct and not any_of(stale)
+    if abstain:
+        correct = correct and abstained(prediction)
+    return correct
 
 
 def locomo_f1(prediction: str, gold: str, category: int) -> float:

@@ -14,6 +14,7 @@ Left out: multi-GPU placement, which vLLM's own engine arguments handle (pass th
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -22,6 +23,7 @@ from typing import Any
 
 from panda.errors import BackendUnavailableError, TransientError
 from panda.llm.backend import ChatRequest, ChatResult
+from panda.llm.cpu import configure_engine_cores, engine_dtype, native_bfloat16
 
 log = logging.getLogger(__name__)
 WEIGHT_SUFFIXES = {".safetensors", ".bin", ".gguf", ".pt"}
@@ -62,6 +64,8 @@ class VLLMBackend:
         if model not in self._engines:
             try:
                 kv_cache = os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")  # GiB; the operator's value wins
+                if self._cpu:
+                    configure_engine_cores()  # a 2-core machine's second core (llm/cpu.py)
                 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # vLLM logs to stdout; set it to INFO to see them
                 from vllm import LLM
             except ImportError as exc:
@@ -77,9 +81,11 @@ class VLLMBackend:
                 "disable_log_stats": False,  # per-request timestamps (RequestOutput.metrics) for llm_calls.latency_ms
             }
             if self._cpu:
-                args.update(enforce_eager=True, dtype="bfloat16")
-                check_memory(model, float(kv_cache) if kv_cache.replace(".", "", 1).isdigit() else 4.0, available_bytes())
+                args.update(enforce_eager=True, dtype=engine_dtype(native_bfloat16()))
             args.update(self.engine_args)
+            if self._cpu:
+                check_memory(model, float(kv_cache) if kv_cache.replace(".", "", 1).isdigit() else 4.0, available_bytes(),
+                             widened=args["dtype"] == "float32")
             started = time.perf_counter()
             self._engines[model] = LLM(**args)
             log.info("vLLM engine for %s ready in %.1fs", model, time.perf_counter() - started)
@@ -163,6 +169,18 @@ def weights_bytes(model: str) -> int:
     return sum(f.stat().st_size for f in files)
 
 
+def sixteen_bit(model: str) -> bool:
+    """Whether a local model folder's weights are stored in 16 bits (config.json's torch_dtype or dtype)."""
+    config = Path(model) / "config.json"
+    if not config.is_file():
+        return False
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return str(data.get("torch_dtype") or data.get("dtype") or "") in ("bfloat16", "float16")
+
+
 def available_bytes() -> int | None:
     try:
         import psutil
@@ -171,14 +189,15 @@ def available_bytes() -> int | None:
     return int(psutil.virtual_memory().available)
 
 
-def check_memory(model: str, kv_cache_gib: float, available: int | None) -> None:
-    """Refuse to start an engine that cannot fit: the weights (+20 % for the runtime) and the KV cache
-    ($VLLM_CPU_KVCACHE_SPACE GiB) against the memory free now, rather than die half-way through loading.
+def check_memory(model: str, kv_cache_gib: float, available: int | None, widened: bool = False) -> None:
+    """Refuse to start an engine that cannot fit: the weights (+20 % for the runtime; twice their 16-bit files when
+    the engine computes in float32, `widened`) and the KV cache ($VLLM_CPU_KVCACHE_SPACE GiB) against the memory
+    free now, rather than die half-way through loading.
     Example: 1 GiB of weights, a 4 GiB cache, 3 GiB free -> BackendUnavailableError naming the three."""
     if available is None:
         return
     gib = 1024 ** 3
-    weights = weights_bytes(model)
+    weights = weights_bytes(model) * (2 if widened and sixteen_bit(model) else 1)
     needed = weights * 1.2 + kv_cache_gib * gib
     if needed > available:
         raise BackendUnavailableError(

@@ -167,6 +167,15 @@ _RELATIVE = [
 _UNMARKED = (0, 2)  # no relative word: the day it was said or just before ("I just finished …")
 
 
+def relative_words(text: str) -> str | None:
+    """The words a message dates its events by, relative to when it was said, or None.
+    Example: 'I passed my exam yesterday!' -> 'yesterday'; 'I love hiking' -> None."""
+    for pattern, _days in _RELATIVE:
+        if m := pattern.search(text):
+            return m.group(0)
+    return None
+
+
 def event_window(text: str, said_at: datetime) -> Window:
     """When the events a message tells of happened: the day it was said, moved back by its relative words.
 

@@ -38,7 +38,7 @@ class EmbedderProfile:
 # CPU computes bfloat16 natively (AVX-512 BF16 / AMX: ~750 messages/min ingested on 2 cores, held-out LoCoMo recall
 # 0.833 / 0.857 against MiniLM's 0.787 / 0.821); MiniLM on a CPU without it (AVX2 only: EmbeddingGemma runs in
 # float32 there, ~10x slower, far below the 600 messages/min ingest floor). `default_profile` is that rule; the
-# probe of the CPU sits at the edge (embeddings.native_bfloat16). A home keeps the embedder it was made with
+# probe of the CPU sits at the edge (llm/cpu.native_bfloat16). A home keeps the embedder it was made with
 # (runtime.embedder_choice), so moving a home between machines never changes its model.
 PREFERRED_PROFILE = "gemma"
 FALLBACK_PROFILE = "minilm"

@@ -15,7 +15,6 @@ wheels (memory/embedder_supply.py); HF_HUB_OFFLINE is set before loading.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import os
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from panda.errors import BackendUnavailableError
+from panda.llm.cpu import native_bfloat16
 from panda.memory import compute_threads, embedder_profiles, relevance_model
 from panda.memory.embedder_profiles import EmbedderProfile
 from panda.memory.unmasked_query import UnmaskedQueryEncoder
@@ -136,17 +136,6 @@ def _native_dim(folder: str) -> int:
     if config.is_file():
         return int(json.loads(config.read_text(encoding="utf-8")).get("hidden_size", 384))
     raise BackendUnavailableError(f"{folder}: not a sentence-transformers folder (no config.json)")
-
-
-@functools.cache
-def native_bfloat16() -> bool:
-    """Whether this CPU computes in bfloat16 natively (oneDNN: AVX-512 BF16 or AMX); probed once a process."""
-    import torch
-
-    try:  # a private probe: a torch without it is treated as a CPU without native bfloat16
-        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):
-        return False
 
 
 class SentenceEmbedder:

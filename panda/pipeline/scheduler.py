@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from panda.home import Home
-from panda.language.metrics import answer_contains, token_f1
+from panda.language.metrics import answer_correct, token_f1
 from panda.llm.backend import Backend, ChatRequest, ChatResult
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.turn import run_turn
@@ -49,10 +49,15 @@ class BatchReport:
     answers: list[dict[str, Any]] = field(default_factory=list)  # turns with an `expected` answer, scored
 
     def score_answer(self, state: TurnState) -> None:
-        if state.input.expected:
-            expected, response = state.input.expected, state.response or ""
-            self.answers.append({"turn_id": state.turn_id, "expected": expected, "correct": answer_contains(response, expected),
-                                 "f1": round(token_f1(response, expected), 3)})
+        turn = state.input
+        if turn.expected or turn.abstain or turn.stale:
+            response = state.response or ""
+            correct = answer_correct(response, turn.expected, turn.stale, turn.abstain)
+            f1 = max((token_f1(response, option) for option in (turn.expected or "").split("|") if option.strip()),
+                     default=float(correct))
+            self.answers.append({"turn_id": state.turn_id, "expected": turn.expected, "stale": turn.stale,
+                                 "abstain": turn.abstain, "correct": correct, "f1": round(f1, 3),
+                                 "query": turn.query, "response": response, "outcome": state.outcome})
 
     def answer_quality(self) -> dict[str, Any]:
         n = len(self.answers)

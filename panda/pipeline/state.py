@@ -36,6 +36,7 @@ class TurnState:
     gathered: list[SearchResult] = field(default_factory=list)
     used: list[SearchResult] = field(default_factory=list)
     gather_summary: str = ""
+    answer_context: str = ""  # what the answer is written from (pipeline/evidence.py), set by synthesize
     plan: Plan | None = None
     tool_log: list[dict[str, Any]] = field(default_factory=list)
     staged_docs: list[Document] = field(default_factory=list)

@@ -3,9 +3,10 @@
 A turn that carries a logged assistant reply (a conversation being ingested) uses it verbatim and
 makes no LLM call. On REVISE the validator's hint is passed in and §5 gets a new labelled entry.
 
-The context the model sees starts with the current facts and preferences gather found, verbatim
-("budget: under $1000"): a small model's §2 summary can drop the one detail a recall question asks
-for. A message that states something about the user and asks nothing is marked as a statement to
+The context the model sees is the gathered items in their own words, dated (pipeline/evidence.py): the current
+facts and preferences first ("budget: under $1000 (told 3 March 2026)"), then what the user said. A small model's
+§2 summary dropped the one detail a recall question asked for, or spoke of another item, and the answer copied
+it; the summary stays in §2 as gather's record of what it used. A message that states something about the user and asks nothing is marked as a statement to
 acknowledge, not to answer.
 
 A recall answer that left out the remembered fact its question names (validate.ignored_fact) is
@@ -17,11 +18,10 @@ fact in its prompt already ("Known: …") and answered from elsewhere; asked aga
 
 from __future__ import annotations
 
-from panda.documents.budgets import truncate_to_words
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
-from panda.pipeline import guards
+from panda.pipeline import evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import is_statement
@@ -30,11 +30,11 @@ from panda.pipeline.tool_log import tool_results_text
 ACKNOWLEDGEMENT = "noted"  # how the prompt's example acknowledges a statement ("Noted - you work night shifts …")
 
 
-def known_facts(state: TurnState, limit: int = 5) -> str:
-    """Example: gathered facts 'budget: under $1000' and 'likes: hiking' -> 'Known: budget: under $1000; likes:
-    hiking. ' (superseded ones left out)."""
-    facts = [r.title for r in state.gathered if r.kind in ("fact", "preference") and not r.superseded][:limit]
-    return f"Known: {'; '.join(facts)}. " if facts else ""
+def context_of(state: TurnState, ctx: Home) -> str:
+    """The answer's context (evidence.answer_context): earlier turns read from their metadata.json."""
+    said = {r.id: evidence.turn_said(ctx.vault.turn_record(r.doc_path)) for r in state.gathered
+            if r.kind == "context" and r.doc_path}
+    return evidence.answer_context(state.query, state.gathered, said) or "No prior memory matched this query."
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:
@@ -47,10 +47,12 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         note = (f"_(stated from the remembered fact the question names, {guards.mark('ignored_fact_restated')}: "
                 "the model's answer left it out)_")
     else:
+        if not state.answer_context:
+            state.answer_context = context_of(state, ctx)
         state.revise_fact = ""  # with the restating guard off, the model rewrites from the hint that names the fact
         reply = yield from ask(state, ctx, phase="synthesize", role=VOICE, prompt="synthesize", schema=Response,
                                variables={"query": state.query,
-                                          "context": truncate_to_words(known_facts(state) + state.gather_summary, 200),
+                                          "context": state.answer_context,
                                           "statement": is_statement(state),
                                           "tool_results": tool_results_text(state, 150, evidence_only=True),
                                           "revise_hint": state.revise_hint})

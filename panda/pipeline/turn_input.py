@@ -1,7 +1,9 @@
 """Reading turn JSONL files: one turn a line, bad lines reported with file, line and field.
 
 A line is `{"user_id", "timestamp" (ISO 8601), "query", optional "session_id", "turn_id",
-"assistant" (a logged reply to use instead of generating one), "expected" (an expected answer)}`.
+"assistant" (a logged reply to use instead of generating one), "expected" (an expected answer, '|' between
+alternatives), "stale" (a value the user has since changed, which the reply must not give), "abstain" (true: nothing
+was ever said, the reply should say so)}`.
 `read_turns` never raises for a bad line: it returns the good turns and an `InputLineError` per bad
 line, so one typo never stops a batch. Left out: running the turns (scheduler.py).
 """
@@ -18,7 +20,7 @@ from panda.documents.model import parse_time
 from panda.documents.paths import validate_name
 from panda.errors import InputLineError, UnsafePathError
 
-KNOWN_FIELDS = {"user_id", "session_id", "turn_id", "timestamp", "query", "assistant", "expected"}
+KNOWN_FIELDS = {"user_id", "session_id", "turn_id", "timestamp", "query", "assistant", "expected", "stale", "abstain"}
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class TurnInput:
     turn_id: str | None = None
     assistant: str | None = None
     expected: str | None = None
+    stale: str | None = None
+    abstain: bool = False
     source_file: str = ""
     source_line: int = 0
     probe: bool = False  # an evaluation question: answered and written down, but it adds nothing to memory
@@ -49,9 +53,11 @@ def parse_turn_line(text: str, path: str, line_number: int) -> TurnInput:
     for name in ("user_id", "timestamp", "query"):
         if name not in data or data[name] in (None, ""):
             raise InputLineError(path, line_number, name, "is required")
-    for name in ("user_id", "query", "session_id", "turn_id", "assistant", "expected"):
+    for name in ("user_id", "query", "session_id", "turn_id", "assistant", "expected", "stale"):
         if name in data and data[name] is not None and not isinstance(data[name], str | int):
             raise InputLineError(path, line_number, name, "must be a string")
+    if "abstain" in data and not isinstance(data["abstain"], bool):
+        raise InputLineError(path, line_number, "abstain", "must be true or false")
     try:
         user_id = validate_name(str(data["user_id"]), "user_id")
         session_id = validate_name(str(data["session_id"]), "session_id") if data.get("session_id") else None
@@ -71,6 +77,8 @@ def parse_turn_line(text: str, path: str, line_number: int) -> TurnInput:
         turn_id=str(data["turn_id"]) if data.get("turn_id") not in (None, "") else None,
         assistant=str(data["assistant"]) if data.get("assistant") else None,
         expected=str(data["expected"]) if data.get("expected") not in (None, "") else None,
+        stale=str(data["stale"]) if data.get("stale") not in (None, "") else None,
+        abstain=bool(data.get("abstain", False)),
         source_file=path, source_line=line_number,
     )
 

@@ -37,7 +37,7 @@ from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.pipeline import guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
-from panda.pipeline.synthesize import ACKNOWLEDGEMENT, known_facts
+from panda.pipeline.synthesize import ACKNOWLEDGEMENT
 from panda.pipeline.tool_log import tool_results_text
 
 
@@ -109,6 +109,22 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
     return out
 
 
+PREFERENCE_WORDS = frozenset(tokenize("hobby hobbies like likes love loves favourite favorite prefer preference "
+                                      "preferences enjoy enjoys dislike dislikes hate"))
+
+
+def relevant_facts(state: TurnState) -> str:
+    """The remembered facts an "I don't know" should have used (pure): the current facts a recall question names
+    (named_facts), or, when the question asks what the user likes, the preferences gathered. Facts that share
+    nothing with the question are left out: "What level is my Spanish now?" beside "likes: true crime podcasts"
+    is no reason to refuse an honest "I don't know". Example: 'What hobby did I tell you about?' with 'likes:
+    hiking' -> 'likes: hiking'."""
+    titles = [title for title, _ in named_facts(state)]
+    if is_question(state.query) and PREFERENCE_WORDS & set(tokenize(state.query)):
+        titles += [r.title for r in state.gathered if r.kind == "preference" and not r.superseded]
+    return "; ".join(dict.fromkeys(titles))
+
+
 def states_named_fact(state: TurnState) -> str | None:
     """The named fact a recall answer states, with no denial or abstention (pure). Example: 'Remind me what
     budget I gave you' with 'budget: under $1000' and 'Your budget is under $1000.' -> 'budget: under $1000';
@@ -166,7 +182,7 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     def rule(name: str, decision: Literal["APPROVE", "REVISE"], quality: float, issues: str) -> tuple[str, Validation]:
         return name, by_rule(name, decision, quality, issues)
 
-    facts = known_facts(state).removeprefix("Known: ").strip()
+    facts = relevant_facts(state)
     asks_and_abstains = is_question(state.query) and abstained(state.response)
     if on("honest_unknown_approved") and asks_and_abstains and nothing_found(state):
         return rule("honest_unknown_approved", "APPROVE", 0.6, "an honest 'I don't know': neither memory nor the "
@@ -176,7 +192,7 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
                     "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else ""))
     if on("unknown_beside_facts_revised") and asks_and_abstains and facts:
         return rule("unknown_beside_facts_revised", "REVISE", 0.2, "the reply says it does not know, but memory "
-                    f"holds what the user said: {facts} Answer from these")
+                    f"holds what the user said: {facts}. Answer from these")
     if on("stated_fact_approved") and (stated := states_named_fact(state)) is not None:
         return rule("stated_fact_approved", "APPROVE", 0.85, f"a recall question answered with what the user "
                     f"said: {stated}")
@@ -197,7 +213,8 @@ def run(state: TurnState, ctx: Home) -> Step[Validation]:
     if verdict is None:
         verdict = yield from ask(state, ctx, phase="validate", role=MIND, prompt="validate", schema=Validation,
                                  variables={"query": state.query,
-                                            "context": truncate_to_words(state.gather_summary, 150),
+                                            "context": truncate_to_words(state.answer_context or state.gather_summary,
+                                                                         150),
                                             "goals": truncate_to_words(goals_text(state), 60),
                                             "tool_results": tool_results_text(state, 120, evidence_only=True),
                                             "answer": truncate_to_words(state.response, 200)})

@@ -34,3 +34,17 @@ def test_answer_contains_needs_every_expected_word():
     assert not answer_contains("I do not know your hamster's name.", "Biscuit")
     assert not answer_contains("You like hiking", "weekend hiking")
     assert not answer_contains("anything", "")
+
+
+def test_answer_correct_reads_alternatives_stale_values_and_abstention():
+    from panda.language.metrics import answer_correct
+
+    assert answer_correct("Juniper is three now.", "three|3", stale="two")
+    assert answer_correct("She turned 3.", "three|3", stale="two")
+    assert not answer_correct("She is two, turning three.", "three|3", stale="two")  # the stale value given too
+    assert not answer_correct("You live in Leeds.", "Manchester", stale="Leeds")
+    assert answer_correct("Try hummus with carrot sticks.", None, stale="chicken|peanut butter")
+    assert not answer_correct("A peanut butter sandwich.", None, stale="chicken|peanut butter")
+    assert answer_correct("You haven't told me your vet's name.", None, abstain=True)
+    assert not answer_correct("Your vet is Dr. Smith.", None, abstain=True)  # invented
+    assert not answer_correct("I don't know.", "Porto")

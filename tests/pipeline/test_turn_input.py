@@ -35,3 +35,15 @@ def test_input_key_is_stable_and_prefers_turn_id(tmp_path: Path):
     second, _ = read_turns(path)
     assert [t.input_key for t in first] == [t.input_key for t in second]
     assert first[0].input_key != first[1].input_key
+
+
+def test_scored_turns_carry_stale_values_and_abstention(tmp_path: Path):
+    path = write_jsonl(tmp_path / "t.jsonl", [
+        '{"user_id": "a", "timestamp": "2026-01-01T10:00:00Z", "query": "Where do I live?", "expected": "Porto",'
+        ' "stale": "Lisbon"}',
+        '{"user_id": "a", "timestamp": "2026-01-02T10:00:00Z", "query": "My vet?", "abstain": true}',
+        '{"user_id": "a", "timestamp": "2026-01-03T10:00:00Z", "query": "x", "abstain": "yes"}',
+    ])
+    turns, errors = read_turns(path)
+    assert [(t.expected, t.stale, t.abstain) for t in turns] == [("Porto", "Lisbon", False), (None, None, True)]
+    assert [(e.line_number, e.field) for e in errors] == [(3, "abstain")]

@@ -1,0 +1,46 @@
+"""What this CPU computes well: bfloat16 or not, and how many cores the vLLM CPU engine may take.
+
+Measured on an AVX2 EPYC with 2 cores (no AVX-512 BF16; benchmarks/RESULTS.md, issue 43): the small model's batch
+of 5 requests took 62.8 s in bfloat16 with vLLM's default of one core kept for its scheduler, 38.0 s in bfloat16 on
+both cores and 23.7 s in float32 on both cores. Without native bfloat16 every bfloat16 matrix product is converted
+on the fly, so the engine computes in float32 there (its weights take twice the memory: vllm_backend.check_memory).
+vLLM keeps one core out of its compute threads for the scheduler process, which on a 2-core machine is half of it
+while that process mostly waits; on up to 4 cores the engine takes them all. An operator's
+VLLM_CPU_NUM_OF_RESERVED_CPU wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+SMALL_MACHINE_CORES = 4
+
+
+@functools.cache
+def native_bfloat16() -> bool:
+    """Whether this CPU computes in bfloat16 natively (oneDNN: AVX-512 BF16 or AMX); probed once a process."""
+    import torch
+
+    try:  # a private probe: a torch without it is treated as a CPU without native bfloat16
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def engine_dtype(native_bf16: bool) -> str:
+    """The vLLM CPU engine's dtype. Example: engine_dtype(False) -> 'float32'; engine_dtype(True) -> 'bfloat16'."""
+    return "bfloat16" if native_bf16 else "float32"
+
+
+def reserved_cores(cores: int | None) -> int | None:
+    """Cores vLLM keeps from its compute threads: 0 on a small machine, else vLLM's own choice (None).
+    Example: reserved_cores(2) -> 0; reserved_cores(32) -> None."""
+    return 0 if cores is not None and cores <= SMALL_MACHINE_CORES else None
+
+
+def configure_engine_cores() -> None:
+    """Give the engine every core of a small machine unless the operator set VLLM_CPU_NUM_OF_RESERVED_CPU."""
+    reserved = reserved_cores(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
+    if reserved is not None:
+        os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", str(reserved))

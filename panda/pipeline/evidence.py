@@ -1,0 +1,123 @@
+"""What the answer is written from: the gathered items in their own words, each with the day it was said.
+
+A 0.5B model's §2 summary of the gathered items was the context its answer copied, and it was often about
+another item ("Which city do I live in now?": sources held "residence: Manchester" first, the summary spoke of
+the hospital in Leeds, so did the answer). So the answer's context is built from the items themselves
+(issue 43, benchmarks/answer_sets.py):
+- the remembered facts and preferences first, current ones only, newest first ("residence: Manchester (told
+  15 May 2026)");
+- then what the user said, from earlier turns (their metadata.json) and conversation messages, dated, with a
+  relative day read ("I passed my exam yesterday!" said 25 January 2026 -> "yesterday: 24 January 2026");
+- what the assistant answered only when the question asks after the assistant's words ("What did you recommend?":
+  conversation_signals.asked_role), since an earlier answer of a small model is no evidence of what is true;
+- summaries and knowledge notes as they are.
+Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from panda.documents.budgets import truncate_to_words
+from panda.documents.model import parse_time
+from panda.memory.conversation_signals import asked_role
+from panda.memory.dates import event_window, relative_words
+from panda.memory.search import SearchResult
+
+ASSISTANT_SPEAKERS = ("panda", "assistant")
+
+
+def day_text(moment: datetime) -> str:
+    """Example: 2026-05-15T08:00Z -> '15 May 2026'."""
+    return f"{moment.day} {moment.strftime('%B %Y')}"
+
+
+def relative_day(text: str, said_at: datetime) -> str:
+    """The day a message's relative words point to, or ''. Example: ('I passed it yesterday!', 2026-01-25) ->
+    ' (yesterday: 24 January 2026)'; ('I moved last weekend', Fri 2026-05-15) -> ' (last weekend: 6-14 May 2026)'."""
+    words = relative_words(text)
+    if words is None:
+        return ""
+    window = event_window(text, said_at)
+    start, end = window.start, window.end
+    if start == end:
+        when = f"{start.day} {start.strftime('%B %Y')}"
+    elif (start.year, start.month) == (end.year, end.month):
+        when = f"{start.day}-{end.day} {end.strftime('%B %Y')}"
+    else:
+        when = f"{start.day} {start.strftime('%B')} - {end.day} {end.strftime('%B %Y')}"
+    return f" ({words.lower()}: {when})"
+
+
+@dataclass(frozen=True)
+class Said:
+    """An earlier turn as evidence: the user's words, when, and the answer given (with its verdict)."""
+
+    query: str
+    at: datetime
+    response: str = ""
+    outcome: str = ""
+
+
+def turn_said(meta: dict[str, Any] | None) -> Said | None:
+    """An earlier turn's metadata.json as evidence. Example: {'query': 'I moved.', 'timestamp': '2026-05-15T08:00:00Z',
+    'response': 'Noted.', 'outcome': 'APPROVE'} -> Said('I moved.', 2026-05-15 08:00, 'Noted.', 'APPROVE')."""
+    if not meta or not meta.get("query"):
+        return None
+    at = parse_time(meta.get("timestamp"))
+    if at is None:
+        return None
+    return Said(str(meta["query"]), at, str(meta.get("response") or ""), str(meta.get("outcome") or ""))
+
+
+def evidence_line(result: SearchResult, said: Said | None, with_answers: bool) -> str | None:
+    """One gathered item as a line of the answer's context, or None when it is no evidence.
+
+    Examples: a fact 'residence: Manchester' of 2026-05-15 -> 'residence: Manchester (told 15 May 2026)'; a turn
+    that said 'I passed my B1 exam yesterday!' on 2026-01-25 -> 'On 25 January 2026 the user said: "I passed my B1
+    exam yesterday!" (yesterday: 24 January 2026)'; an assistant message when the question asks after the user ->
+    None."""
+    if result.kind in ("fact", "preference"):
+        return None if result.superseded else f"{result.title} (told {day_text(result.created_at)})"
+    if result.kind == "context":
+        if said is None:
+            return None
+        line = f'On {day_text(said.at)} the user said: "{_words(said.query, 40)}"{relative_day(said.query, said.at)}'
+        if with_answers and said.response and said.outcome == "APPROVE":
+            line += f'; the answer was: "{_words(said.response, 40)}"'
+        return line
+    if result.kind == "message":
+        speaker, _, text = result.snippet.partition(": ")
+        if not text:
+            speaker, text = "", result.snippet
+        if speaker.lower() in ASSISTANT_SPEAKERS:
+            return f'On {day_text(result.created_at)} the assistant said: "{_words(text, 40)}"' if with_answers else None
+        who = "the user" if speaker.lower() in ("", "user") else speaker
+        if result.superseded:
+            return None
+        return (f'On {day_text(result.created_at)} {who} said: "{_words(text, 40)}"'
+                f"{relative_day(text, result.created_at)}")
+    if result.kind in ("session_summary", "thread_summary"):
+        return f"Conversation of {day_text(result.created_at)}: {_words(result.snippet, 50)}"
+    return f"{result.title}: {_words(result.snippet, 40)}" if result.title else _words(result.snippet, 40)
+
+
+def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Said | None], words: int = 220) -> str:
+    """The answer's context: facts and preferences (newest first), then the other items in the order gather ranked
+    them, one line each, de-duplicated, cut to `words`. `said`: the earlier turns' evidence by document id."""
+    with_answers = asked_role(query) == "assistant"
+    facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
+    others = [r for r in gathered if r.kind not in ("fact", "preference")]
+    lines: list[str] = []
+    for result in facts + others:
+        line = evidence_line(result, said.get(result.id), with_answers)
+        if line and line not in lines:
+            lines.append(line)
+    return truncate_to_words("\n".join(f"- {line}" for line in lines), words) if lines else ""
+
+
+def _words(text: str, limit: int) -> str:
+    parts = text.split()
+    return " ".join(parts[:limit]) + (" …" if len(parts) > limit else "")

@@ -1,0 +1,35 @@
+"""The vLLM CPU engine's dtype and cores (llm/cpu.py) and the memory check that follows the dtype."""
+
+import json
+
+import pytest
+
+from panda.errors import BackendUnavailableError
+from panda.llm import cpu
+from panda.llm.vllm_backend import check_memory
+
+
+def test_float32_without_native_bfloat16_and_every_core_of_a_small_machine():
+    assert cpu.engine_dtype(False) == "float32" and cpu.engine_dtype(True) == "bfloat16"
+    assert [cpu.reserved_cores(n) for n in (1, 2, 4, 8, 64, None)] == [0, 0, 0, None, None, None]
+
+
+def test_the_operator_reserved_cores_win(monkeypatch):
+    monkeypatch.setenv("VLLM_CPU_NUM_OF_RESERVED_CPU", "1")
+    monkeypatch.setattr(cpu.os, "sched_getaffinity", lambda pid: {0, 1})
+    cpu.configure_engine_cores()
+    assert cpu.os.environ["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "1"
+    monkeypatch.delenv("VLLM_CPU_NUM_OF_RESERVED_CPU")
+    cpu.configure_engine_cores()
+    assert cpu.os.environ["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
+
+
+def test_float32_doubles_the_memory_a_16_bit_model_needs(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "model.safetensors").write_bytes(b"\0" * (1 << 20))
+    (model / "config.json").write_text(json.dumps({"dtype": "bfloat16"}))
+    gib = 1 << 30
+    check_memory(str(model), 1, gib + int(1.5 * (1 << 20)))  # bfloat16: 1.2 MiB of weights fit
+    with pytest.raises(BackendUnavailableError, match="not enough free memory"):
+        check_memory(str(model), 1, gib + int(1.5 * (1 << 20)), widened=True)  # float32: 2.4 MiB do not

@@ -1,0 +1,56 @@
+"""The answer's context (pipeline/evidence.py): the gathered items in their own words, dated."""
+
+from datetime import UTC, datetime
+
+from panda.memory.search import SearchResult
+from panda.pipeline.evidence import Said, answer_context, evidence_line, relative_day, turn_said
+
+
+def result(id_: str, kind: str, title: str, snippet: str, day: int, month: int = 5, superseded: bool = False):
+    return SearchResult(id=id_, kind=kind, title=title, primary_topic="general", doc_path=f"users/a/{id_}", score=0.5,
+                        snippet=snippet, quality=0.8, scope="user", created_at=datetime(2026, month, day, 8, tzinfo=UTC),
+                        superseded=superseded)
+
+
+def test_relative_days_are_read_from_when_a_message_was_said():
+    assert relative_day("I passed my B1 exam yesterday!", datetime(2026, 1, 25, 13, tzinfo=UTC)) == \
+        " (yesterday: 24 January 2026)"
+    assert relative_day("I moved last weekend.", datetime(2026, 5, 15, 8, tzinfo=UTC)) == " (last weekend: 6-14 May 2026)"
+    assert relative_day("I love hiking.", datetime(2026, 5, 15, tzinfo=UTC)) == ""
+
+
+def test_facts_come_first_newest_first_and_earlier_turns_give_the_users_words_not_the_answer():
+    gathered = [result("t3", "context", "What is the name of the user's hospital?", "garbage", 15),
+                result("f1", "fact", "job: nurse", "job: nurse", 2),
+                result("f2", "fact", "residence: Manchester", "residence: Manchester", 15),
+                result("f0", "fact", "residence: Leeds", "residence: Leeds", 2, superseded=True),
+                result("m1", "message", "panda: You live in Leeds.", "panda: You live in Leeds.", 2),
+                result("m2", "message", "user: I'm vegetarian.", "user: I'm vegetarian.", 2)]
+    said = {"t3": Said("I moved to Manchester last weekend.", datetime(2026, 5, 15, 8, tzinfo=UTC),
+                       "My hospital is St. Mary's in Leeds.", "APPROVE")}
+    text = answer_context("Which city do I live in now?", gathered, said)
+    assert text.splitlines() == [
+        "- residence: Manchester (told 15 May 2026)",
+        "- job: nurse (told 2 May 2026)",
+        '- On 15 May 2026 the user said: "I moved to Manchester last weekend." (last weekend: 6-14 May 2026)',
+        '- On 2 May 2026 the user said: "I\'m vegetarian."',
+    ]  # no superseded fact, no earlier answer, no assistant message
+    assert "Leeds" not in text
+
+
+def test_earlier_answers_are_evidence_only_when_the_question_asks_after_them():
+    said = Said("Any podcast ideas?", datetime(2026, 1, 5, tzinfo=UTC), "Try Serial.", "APPROVE")
+    context = result("t1", "context", "x", "x", 5, 1)
+    assert "the answer was" not in (evidence_line(context, said, with_answers=False) or "")
+    assert 'the answer was: "Try Serial."' in (evidence_line(context, said, with_answers=True) or "")
+    asked = answer_context("Which podcast did you recommend?", [context], {"t1": said})
+    assert "Try Serial" in asked
+    failed = Said("Any podcast ideas?", datetime(2026, 1, 5, tzinfo=UTC), "Made up.", "FAIL")
+    assert "Made up" not in answer_context("Which podcast did you recommend?", [context], {"t1": failed})
+
+
+def test_an_unreadable_turn_is_no_evidence():
+    assert turn_said(None) is None and turn_said({"query": "hi"}) is None
+    assert turn_said({"query": "hi", "timestamp": "2026-01-01T10:00:00Z"}) == \
+        Said("hi", datetime(2026, 1, 1, 10, tzinfo=UTC))
+    assert answer_context("anything?", [], {}) == ""
