@@ -5,9 +5,9 @@ makes no LLM call. On REVISE the validator's hint is passed in and §5 gets a ne
 
 The context the model sees is the gathered items in their own words, dated (pipeline/evidence.py): the
 current facts and preferences first ("budget: under $1000 (told 3 March 2026)"), then what the user said. A
-small model's §2 summary dropped the one detail a recall question asked for, or spoke of another item, and the answer copied
-it; the summary stays in §2 as gather's record of what it used. A message that states something about the user and asks nothing is marked as a statement to
-acknowledge, not to answer.
+small model's §2 summary dropped the one detail a recall question asked for, or spoke of another item, and the
+answer copied it; the summary stays in §2 as gather's record of what it used. A message that states something
+about the user and asks nothing is marked as a statement to acknowledge, not to answer.
 
 A recall answer that left out the remembered fact its question names (validate.ignored_fact) is
 rewritten by rule on the small profiles (guard ignored_fact_restated, guards.py), not by the model: "From what
