@@ -68,3 +68,32 @@ def test_with_the_guards_on_context_md_names_the_guard_that_decided(ctx, tmp_pat
     doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text())
     assert "guard: clear_request_proceeds" in doc.latest("1") and "guard: honest_unknown_approved" in doc.latest("6")
     assert "validate" not in [r.phase for batch in backend.history for r in batch]
+
+
+def test_a_message_pointing_nowhere_keeps_its_own_words_as_the_resolved_query(ctx, tmp_path):
+    """The 0.5B model copied an earlier turn's resolved query into an unrelated message; on the small profiles a
+    message with no word pointing back is its own resolved query (guard unreferenced_query_kept); one that points
+    back ("her cage") is the model's to resolve, and with the guards off every one is."""
+    from panda.pipeline.analyze import points_back
+
+    assert points_back("How big should her cage be?") and points_back("Is it safe?")
+    assert not points_back("I'm vegetarian, so no meat or fish for me.") and not points_back("What is my dog's name?")
+
+    def copies(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze":
+            reply["resolved_query"] = "What is the name of the user's hospital?"
+        return reply
+
+    lines = ['{"user_id": "dan", "timestamp": "2026-05-02T21:02:00Z", "query": "I am vegetarian, no meat for me."}',
+             '{"user_id": "dan", "timestamp": "2026-05-02T21:04:00Z", "query": "Is it easy to cook?"}']
+    run_file(ctx, ScriptedBackend(responder=copies), write_jsonl(tmp_path / "t.jsonl", lines))
+    first = ContextDocument.parse((ctx.vault.turn_dir("dan", 1) / "context.md").read_text()).latest("0")
+    second = ContextDocument.parse((ctx.vault.turn_dir("dan", 2) / "context.md").read_text()).latest("0")
+    assert "**Resolved query:** I am vegetarian, no meat for me. (guard: unreferenced_query_kept" in first
+    assert "**Resolved query:** What is the name of the user's hospital?\n" in second  # "it": the model's
+
+    _with(ctx, "base")
+    run_file(ctx, ScriptedBackend(responder=copies), write_jsonl(tmp_path / "u.jsonl", [lines[0].replace("dan", "eve")]))
+    third = ContextDocument.parse((ctx.vault.turn_dir("eve", 1) / "context.md").read_text()).latest("0")
+    assert "**Resolved query:** What is the name of the user's hospital?\n" in third and "guard:" not in third
