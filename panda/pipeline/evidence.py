@@ -11,22 +11,30 @@ the hospital in Leeds, so did the answer). So the answer's context is built from
 - what the assistant answered only when the question asks after the assistant's words ("What did you recommend?":
   conversation_signals.asked_role), since an earlier answer of a small model is no evidence of what is true;
 - summaries and knowledge notes as they are.
+What the user asked is left out unless the message asks what was asked ("What did I ask you about …?"): a question
+is no evidence of a fact, and the 0.5B model answered with one. Facts first, then the other items by their
+search score (the open session's last messages, which gather puts first unscored, go last), at most `MAX_LINES`:
+with more, the 0.5B model answered from the wrong line more often.
 Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
+from panda.language.text import is_question
 from panda.memory.conversation_signals import asked_role
 from panda.memory.dates import event_window, relative_words
 from panda.memory.search import SearchResult
 
 ASSISTANT_SPEAKERS = ("panda", "assistant")
+MAX_LINES = 6
+_ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
 
 
 def day_text(moment: datetime) -> str:
@@ -72,7 +80,7 @@ def turn_said(meta: dict[str, Any] | None) -> Said | None:
     return Said(str(meta["query"]), at, str(meta.get("response") or ""), str(meta.get("outcome") or ""))
 
 
-def evidence_line(result: SearchResult, said: Said | None, with_answers: bool) -> str | None:
+def evidence_line(result: SearchResult, said: Said | None, with_answers: bool, with_questions: bool = True) -> str | None:
     """One gathered item as a line of the answer's context, or None when it is no evidence.
 
     Examples: a fact 'residence: Manchester' of 2026-05-15 -> 'residence: Manchester (told 15 May 2026)'; a turn
@@ -82,7 +90,7 @@ def evidence_line(result: SearchResult, said: Said | None, with_answers: bool) -
     if result.kind in ("fact", "preference"):
         return None if result.superseded else f"{result.title} (told {day_text(result.created_at)})"
     if result.kind == "context":
-        if said is None:
+        if said is None or (not with_questions and is_question(said.query)):
             return None
         line = f'On {day_text(said.at)} the user said: "{_words(said.query, 40)}"{relative_day(said.query, said.at)}'
         if with_answers and said.response and said.outcome == "APPROVE":
@@ -95,7 +103,7 @@ def evidence_line(result: SearchResult, said: Said | None, with_answers: bool) -
         if speaker.lower() in ASSISTANT_SPEAKERS:
             return f'On {day_text(result.created_at)} the assistant said: "{_words(text, 40)}"' if with_answers else None
         who = "the user" if speaker.lower() in ("", "user") else speaker
-        if result.superseded:
+        if result.superseded or (not with_questions and is_question(text)):
             return None
         return (f'On {day_text(result.created_at)} {who} said: "{_words(text, 40)}"'
                 f"{relative_day(text, result.created_at)}")
@@ -105,16 +113,19 @@ def evidence_line(result: SearchResult, said: Said | None, with_answers: bool) -
 
 
 def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Said | None], words: int = 220) -> str:
-    """The answer's context: facts and preferences (newest first), then the other items in the order gather ranked
-    them, one line each, de-duplicated, cut to `words`. `said`: the earlier turns' evidence by document id."""
+    """The answer's context: facts and preferences (newest first), then the other items by score, one line each,
+    de-duplicated, at most MAX_LINES, cut to `words`. `said`: the earlier turns' evidence by document id."""
     with_answers = asked_role(query) == "assistant"
+    with_questions = with_answers or bool(_ASKS_WHAT_WAS_ASKED.search(query))
     facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
-    others = [r for r in gathered if r.kind not in ("fact", "preference")]
+    others = sorted((r for r in gathered if r.kind not in ("fact", "preference")), key=lambda r: -r.score)
     lines: list[str] = []
     for result in facts + others:
-        line = evidence_line(result, said.get(result.id), with_answers)
+        line = evidence_line(result, said.get(result.id), with_answers, with_questions)
         if line and line not in lines:
             lines.append(line)
+        if len(lines) == MAX_LINES:
+            break
     return truncate_to_words("\n".join(f"- {line}" for line in lines), words) if lines else ""
 
 

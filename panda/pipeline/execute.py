@@ -44,7 +44,8 @@ def run_tool(state: TurnState, ctx: Home, request: ToolRequest) -> dict[str, Any
                                     topic_filter=request.topic if f.topic_as_filter else None,
                                     time_range=f.time_range))
         entry["results"] = [{"id": r.id, "kind": r.kind, "title": r.title, "doc_path": r.doc_path,
-                             "score": r.score, "snippet": r.snippet} for r in results]
+                             "score": r.score, "snippet": r.snippet, "created_at": r.created_at.isoformat(),
+                             "superseded": r.superseded} for r in results]
         entry["summary"] = f"{len(results)} result(s)"
     elif request.tool == "memory.save":
         from panda.language.facts import near_duplicate

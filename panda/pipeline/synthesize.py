@@ -25,16 +25,23 @@ from panda.pipeline import evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import is_statement
-from panda.pipeline.tool_log import tool_results_text
+from panda.pipeline.tool_log import memory_found, tool_results_text
 
 ACKNOWLEDGEMENT = "noted"  # how the prompt's example acknowledges a statement ("Noted - you work night shifts …")
 
 
 def context_of(state: TurnState, ctx: Home) -> str:
-    """The answer's context (evidence.answer_context): earlier turns read from their metadata.json."""
-    said = {r.id: evidence.turn_said(ctx.vault.turn_record(r.doc_path)) for r in state.gathered
+    """The answer's context (evidence.answer_context) from what gather and the memory tools found; earlier turns
+    read from their metadata.json."""
+    items = list(state.gathered)
+    seen = {r.id for r in items}
+    for found in memory_found(state):
+        if found.id not in seen:
+            seen.add(found.id)
+            items.append(found)
+    said = {r.id: evidence.turn_said(ctx.vault.turn_record(r.doc_path)) for r in items
             if r.kind == "context" and r.doc_path}
-    return evidence.answer_context(state.query, state.gathered, said) or "No prior memory matched this query."
+    return evidence.answer_context(state.query, items, said) or "No prior memory matched this query."
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:
@@ -47,14 +54,14 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         note = (f"_(stated from the remembered fact the question names, {guards.mark('ignored_fact_restated')}: "
                 "the model's answer left it out)_")
     else:
-        if not state.answer_context:
-            state.answer_context = context_of(state, ctx)
+        state.answer_context = context_of(state, ctx)
         state.revise_fact = ""  # with the restating guard off, the model rewrites from the hint that names the fact
         reply = yield from ask(state, ctx, phase="synthesize", role=VOICE, prompt="synthesize", schema=Response,
                                variables={"query": state.query,
                                           "context": state.answer_context,
                                           "statement": is_statement(state),
-                                          "tool_results": tool_results_text(state, 150, evidence_only=True),
+                                          "tool_results": tool_results_text(state, 150, evidence_only=True,
+                                                                            without_memory=True),
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`)_"

@@ -54,3 +54,17 @@ def test_an_unreadable_turn_is_no_evidence():
     assert turn_said({"query": "hi", "timestamp": "2026-01-01T10:00:00Z"}) == \
         Said("hi", datetime(2026, 1, 1, 10, tzinfo=UTC))
     assert answer_context("anything?", [], {}) == ""
+
+
+def test_what_the_user_asked_is_evidence_only_of_what_was_asked_and_lines_are_capped():
+    from panda.pipeline.evidence import MAX_LINES
+
+    asked = result("m1", "message", "user: Which neighbourhoods should we stay in?",
+                   "user: Which neighbourhoods should we stay in?", 1, 2)
+    assert answer_context("Where am I travelling?", [asked], {}) == ""
+    assert "neighbourhoods" in answer_context("What did I ask you about on 1 February?", [asked], {})
+    many = [result(f"m{i}", "message", "x", f"user: I like thing number {i}.", 1 + i) for i in range(10)]
+    many[7] = result("best", "message", "x", "user: I like the best thing.", 3)
+    many[7] = SearchResult(**{**many[7].__dict__, "score": 0.9})
+    lines = answer_context("What do I like?", many, {}).splitlines()
+    assert len(lines) == MAX_LINES and "best thing" in lines[0]  # by score, not in gather's order
