@@ -87,6 +87,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", type=Path)
     parser.add_argument("--model", default=None, help="a profile (tiny/small/base) or a model path; default: small")
+    parser.add_argument("--role-model", action="append", default=[], metavar="ROLE=MODEL",
+                        help="serve one role with another model, e.g. VOICE=base (repeatable)")
     parser.add_argument("--guards", choices=("on", "off"), default="on")
     parser.add_argument("--home", type=Path, default=None, help="default: a fresh temporary home")
     parser.add_argument("--pages", type=Path, default=ROOT.parent / "shared" / "data" / "webpages",
@@ -103,7 +105,7 @@ def main() -> int:
         policy = home / POLICY_RELATIVE_PATH
         policy.parent.mkdir(parents=True, exist_ok=True)
         policy.write_text("llm:\n  guards:\n    profiles: []\n", encoding="utf-8")
-    settings = Settings(home=home, model=args.model)
+    settings = Settings(home=home, model=args.model, role_models=dict(r.split("=", 1) for r in args.role_model))
     started = time.perf_counter()
     backend = TimedBackend(make_backend(settings))
     try:
@@ -128,7 +130,8 @@ def main() -> int:
         print(f"{mark} {item['turn_id']:10} {item['outcome']:8} {item['query'][:60]!r} want {want.strip()!r}\n"
               f"     -> {reply[:300]}")
     outcomes = dict(report.outcomes)
-    print(f"\n{args.file.name}, model {args.model or 'small (default)'}, guards {args.guards}: "
+    roles = "".join(f", {r}" for r in args.role_model)
+    print(f"\n{args.file.name}, model {args.model or 'small (default)'}{roles}, guards {args.guards}: "
           f"{quality['correct']} of {quality['with_expected']} scored questions right; "
           f"outcomes {outcomes}, APPROVE {outcomes.get('APPROVE', 0)}/{sum(outcomes.values())}")
     print("guards that decided:", dict(guards_in(home)) or "none")

@@ -11,7 +11,9 @@ the hospital in Leeds, so did the answer). So the answer's context is built from
 - what the assistant answered only when the question asks after the assistant's words ("What did you recommend?":
   conversation_signals.asked_role), since an earlier answer of a small model is no evidence of what is true;
 - summaries and knowledge notes as they are.
-What the user asked is left out unless the message asks what was asked ("What did I ask you about …?"): a question
+A question about the user ("What did I tell you about my diet?": conversation_signals.asked_role) is answered
+from the user's own memory only, not from web pages and knowledge notes (the 0.5B model answered it with a page
+on body fat that gather had found). What the user asked is left out unless the message asks what was asked ("What did I ask you about …?"): a question
 is no evidence of a fact, and the 0.5B model answered with one. Facts first, then the other items by their
 search score (the open session's last messages, which gather puts first unscored, go last), at most `MAX_LINES`:
 with more, the 0.5B model answered from the wrong line more often.
@@ -34,6 +36,7 @@ from panda.memory.search import SearchResult
 
 ASSISTANT_SPEAKERS = ("panda", "assistant")
 MAX_LINES = 6
+USER_KINDS = frozenset({"fact", "preference", "context", "message", "session_summary", "thread_summary", "memory"})
 _ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
 
 
@@ -115,8 +118,11 @@ def evidence_line(result: SearchResult, said: Said | None, with_answers: bool, w
 def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Said | None], words: int = 220) -> str:
     """The answer's context: facts and preferences (newest first), then the other items by score, one line each,
     de-duplicated, at most MAX_LINES, cut to `words`. `said`: the earlier turns' evidence by document id."""
-    with_answers = asked_role(query) == "assistant"
+    asks_after = asked_role(query)
+    with_answers = asks_after == "assistant"
     with_questions = with_answers or bool(_ASKS_WHAT_WAS_ASKED.search(query))
+    if asks_after is not None:  # about the user or what was said: their own memory, not the web
+        gathered = [r for r in gathered if r.kind in USER_KINDS]
     facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
     others = sorted((r for r in gathered if r.kind not in ("fact", "preference")), key=lambda r: -r.score)
     lines: list[str] = []

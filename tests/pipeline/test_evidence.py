@@ -68,3 +68,10 @@ def test_what_the_user_asked_is_evidence_only_of_what_was_asked_and_lines_are_ca
     many[7] = SearchResult(**{**many[7].__dict__, "score": 0.9})
     lines = answer_context("What do I like?", many, {}).splitlines()
     assert len(lines) == MAX_LINES and "best thing" in lines[0]  # by score, not in gather's order
+
+
+def test_a_question_about_the_user_is_answered_from_their_memory_not_the_web():
+    page = result("w1", "webpage", "The 10 best ways to measure body fat", "Focusing on body fat …", 1)
+    said = result("m1", "message", "x", "user: I'm vegetarian, so no meat for me.", 2)
+    assert "body fat" not in answer_context("What did I tell you about my diet?", [page, said], {})
+    assert "body fat" in answer_context("How can body fat be measured?", [page, said], {})
