@@ -14,9 +14,9 @@ the hospital in Leeds, so did the answer). So the answer's context is built from
 A question about the user ("What did I tell you about my diet?": conversation_signals.asked_role) is answered
 from the user's own memory only, not from web pages and knowledge notes (the 0.5B model answered it with a page
 on body fat that gather had found). What the user asked is left out unless the message asks what was asked
-("What did I ask you about …?"): a question is no evidence of a fact, and the 0.5B model answered with one. Facts first, then the other items by their
-search score (the open session's last messages, which gather puts first unscored, go last), at most `MAX_LINES`:
-with more, the 0.5B model answered from the wrong line more often.
+("What did I ask you about …?"): a question is no evidence of a fact, and the 0.5B model answered with one.
+Facts first, then the other items by their search score (the open session's last messages, which gather puts
+first unscored, go last), at most `MAX_LINES`: with more, the 0.5B model answered from the wrong line more often.
 Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
 """
 
