@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from panda.config import POLICY_RELATIVE_PATH, Settings
+from panda.errors import PandaError
 from panda.llm.backend import Backend, ChatRequest, ChatResult
 from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
@@ -150,4 +152,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except PandaError as exc:  # an engine that does not start, a busy home: one line
+        print(f"answer_sets: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -87,7 +87,14 @@ class VLLMBackend:
                 check_memory(model, float(kv_cache) if kv_cache.replace(".", "", 1).isdigit() else 4.0, available_bytes(),
                              widened=args["dtype"] == "float32")
             started = time.perf_counter()
-            self._engines[model] = LLM(**args)
+            try:
+                self._engines[model] = LLM(**args)
+            except Exception as exc:  # vLLM logs the root cause; the command ends on one line naming the usual one
+                reason = " ".join(str(exc).split())[:160] or type(exc).__name__
+                raise BackendUnavailableError(
+                    f"the vLLM engine for {Path(model).name} did not start ({reason}). The usual cause on a CPU is "
+                    f"memory for its KV cache (VLLM_CPU_KVCACHE_SPACE={kv_cache} GiB) beside other "
+                    "processes or engines: stop other jobs or lower VLLM_CPU_KVCACHE_SPACE") from exc
             log.info("vLLM engine for %s ready in %.1fs", model, time.perf_counter() - started)
         return self._engines[model]
 

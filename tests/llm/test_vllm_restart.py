@@ -81,3 +81,20 @@ def test_an_engine_that_cannot_fit_in_free_memory_is_refused_before_it_starts(tm
         check_memory(str(model), 4, 3 << 30)
     check_memory(str(model), 4, None)  # memory unknown: no refusal
 
+
+
+def test_an_engine_that_fails_to_start_is_one_clear_line(monkeypatch, tmp_path):
+    """vLLM's engine core refuses to start when its KV cache does not fit beside other engines; the command gets one
+    BackendUnavailableError naming the usual cause, not vLLM's traceback."""
+    import vllm
+
+    def refuses(**kwargs):
+        raise RuntimeError("Engine core initialization failed. See root cause above. Failed core proc(s): {}")
+
+    monkeypatch.setattr(vllm, "LLM", refuses)
+    model = tmp_path / "model"
+    model.mkdir()
+    backend = VLLMBackend(str(model))
+    with pytest.raises(BackendUnavailableError, match=r"the vLLM engine for model did not start \(Engine core "
+                                                        r"initialization failed.*VLLM_CPU_KVCACHE_SPACE"):
+        backend.generate(_requests(1))
