@@ -24,7 +24,7 @@ from panda.documents.model import Document
 from panda.documents.paths import VaultLayout, slugify, validate_name
 from panda.documents.transcript import SessionTranscript
 from panda.documents.user_memory import MemoryEntry, MemoryFile
-from panda.errors import VaultFileError
+from panda.errors import UnsafePathError, VaultFileError
 
 COMPLETE_MARKER = "metadata.json"  # written last: a turn folder without it is incomplete
 COUNTERS = ("usage_count", "reference_count", "validation_count", "validation_success")
@@ -155,10 +155,10 @@ class Vault:
     def turn_record(self, doc_path: str) -> dict[str, Any] | None:
         """The metadata.json of the complete turn whose context.md is `doc_path` (relative to the home); None if
         there is none. Example: 'users/a/turns/turn_000003/context.md' -> {'query': ..., 'response': ...}."""
-        marker = self.layout.inside(self.home / doc_path.split("#", 1)[0]).parent / COMPLETE_MARKER
-        try:
+        try:  # a path that leaves the home is no turn of it
+            marker = self.layout.inside(self.home / doc_path.split("#", 1)[0]).parent / COMPLETE_MARKER
             return dict(json.loads(marker.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
+        except (OSError, ValueError, UnsafePathError):
             return None
 
     def recent_appendices(self, user_id: str, before_turn: int, count: int) -> list[str]:

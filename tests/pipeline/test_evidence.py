@@ -75,3 +75,11 @@ def test_a_question_about_the_user_is_answered_from_their_memory_not_the_web():
     said = result("m1", "message", "x", "user: I'm vegetarian, so no meat for me.", 2)
     assert "body fat" not in answer_context("What did I tell you about my diet?", [page, said], {})
     assert "body fat" in answer_context("How can body fat be measured?", [page, said], {})
+
+
+def test_a_turn_record_outside_the_home_or_missing_is_none(tmp_path):
+    from panda.documents.vault import Vault
+
+    vault = Vault(tmp_path)
+    assert vault.turn_record("../../etc/passwd") is None
+    assert vault.turn_record("users/a/turns/turn_000001/context.md") is None
