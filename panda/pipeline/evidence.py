@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from panda.documents.budgets import truncate_to_words
@@ -40,8 +40,8 @@ USER_KINDS = frozenset({"fact", "preference", "context", "message", "session_sum
 _ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
 
 
-def day_text(moment: datetime) -> str:
-    """Example: 2026-05-15T08:00Z -> '15 May 2026'."""
+def day_text(moment: date) -> str:
+    """Example: 2026-05-15T08:00Z (or the date 2026-05-15) -> '15 May 2026'."""
     return f"{moment.day} {moment.strftime('%B %Y')}"
 
 
@@ -54,7 +54,7 @@ def relative_day(text: str, said_at: datetime) -> str:
     window = event_window(text, said_at)
     start, end = window.start, window.end
     if start == end:
-        when = f"{start.day} {start.strftime('%B %Y')}"
+        when = day_text(start)
     elif (start.year, start.month) == (end.year, end.month):
         when = f"{start.day}-{end.day} {end.strftime('%B %Y')}"
     else:

@@ -12,7 +12,7 @@ about the user and asks nothing is marked as a statement to acknowledge, not to 
 A recall answer that left out the remembered fact its question names (validate.ignored_fact) is
 rewritten by rule on the small profiles (guard ignored_fact_restated, guards.py), not by the model: "From what
 you told me: budget: under $1000." The model had that
-fact in its prompt already ("Known: …") and answered from elsewhere; asked again with the hint, the
+fact in its prompt already (a context line) and answered from elsewhere; asked again with the hint, the
 0.5B model answered from the research page again, both times (a sample run).
 """
 

@@ -11,21 +11,19 @@ from panda.documents.model import parse_time
 from panda.memory.search import SearchResult
 from panda.pipeline.state import TurnState
 
-MEMORY_TOOLS = ("memory.search", "memory.retrieve")
-
 
 def tool_results_text(state: TurnState, max_words: int = 250, evidence_only: bool = False,
                       without_memory: bool = False) -> str:
     """This attempt's tool log as prompt text. The planner sees every call with its status ("saved …",
     "not found"); with `evidence_only` (synthesis, validation) only what the tools found is shown: a status
     line is bookkeeping, and a small model copied it as the answer ("Saved mem_…", "Not found"). With
-    `without_memory` (synthesis) the memory tools are left out: what they found is in the answer's context,
-    as evidence lines (memory_found, pipeline/evidence.py)."""
+    `without_memory` (synthesis) memory.search is left out: what it found is in the answer's context, as
+    evidence lines (memory_found, pipeline/evidence.py); what memory.retrieve read stays here."""
     def found(e: dict[str, Any]) -> str:
         return "; ".join(" ".join(r["snippet"].split()[:20]) for r in e.get("results", [])[:3])
 
     entries = [e for e in state.tool_log if e["attempt"] == state.doc.attempt
-               and not (without_memory and e["tool"] in MEMORY_TOOLS)]
+               and not (without_memory and e["tool"] == "memory.search")]
     if evidence_only:
         lines = [f"{e['tool']}({e['argument']}): {found(e)}" for e in entries if e.get("results")]
     else:

@@ -106,3 +106,11 @@ def test_a_recall_answer_that_states_the_named_fact_is_approved_by_rule():
     state.response = "Your budget is under $1000."
     state.analysis = state.analysis.model_copy(update={"query_type": "question"})
     assert states_named_fact(state) is None  # only recall questions are decided this way
+
+
+def test_synthesis_keeps_what_memory_retrieve_read_and_leaves_search_results_to_the_evidence_lines():
+    state = _state()
+    state.tool_log[1] = {"tool": "memory.retrieve", "argument": "mem_x", "attempt": 1, "summary": "retrieved mem_x",
+                         "results": [{"snippet": "the laptop budget note"}]}
+    text = tool_results_text(state, evidence_only=True, without_memory=True)
+    assert text == "memory.retrieve(mem_x): the laptop budget note"  # memory.search's results are evidence lines
