@@ -60,9 +60,7 @@ class BatchReport:
                                  "query": turn.query, "response": response, "outcome": state.outcome})
 
     def answer_quality(self) -> dict[str, Any]:
-        n = len(self.answers)
-        return {"with_expected": n, "correct": sum(a["correct"] for a in self.answers),
-                "mean_f1": round(sum(a["f1"] for a in self.answers) / n, 3) if n else None, "items": self.answers}
+        return answer_quality(self.answers)
 
     def summary(self) -> dict[str, Any]:
         return {"outcomes": dict(self.outcomes), "skipped": self.skipped, "recovered": self.recovered,
@@ -70,6 +68,14 @@ class BatchReport:
                 "completion_tokens": self.completion_tokens, "largest_batch": self.largest_batch,
                 "published_notes": self.published_notes,
                 "answers": self.answer_quality()}
+
+
+def answer_quality(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """The scored turns of a batch (or of all its shards) summed up. Example: two answers, one correct, F1 1.0
+    and 0.2 -> {'with_expected': 2, 'correct': 1, 'mean_f1': 0.6, 'items': [...]}."""
+    n = len(answers)
+    return {"with_expected": n, "correct": sum(a["correct"] for a in answers),
+            "mean_f1": round(sum(a["f1"] for a in answers) / n, 3) if n else None, "items": answers}
 
 
 def lane_queues(turns: list[TurnInput], probe_lanes: int) -> dict[str, deque[TurnInput]]:

@@ -327,12 +327,12 @@ def summarise(run: ShardRun, results: list[dict[str, Any] | BaseException], redu
               "seconds": round(time.monotonic() - run.started, 2)}
     if run.kind == "messages":
         return {**{k: totals[k] for k in INGEST_TOTALS}, "enrichment": dict(enrichment) or None, **common}
-    n = len(answers)
+    from panda.pipeline.scheduler import answer_quality
+
     return {"outcomes": dict(outcomes), **{k: totals[k] for k in ("skipped", "recovered", "llm_batches", "llm_requests",
                                                                    "completion_tokens")},
             "largest_batch": largest, "published_notes": reduced["published_notes"],
-            "answers": {"with_expected": n, "correct": sum(a["correct"] for a in answers),
-                        "mean_f1": round(sum(a["f1"] for a in answers) / n, 3) if n else None, "items": answers},
+            "answers": answer_quality(answers),
             "turns_in_catalog": turns_in_catalog, **common}
 
 
