@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
@@ -168,7 +169,7 @@ NEED_KINDS = {"turn_history": ["context"], "preferences": ["preference"], "facts
               "memory": ["memory", "message", "session_summary"], "research": ["research", "note", "webpage"]}
 
 
-def needed_kinds(data_needs: list[str]) -> list[list[str]]:
+def needed_kinds(data_needs: Sequence[str]) -> list[list[str]]:
     """Example: ['facts', 'none', 'facts', 'research'] -> [['fact'], ['research', 'note', 'webpage']]."""
     return [NEED_KINDS[n] for n in dict.fromkeys(data_needs) if n in NEED_KINDS]
 

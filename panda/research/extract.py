@@ -84,7 +84,7 @@ def trafilatura_trees(raw: bytes, url: str | None = None) -> tuple[Any, Any]:
         linked = bare_extraction(raw, url=url, include_links=True) if document is not None else None
     except Exception as exc:  # noqa: BLE001 - lxml/trafilatura raise many kinds on broken markup
         raise ExtractionError(f"unparseable HTML: {type(exc).__name__}: {exc}") from exc
-    if document is None or document.body is None or not len(document.body):
+    if document is None or isinstance(document, dict) or document.body is None or not len(document.body):
         raise ExtractionError("no main text found")
     return document, linked
 
