@@ -9,6 +9,7 @@ their LLM backend only when there is work (the deployments keep concurrency_limi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -93,9 +94,10 @@ def reindex(home: str | None = None, now: str | None = None, dry_run: bool = Fal
     return _job("reindex", home, now, dry_run)
 
 
-FLOWS = {"archival": archival, "aging": aging, "promotion": promotion, "calibration": calibration,
-         "summarisation": summarisation, "preference-decay": preference_decay, "delete-user": delete_user,
-         "reindex": reindex}
+FLOWS: dict[str, Callable[..., dict[str, Any]]] = {
+    "archival": archival, "aging": aging, "promotion": promotion, "calibration": calibration,
+    "summarisation": summarisation, "preference-decay": preference_decay, "delete-user": delete_user,
+    "reindex": reindex}
 
 if __name__ == "__main__":
     import sys

@@ -46,11 +46,17 @@ def turn_file(path: Path) -> Path:
     return path
 
 
-def _run(home: Path, file: Path) -> subprocess.Popen[bytes]:
+def _run(home: Path, file: Path, log: Path) -> subprocess.Popen[bytes]:
+    """`panda run` in its own process; what it prints goes to `log` (read back when a run fails)."""
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
-    return subprocess.Popen([sys.executable, "-m", "panda.cli", "run", str(file), "--home", str(home),
-                             "--backend", "scripted", "--quiet"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with log.open("ab") as out:
+        return subprocess.Popen([sys.executable, "-m", "panda.cli", "run", str(file), "--home", str(home),
+                                 "--backend", "scripted", "--quiet"], env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def _completed(home: Path, file: Path, log: Path) -> None:
+    code = _run(home, file, log).wait(600)
+    assert code == 0, f"panda run exited {code}:\n" + log.read_text(encoding="utf-8", errors="replace")[-3000:]
 
 
 def _finished(home: Path) -> int:
@@ -75,7 +81,7 @@ def state_of(home: Path, embedder: object, rebuild: bool = False) -> dict[str, o
 def test_kill_9_during_panda_run_counts_every_turn_and_counter_once(tmp_path, embedder):
     file = turn_file(tmp_path / "turns.jsonl")
     reference_home = tmp_path / "reference"
-    assert _run(reference_home, file).wait(600) == 0
+    _completed(reference_home, file, tmp_path / "reference.log")
     reference = state_of(reference_home, embedder)
     assert len(reference["turns"]) == len(USERS) * len(TOPICS) == reference["folders"]  # type: ignore[arg-type]
     assert any(row[1] for row in reference["counters"])  # type: ignore[union-attr]  # references were counted
@@ -87,7 +93,8 @@ def test_kill_9_during_panda_run_counts_every_turn_and_counter_once(tmp_path, em
     for trial in range(trials):
         home = tmp_path / f"trial{trial}"
         target = rng.randint(1, len(USERS) * len(TOPICS) - 2)
-        proc = _run(home, file)
+        log = tmp_path / f"trial{trial}.log"
+        proc = _run(home, file, log)
         deadline = time.monotonic() + 300
         while _finished(home) < target and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -96,7 +103,7 @@ def test_kill_9_during_panda_run_counts_every_turn_and_counter_once(tmp_path, em
             proc.send_signal(signal.SIGKILL)
             killed += 1
         proc.wait(60)
-        assert _run(home, file).wait(600) == 0
+        _completed(home, file, log)
         live = state_of(home, embedder)
         clean_turns += live["turns"] == reference["turns"] and live["folders"] == reference["folders"]
         clean_counters += live["counters"] == reference["counters"]

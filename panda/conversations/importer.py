@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -88,11 +89,11 @@ def export_parts(path: Path, kind: str) -> list[tuple[str, Callable[[], Any]]]:
         files = sorted(p for p in path.rglob("*") if p.is_file() and _chats(p.relative_to(path).as_posix(), kind))
         if not files:
             raise ExportError(f"{path}: no {'.jsonl file' if kind == 'openai' else 'conversations.json'} in this folder")
-        return [(str(f), lambda f=f: f.open("rb")) for f in files]
+        return [(str(f), partial(f.open, "rb")) for f in files]
     if not path.is_file():
         raise MissingInputError(f"{path}: no such file")
     if not zipfile.is_zipfile(path):
-        return [(str(path), lambda: path.open("rb"))]
+        return [(str(path), partial(path.open, "rb"))]
     with zipfile.ZipFile(path) as archive:
         names = [n for n in archive.namelist() if not n.endswith("/") and "__MACOSX" not in n]
     wanted = sorted((n for n in names if _chats(n, kind)), key=lambda n: (n.count("/"), n))
@@ -100,7 +101,7 @@ def export_parts(path: Path, kind: str) -> list[tuple[str, Callable[[], Any]]]:
         found = ", ".join(sorted(names)[:10]) or "nothing"
         what = "a .jsonl file" if kind == "openai" else "conversations.json"
         raise ExportError(f"{path}: the zip should hold {what}; it holds {found}")
-    return [(f"{path}:{name}", lambda name=name: _member(path, name)) for name in wanted]
+    return [(f"{path}:{name}", partial(_member, path, name)) for name in wanted]
 
 
 @contextmanager

@@ -72,7 +72,7 @@ def goal_statuses(plan: Plan, tool_log: list[dict[str, object]], attempt: int) -
     status: dict[str, str] = {}
     for goal in plan.goals:
         entries = [e for e in tool_log if e.get("attempt") == attempt and e.get("goal") == goal.id]
-        results = sum(len(e.get("results") or []) for e in entries)  # type: ignore[arg-type]
+        results = sum(len(r) if isinstance(r := e.get("results"), list) else 0 for e in entries)
         saved = any(e.get("saved_id") for e in entries)
         status[goal.id] = (f"done ({results} results)" if results else "done (saved)" if saved
                            else "no results" if entries else "pending")

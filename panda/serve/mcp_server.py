@@ -19,6 +19,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import AnyHttpUrl
 
 from panda.privacy.tokens import TokenStore
 from panda.serve.service import MemoryService, ServeError
@@ -51,7 +52,8 @@ def build_mcp(service: MemoryService, user_of: Callable[[], str], *, tokens: Tok
               base_url: str = "http://127.0.0.1") -> MCPServer:
     """The MCP server over `service`; `user_of()` names the caller. With `tokens`, bearer auth for HTTP."""
     auth = dict(token_verifier=PandaTokens(tokens), auth=AuthSettings(
-        issuer_url=base_url, resource_server_url=f"{base_url}/mcp", validate_token_resource=False)) if tokens else {}
+        issuer_url=AnyHttpUrl(base_url), resource_server_url=AnyHttpUrl(f"{base_url}/mcp"),
+        validate_token_resource=False)) if tokens else {}
     server: MCPServer = MCPServer(name="panda-memory", instructions=INSTRUCTIONS, **auth)  # type: ignore[arg-type]
 
     async def call(operation: Callable[..., Any], *args: Any) -> Any:
