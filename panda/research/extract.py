@@ -72,9 +72,10 @@ def markdown_to_text(markdown: str) -> str:
     return "\n".join(line.strip() for line in text.splitlines() if line.strip())
 
 
-def trafilatura_trees(raw: bytes, url: str | None = None) -> tuple[Any, Any]:
-    """trafilatura's document with its default settings (comments and tables kept, metadata read), and the
-    same page extracted with links kept, which tells which blocks are links."""
+def trafilatura_trees(raw: bytes, url: str | None = None) -> tuple[Any, Any, Any]:
+    """trafilatura's document with its default settings (comments and tables kept, metadata read); the same
+    page extracted with links kept, which tells which blocks are links; and trafilatura's own extraction
+    before any fallback (`no_fallback`), which rule 6 reads when the default chose a fallback's."""
     from trafilatura import bare_extraction
 
     if not raw.strip():
@@ -82,11 +83,12 @@ def trafilatura_trees(raw: bytes, url: str | None = None) -> tuple[Any, Any]:
     try:
         document = bare_extraction(raw, url=url, with_metadata=True)
         linked = bare_extraction(raw, url=url, include_links=True) if document is not None else None
+        own = bare_extraction(raw, url=url, no_fallback=True) if document is not None else None
     except Exception as exc:  # noqa: BLE001 - lxml/trafilatura raise many kinds on broken markup
         raise ExtractionError(f"unparseable HTML: {type(exc).__name__}: {exc}") from exc
     if document is None or isinstance(document, dict) or document.body is None or not len(document.body):
         raise ExtractionError("no main text found")
-    return document, linked
+    return document, linked, own
 
 
 def render(document: Any, formatting: bool = False) -> str:
@@ -101,8 +103,9 @@ def render(document: Any, formatting: bool = False) -> str:
 
 
 def extract_page(raw: bytes, url: str | None = None) -> ExtractedPage:
-    document, linked = trafilatura_trees(raw, url)
+    document, linked, own = trafilatura_trees(raw, url)
     # Panda's rules on trafilatura's tree, in place (boilerplate.py), then trafilatura's own rendering
+    boilerplate.restore(document.body, own.body if own is not None and not isinstance(own, dict) else None)
     links = boilerplate.link_map(*((linked.body, linked.commentsbody) if linked is not None else ()))
     boilerplate.clean(document.body, links, document.author)
     boilerplate.clean(document.commentsbody, links)
