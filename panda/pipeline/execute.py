@@ -133,8 +133,8 @@ def run_research(state: TurnState, ctx: Home, request: ToolRequest) -> Step[dict
     text = research_query(request.argument, f"{state.query} {state.resolved_query}")
     found = research_search(ctx, text, state.user_id, now, limit=ctx.policy.research.pages_per_search,
                             turn_id=state.turn_id, deferred=state.retrievals)
-    entry: dict[str, Any] = {"tool": request.tool, "argument": found.query_sent, "topic": request.topic,
-                             "pii_removed": found.removed, "results": []}
+    entry: dict[str, Any] = {"tool": request.tool, "argument": found.query_sent, "requested": request.argument,
+                             "topic": request.topic, "pii_removed": found.removed, "results": []}
     pages = []
     for result in found.results:
         doc = ctx.vault.read_document(result.doc_path)

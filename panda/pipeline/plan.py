@@ -133,6 +133,19 @@ def found_something(tool_log: list[dict[str, object]], attempt: int, iteration: 
                for e in tool_log)
 
 
+def nothing_new(plan: Plan, tool_log: list[dict[str, object]], attempt: int) -> bool:
+    """Whether every request of a re-plan was already made in this attempt, same tool and argument (pure): running
+    them again cannot find more, so the loop stops there.
+
+    Example: a plan asking memory.save `son allergic to nuts` after that save was refused -> True; a plan asking
+    memory.search `Leo's school` instead -> False; a plan with no requests -> False (it ends the loop itself).
+    """
+    made = {(e.get("tool"), " ".join(str(e.get("requested") or e.get("argument") or "").split()).lower())
+            for e in tool_log if e.get("attempt") == attempt}
+    return bool(plan.tool_requests) and all((t.tool, " ".join(t.argument.split()).lower()) in made
+                                            for t in plan.tool_requests)
+
+
 def run(state: TurnState, ctx: Home) -> Step[None]:
     """Write §3 for this attempt, then loop plan⇄execute within the iteration bound."""
     plan = yield from _ask_plan(state, ctx)
@@ -157,6 +170,9 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         plan = yield from _ask_plan(state, ctx)
         requests = ", ".join(f"{t.tool} `{t.argument}`" for t in plan.tool_requests) or "none"
         state.doc.write("4", f"_Planner iteration {iteration + 1}: route {plan.route}; requests: {requests}_")
+        if plan.route != "synthesize" and nothing_new(plan, state.tool_log, state.doc.attempt):
+            state.doc.write("4", f"_Iteration {iteration + 1} would repeat requests already made; the loop stops._")
+            break
     if state.doc.has("4"):
         body = state.doc.latest("4")
         fitted = yield from fit_section(state, ctx, "4", body)

@@ -41,7 +41,12 @@ def context_of(state: TurnState, ctx: Home) -> str:
             items.append(found)
     said = {r.id: evidence.turn_said(ctx.vault.turn_record(r.doc_path)) for r in items
             if r.kind == "context" and r.doc_path}
-    return evidence.answer_context(state.query, items, said) or "No prior memory matched this query."
+    return evidence.answer_context(state.query, items, said, personal=personal(state)) \
+        or "No prior memory matched this query."
+
+
+def personal(state: TurnState) -> bool:
+    return state.analysis is not None and state.analysis.intent == "personal"
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:
@@ -60,8 +65,9 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                variables={"query": state.query,
                                           "context": state.answer_context,
                                           "statement": is_statement(state),
-                                          "tool_results": tool_results_text(state, 150, evidence_only=True,
-                                                                            without_memory=True),
+                                          "tool_results": tool_results_text(
+                                              state, 150, evidence_only=True, without_memory=True,
+                                              without_web=evidence.about_the_user(state.query, personal(state))),
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`)_"

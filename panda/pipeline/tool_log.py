@@ -13,17 +13,20 @@ from panda.pipeline.state import TurnState
 
 
 def tool_results_text(state: TurnState, max_words: int = 250, evidence_only: bool = False,
-                      without_memory: bool = False) -> str:
+                      without_memory: bool = False, without_web: bool = False) -> str:
     """This attempt's tool log as prompt text. The planner sees every call with its status ("saved …",
     "not found"); with `evidence_only` (synthesis, validation) only what the tools found is shown: a status
     line is bookkeeping, and a small model copied it as the answer ("Saved mem_…", "Not found"). With
     `without_memory` (synthesis) memory.search is left out: what it found is in the answer's context, as
-    evidence lines (memory_found, pipeline/evidence.py); what memory.retrieve read stays here."""
+    evidence lines (memory_found, pipeline/evidence.py); what memory.retrieve read stays here. With `without_web`
+    (synthesis of a question about the user) research.search is left out too: the 0.5B model answered "What did I
+    tell you about my diet?" with a page on body fat that the planner's search had found."""
     def found(e: dict[str, Any]) -> str:
         return "; ".join(" ".join(r["snippet"].split()[:20]) for r in e.get("results", [])[:3])
 
     entries = [e for e in state.tool_log if e["attempt"] == state.doc.attempt
-               and not (without_memory and e["tool"] == "memory.search")]
+               and not (without_memory and e["tool"] == "memory.search")
+               and not (without_web and e["tool"] == "research.search")]
     if evidence_only:
         lines = [f"{e['tool']}({e['argument']}): {found(e)}" for e in entries if e.get("results")]
     else:

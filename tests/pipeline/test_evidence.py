@@ -83,3 +83,40 @@ def test_a_turn_record_outside_the_home_or_missing_is_none(tmp_path):
     vault = Vault(tmp_path)
     assert vault.turn_record("../../etc/passwd") is None
     assert vault.turn_record("users/a/turns/turn_000001/context.md") is None
+
+
+def scored(r: SearchResult, score: float) -> SearchResult:
+    return SearchResult(**{**r.__dict__, "score": score})
+
+
+def test_a_question_about_now_reads_the_newest_statement_first_and_weak_items_are_left_out():
+    """Set A: "What level is my Spanish now?" was answered A2 from the older, better-scored line, with the user's
+    podcast likes (0.10 against 1.06) in between."""
+    old = scored(result("t2", "message", "x", "user: I'm learning Spanish, currently at A2 level.", 5, 1), 1.06)
+    new = scored(result("t3", "message", "x", "user: I passed my B1 Spanish exam yesterday!", 25, 1), 0.77)
+    likes = scored(result("p1", "preference", "likes: true crime podcasts", "likes: true crime podcasts", 5, 1), 0.10)
+    recent = scored(result("m9", "message", "x", "user: Thanks for the tips!", 26, 1), 0.0)  # the open session's, unscored
+    now = answer_context("What level is my Spanish now?", [old, likes, new, recent], {}).splitlines()
+    assert [line.split('"')[1] for line in now] == ["Thanks for the tips!", "I passed my B1 Spanish exam yesterday!",
+                                                    "I'm learning Spanish, currently at A2 level."]
+    ever = answer_context("Which level did I say I was at in Spanish?", [old, likes, new], {}).splitlines()
+    assert "A2" in ever[0] and "B1" in ever[1] and not any("podcasts" in line for line in ever)  # by score, no likes
+
+
+def test_a_personal_question_by_the_analysis_leaves_the_web_out_and_so_does_synthesis():
+    from types import SimpleNamespace
+
+    from panda.pipeline.tool_log import tool_results_text
+
+    page = result("w1", "webpage", "Mrs H Pyke gave gousto.co.uk 5 stars", "Great boxes …", 1)
+    loves = result("m1", "message", "x", "user: He's 7 and loves dinosaurs.", 2)
+    assert "gousto" in answer_context("What does Leo love?", [page, loves], {})  # nothing in the words says personal
+    assert "gousto" not in answer_context("What does Leo love?", [page, loves], {}, personal=True)
+    log = [{"tool": "research.search", "argument": "Leo love", "attempt": 1, "summary": "1 page",
+            "results": [{"snippet": "Mrs H Pyke gave gousto.co.uk 5 stars"}]},
+           {"tool": "memory.retrieve", "argument": "mem_1", "attempt": 1, "summary": "read",
+            "results": [{"snippet": "Leo's dinosaur book list"}]}]
+    state = SimpleNamespace(tool_log=log, doc=SimpleNamespace(attempt=1))
+    assert "gousto" in tool_results_text(state, evidence_only=True)  # type: ignore[arg-type]
+    kept = tool_results_text(state, evidence_only=True, without_web=True)  # type: ignore[arg-type]
+    assert "gousto" not in kept and "dinosaur book" in kept

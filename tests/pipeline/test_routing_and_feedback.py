@@ -119,11 +119,14 @@ def test_the_planner_is_asked_again_only_when_its_tools_found_nothing(ctx, tmp_p
     costs one plan call when the search finds something, and runs to the bound when nothing is found."""
     from panda.pipeline.plan import found_something
 
+    asked: dict[str, int] = {}
+
     def insistent(request):
         reply = schema_responder(request)
         if request.phase == "plan":
-            reply.update(route="execute", tool_requests=[{"tool": "memory.search", "argument": "Biscuit hamster",
-                                                          "topic": "pets"}])
+            asked[request.turn_id] = asked.get(request.turn_id, 0) + 1
+            reply.update(route="execute", tool_requests=[{
+                "tool": "memory.search", "argument": f"Biscuit hamster {asked[request.turn_id]}", "topic": "pets"}])
         return reply
 
     turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", TURNS[:2]))
@@ -139,6 +142,37 @@ def test_the_planner_is_asked_again_only_when_its_tools_found_nothing(ctx, tmp_p
     assert not found_something([{"results": [], "iteration": 1, "attempt": 1}], 1, 1)
     assert found_something([{"saved_id": "mem_1", "iteration": 1, "attempt": 1}], 1, 1)
     assert not found_something([{"results": [{"id": "x"}], "iteration": 1, "attempt": 2}], 1, 1)
+
+
+def test_a_replan_that_repeats_its_requests_ends_the_loop(ctx, tmp_path: Path):
+    """The 0.5B planner asked the same refused memory.save three times for "What is my son allergic to?" (set A):
+    a re-plan asking only what was already asked stops the loop after it."""
+    from panda.llm.schemas import Plan
+    from panda.pipeline.plan import nothing_new
+
+    def repeating(request):
+        reply = schema_responder(request)
+        if request.phase == "plan":
+            reply.update(route="execute", tool_requests=[{"tool": "memory.search", "argument": "Biscuit hamster",
+                                                          "topic": "pets"}])
+        return reply
+
+    turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", TURNS[:1]))
+    backend = ScriptedBackend(responder=repeating)
+    run_batch(turns, ctx, backend)
+    plans = sum(1 for batch in backend.history for r in batch if r.phase == "plan")
+    assert plans == 2 < ctx.policy.context.max_plan_iterations  # the first plan, and the re-plan that repeats it
+    assert "would repeat requests already made" in context(ctx, 1).latest("4")
+    log = [{"tool": "memory.save", "argument": "son allergic to  nuts", "attempt": 1},
+           {"tool": "research.search", "argument": "scrubbed query", "requested": "nut-free snacks", "attempt": 1}]
+    plan = Plan.model_validate({"route": "execute", "goals": [{"id": "G1", "description": "store it"}], "todo": [],
+                                "tool_requests": [
+        {"tool": "memory.save", "argument": "Son allergic to nuts", "topic": "user"}]})
+    assert nothing_new(plan, log, 1) and not nothing_new(plan, log, 2)
+    research = plan.model_copy(update={"tool_requests": [plan.tool_requests[0].model_copy(
+        update={"tool": "research.search", "argument": "nut-free snacks"})]})
+    assert nothing_new(research, log, 1)  # compared with what was asked, not the scrubbed query sent
+    assert not nothing_new(plan.model_copy(update={"tool_requests": []}), log, 1)
 
 
 def test_route_none_in_an_open_session_sees_its_last_three_messages_without_a_synthesis_call(ctx, tmp_path: Path):
