@@ -157,6 +157,26 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     return truncate_to_words("\n".join(f"- {line}" for line in lines), words) if lines else ""
 
 
+_DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
+
+
+def dated_answer(answer: str, context: str) -> str | None:
+    """The answer with a relative day it copied from a dated context line replaced by that line's date, or None when
+    it copied none (pure). The line's "yesterday" was the day before it was said, not the day before the answer.
+
+    Example: ('You passed your B1 exam yesterday.', '- On 25 January 2026 the user said: "I passed my B1 exam
+    yesterday!" (yesterday: 24 January 2026)') -> 'You passed your B1 exam on 24 January 2026.'; a range
+    ('last weekend: 6-14 May 2026') reads 'between 6-14 May 2026'.
+    """
+    out = answer
+    for match in _DATED.finditer(context):
+        words, when = match.group("words").strip(), match.group("when")
+        dated = f"on {when}" if "-" not in when else f"between {when}"
+        out = re.sub(rf"(?i)\b{re.escape(words)}\b",
+                     lambda m, d=dated: d[0].upper() + d[1:] if m.start() == 0 else d, out)
+    return out if out != answer else None
+
+
 def _words(text: str, limit: int) -> str:
     parts = text.split()
     return " ".join(parts[:limit]) + (" …" if len(parts) > limit else "")

@@ -71,5 +71,9 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`)_"
+        dated = evidence.dated_answer(state.response, state.answer_context)
+        if dated and guards.active(ctx, "relative_day_dated", VOICE):
+            state.response = dated
+            note = note[:-2] + f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line)_"
     body = yield from fit_section(state, ctx, "5", f"{state.response}\n\n{note}")
     state.doc.write("5", body)

@@ -120,3 +120,17 @@ def test_a_personal_question_by_the_analysis_leaves_the_web_out_and_so_does_synt
     assert "gousto" in tool_results_text(state, evidence_only=True)  # type: ignore[arg-type]
     kept = tool_results_text(state, evidence_only=True, without_web=True)  # type: ignore[arg-type]
     assert "gousto" not in kept and "dinosaur book" in kept
+
+
+def test_a_relative_day_copied_from_a_dated_line_becomes_its_date():
+    """Set A: "When did I pass my Spanish exam?" asked 16 days later was answered "yesterday"."""
+    from panda.pipeline.evidence import dated_answer
+
+    context = ('- On 25 January 2026 the user said: "I passed my B1 exam yesterday!" (yesterday: 24 January 2026)\n'
+               '- On 15 May 2026 the user said: "I moved last weekend." (last weekend: 6-14 May 2026)')
+    assert dated_answer("You passed your B1 Spanish exam yesterday.", context) == \
+        "You passed your B1 Spanish exam on 24 January 2026."
+    assert dated_answer("Last weekend you moved to Manchester.", context) == \
+        "Between 6-14 May 2026 you moved to Manchester."
+    assert dated_answer("You passed it on 24 January 2026.", context) is None  # nothing relative copied
+    assert dated_answer("See you tomorrow!", context) is None
