@@ -236,6 +236,7 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on smal
     "ignored_fact_revised": "validate: a recall answer leaving out the named fact is REVISEd",
     "ignored_fact_restated": "synthesize: that REVISE states the fact instead of asking the model again",
     "relative_day_dated": "synthesize: a relative day ('yesterday') copied from a dated line becomes its date",
+    "copied_line_answered": "synthesize: an answer copying a line's 'On <date> X said:' becomes its date or words",
     "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
 }
 

@@ -94,28 +94,29 @@ def evidence_line(result: SearchResult, said: Said | None, with_answers: bool, w
     """One gathered item as a line of the answer's context, or None when it is no evidence.
 
     Examples: a fact 'residence: Manchester' of 2026-05-15 -> 'residence: Manchester (told 15 May 2026)'; a turn
-    that said 'I passed my B1 exam yesterday!' on 2026-01-25 -> 'On 25 January 2026 the user said: "I passed my B1
-    exam yesterday!" (yesterday: 24 January 2026)'; an assistant message when the question asks after the user ->
+    that said 'I passed my B1 exam yesterday!' on 2026-01-25 -> 'On 25 January 2026 the user said: “I passed my B1
+    exam yesterday!” (yesterday: 24 January 2026)' (typographic quotes: a small model copying a line into its JSON
+    answer ended the string at a straight one, "Jon said:"); an assistant message when the question asks after the user ->
     None."""
     if result.kind in ("fact", "preference"):
         return None if result.superseded else f"{result.title} (told {day_text(result.created_at)})"
     if result.kind == "context":
         if said is None or (not with_questions and is_question(said.query)):
             return None
-        line = f'On {day_text(said.at)} the user said: "{_words(said.query, 40)}"{relative_day(said.query, said.at)}'
+        line = f"On {day_text(said.at)} the user said: “{_words(said.query, 40)}”{relative_day(said.query, said.at)}"
         if with_answers and said.response and said.outcome == "APPROVE":
-            line += f'; the answer was: "{_words(said.response, 40)}"'
+            line += f"; the answer was: “{_words(said.response, 40)}”"
         return line
     if result.kind == "message":
         speaker, _, text = result.snippet.partition(": ")
         if not text:
             speaker, text = "", result.snippet
         if speaker.lower() in ASSISTANT_SPEAKERS:
-            return f'On {day_text(result.created_at)} the assistant said: "{_words(text, 40)}"' if with_answers else None
+            return f'On {day_text(result.created_at)} the assistant said: “{_words(text, 40)}”' if with_answers else None
         who = "the user" if speaker.lower() in ("", "user") else speaker
         if result.superseded or (not with_questions and is_question(text)):
             return None
-        return (f'On {day_text(result.created_at)} {who} said: "{_words(text, 40)}"'
+        return (f'On {day_text(result.created_at)} {who} said: “{_words(text, 40)}”'
                 f"{relative_day(text, result.created_at)}")
     if result.kind in ("session_summary", "thread_summary"):
         return f"Conversation of {day_text(result.created_at)}: {_words(result.snippet, 50)}"
@@ -164,8 +165,8 @@ def dated_answer(answer: str, context: str) -> str | None:
     """The answer with a relative day it copied from a dated context line replaced by that line's date, or None when
     it copied none (pure). The line's "yesterday" was the day before it was said, not the day before the answer.
 
-    Example: ('You passed your B1 exam yesterday.', '- On 25 January 2026 the user said: "I passed my B1 exam
-    yesterday!" (yesterday: 24 January 2026)') -> 'You passed your B1 exam on 24 January 2026.'; a range
+    Example: ('You passed your B1 exam yesterday.', '- On 25 January 2026 the user said: “I passed my B1 exam
+    yesterday!” (yesterday: 24 January 2026)') -> 'You passed your B1 exam on 24 January 2026.'; a range
     ('last weekend: 6-14 May 2026') reads 'between 6-14 May 2026'.
     """
     out = answer
@@ -175,6 +176,34 @@ def dated_answer(answer: str, context: str) -> str | None:
         out = re.sub(rf"(?i)\b{re.escape(words)}\b",
                      lambda m, d=dated: d[0].upper() + d[1:] if m.start() == 0 else d, out)
     return out if out != answer else None
+
+
+_LINE = re.compile(r"^- On (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}) (?P<who>.+?) said: “(?P<words>[^”]*)”")
+_COPIED = re.compile(r"^(?:On )?(?P<date>\d{1,2} [A-Z][a-z]+,? \d{4})?,?\s*(?P<who>[^\s:,.][^:,.]{0,40}?) said\b")
+_ASKS_WHEN = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\b", re.I)
+
+
+def uncopied_answer(query: str, answer: str, context: str) -> str | None:
+    """An answer that copies a context line's frame ("On 9 April 2023 Gina said: …", or only "Jon said:"), rewritten
+    from that line, or None when it copies none (pure): a "when" question gets the line's date (the day its relative
+    words point to, when it has them), any other question the words said.
+
+    Example: ('When was Jon in Rome?', 'Jon said:', '- On 9 June 2023 Jon said: “Just back from Rome!”') ->
+    'On 9 June 2023.'; ('What did Jon visit?', same) -> 'Jon said: “Just back from Rome!”'.
+    """
+    copied = _COPIED.match(answer.strip())
+    if copied is None:
+        return None
+    lines = [m for line in context.splitlines() if (m := _LINE.match(line))]
+    date, who = (copied.group("date") or "").replace(",", ""), copied.group("who").strip().lower()
+    line = next((m for m in lines if m.group("who").lower() == who and (not date or m.group("date") == date)), None)
+    if line is None:
+        return None
+    if _ASKS_WHEN.match(query):
+        relative = _DATED.search(line.string)
+        when = relative.group("when") if relative else line.group("date")
+        return f"Between {when}." if "-" in when else f"On {when}."
+    return f"{line.group('who')} said: “{line.group('words')}”"
 
 
 def _words(text: str, limit: int) -> str:

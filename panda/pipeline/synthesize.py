@@ -71,6 +71,10 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`)_"
+        uncopied = evidence.uncopied_answer(state.query, state.response, state.answer_context)
+        if uncopied and guards.active(ctx, "copied_line_answered", VOICE):
+            state.response = uncopied
+            note = note[:-2] + f"; {guards.mark('copied_line_answered')}: the answer copied a context line's frame)_"
         dated = evidence.dated_answer(state.response, state.answer_context)
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated

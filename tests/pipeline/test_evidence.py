@@ -32,8 +32,8 @@ def test_facts_come_first_newest_first_and_earlier_turns_give_the_users_words_no
     assert text.splitlines() == [
         "- residence: Manchester (told 15 May 2026)",
         "- job: nurse (told 2 May 2026)",
-        '- On 15 May 2026 the user said: "I moved to Manchester last weekend." (last weekend: 6-14 May 2026)',
-        '- On 2 May 2026 the user said: "I\'m vegetarian."',
+        '- On 15 May 2026 the user said: “I moved to Manchester last weekend.” (last weekend: 6-14 May 2026)',
+        '- On 2 May 2026 the user said: “I\'m vegetarian.”',
     ]  # no superseded fact, no earlier answer, no assistant message
     assert "Leeds" not in text
 
@@ -42,7 +42,7 @@ def test_earlier_answers_are_evidence_only_when_the_question_asks_after_them():
     said = Said("Any podcast ideas?", datetime(2026, 1, 5, tzinfo=UTC), "Try Serial.", "APPROVE")
     context = result("t1", "context", "x", "x", 5, 1)
     assert "the answer was" not in (evidence_line(context, said, with_answers=False) or "")
-    assert 'the answer was: "Try Serial."' in (evidence_line(context, said, with_answers=True) or "")
+    assert "the answer was: “Try Serial.”" in (evidence_line(context, said, with_answers=True) or "")
     asked = answer_context("Which podcast did you recommend?", [context], {"t1": said})
     assert "Try Serial" in asked
     failed = Said("Any podcast ideas?", datetime(2026, 1, 5, tzinfo=UTC), "Made up.", "FAIL")
@@ -97,7 +97,7 @@ def test_a_question_about_now_reads_the_newest_statement_first_and_weak_items_ar
     likes = scored(result("p1", "preference", "likes: true crime podcasts", "likes: true crime podcasts", 5, 1), 0.10)
     recent = scored(result("m9", "message", "x", "user: Thanks for the tips!", 26, 1), 0.0)  # the open session's, unscored
     now = answer_context("What level is my Spanish now?", [old, likes, new, recent], {}).splitlines()
-    assert [line.split('"')[1] for line in now] == ["Thanks for the tips!", "I passed my B1 Spanish exam yesterday!",
+    assert [line.split("“")[1].split("”")[0] for line in now] == ["Thanks for the tips!", "I passed my B1 Spanish exam yesterday!",
                                                     "I'm learning Spanish, currently at A2 level."]
     ever = answer_context("Which level did I say I was at in Spanish?", [old, likes, new], {}).splitlines()
     assert "A2" in ever[0] and "B1" in ever[1] and not any("podcasts" in line for line in ever)  # by score, no likes
@@ -126,11 +126,26 @@ def test_a_relative_day_copied_from_a_dated_line_becomes_its_date():
     """Set A: "When did I pass my Spanish exam?" asked 16 days later was answered "yesterday"."""
     from panda.pipeline.evidence import dated_answer
 
-    context = ('- On 25 January 2026 the user said: "I passed my B1 exam yesterday!" (yesterday: 24 January 2026)\n'
-               '- On 15 May 2026 the user said: "I moved last weekend." (last weekend: 6-14 May 2026)')
+    context = ('- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)\n'
+               '- On 15 May 2026 the user said: “I moved last weekend.” (last weekend: 6-14 May 2026)')
     assert dated_answer("You passed your B1 Spanish exam yesterday.", context) == \
         "You passed your B1 Spanish exam on 24 January 2026."
     assert dated_answer("Last weekend you moved to Manchester.", context) == \
         "Between 6-14 May 2026 you moved to Manchester."
     assert dated_answer("You passed it on 24 January 2026.", context) is None  # nothing relative copied
     assert dated_answer("See you tomorrow!", context) is None
+
+
+def test_an_answer_that_copies_a_lines_frame_is_rewritten_from_that_line():
+    """LoCoMo conv-30 (stop 44): the 0.5B model answered "Jon said:" (the string ended where the line's quote began)
+    and "On 9 April 2023 Gina said: 'Thanks! Got the tattoo …" for when-questions."""
+    from panda.pipeline.evidence import uncopied_answer
+
+    context = ("- On 9 June 2023 Jon said: “Just back from Rome!”\n"
+               "- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)")
+    assert uncopied_answer("When was Jon in Rome?", "Jon said:", context) == "On 9 June 2023."
+    assert uncopied_answer("Where has Jon been?", "Jon said:", context) == "Jon said: “Just back from Rome!”"
+    assert uncopied_answer("When did I pass my exam?", "On 25 January 2026 the user said: I passed", context) == \
+        "On 24 January 2026."  # the day its relative words point to
+    assert uncopied_answer("When was Jon in Rome?", "Jon was in Rome in June 2023.", context) is None
+    assert uncopied_answer("When was Gina in Rome?", "Gina said: hi", context) is None  # no line of hers
