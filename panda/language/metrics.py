@@ -1,6 +1,7 @@
 """Answer and retrieval metrics (pure): token F1, exact match, abstention, recall@k.
 
-Normalisation follows SQuAD/LoCoMo: lower case, drop punctuation and articles, collapse spaces.
+Normalisation follows SQuAD/LoCoMo: lower case, drop punctuation and articles, collapse spaces. Punctuation is
+any Unicode punctuation, not only ASCII's: “Miso.” is the word miso, as "Miso." is.
 LoCoMo quirks (upstream eval): multi-hop answers are scored by F1 over comma-separated sub-answers;
 open-domain answers use only the part before ';'. Abstention is detected from phrases like
 "not mentioned", "I don't know", "no information".
@@ -9,7 +10,7 @@ open-domain answers use only the part before ';'. Abstention is detected from ph
 from __future__ import annotations
 
 import re
-import string
+import unicodedata
 from collections import Counter
 
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
@@ -22,9 +23,9 @@ _ABSTAIN = re.compile(
 
 
 def normalize(text: str) -> str:
-    """Example: normalize('The Cat, sat!') -> 'cat sat'."""
+    """Example: normalize('The Cat, sat!') -> 'cat sat'; normalize('“Miso.”') -> 'miso'."""
     text = str(text).lower()
-    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = "".join(ch for ch in text if not unicodedata.category(ch).startswith("P") and ch not in "$+<=>^`|~")
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
@@ -86,8 +87,8 @@ def locomo_f1(prediction: str, gold: str, category: int) -> float:
 
 
 def abstained(prediction: str) -> bool:
-    """Example: abstained("That was never mentioned.") -> True; abstained('Paris') -> False."""
-    return bool(_ABSTAIN.search(str(prediction)))
+    """Example: abstained("That was never mentioned.") -> True; abstained("I don’t know.") -> True; 'Paris' -> False."""
+    return bool(_ABSTAIN.search(str(prediction).replace("’", "'")))
 
 
 def recall_at_k(retrieved: list[str | None], evidence: list[str], k: int) -> float:

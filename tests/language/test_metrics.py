@@ -48,3 +48,11 @@ def test_answer_correct_reads_alternatives_stale_values_and_abstention():
     assert answer_correct("You haven't told me your vet's name.", None, abstain=True)
     assert not answer_correct("Your vet is Dr. Smith.", None, abstain=True)  # invented
     assert not answer_correct("I don't know.", "Porto")
+
+
+def test_typographic_punctuation_is_punctuation():
+    from panda.language.metrics import abstained, answer_correct, normalize, token_f1
+
+    assert normalize("the user said: “My cat is called Miso.”") == normalize('the user said: "My cat is called Miso."')
+    assert answer_correct("Ann said: “My cat is called Miso.”", "Miso") and token_f1("“Miso”", "Miso") == 1.0
+    assert abstained("I don’t know - you haven’t told me.")
