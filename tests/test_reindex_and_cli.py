@@ -38,6 +38,12 @@ def test_run_search_rerun_and_reindex_give_the_same_results(tmp_path: Path, caps
     # the turn that named Biscuit, beside the pet fact it taught ("pet: Syrian hamster named Biscuit")
     assert "users/alice/turns/turn_000001/context.md" in [r["doc_path"] for r in before[:3]]
     assert any(r["title"].startswith("pet: ") and "Biscuit" in r["title"] for r in before[:3])
+    # seed 003's priority tier of each result is reported, and a score out of order is explained in the listing
+    assert all(r["factors"]["priority_tier"] in (0, 1, 2, 3) for r in before if r["kind"] not in ("fact", "preference"))
+    code, listing, _ = run_cli(capsys, "search", "hamster Biscuit", "--user", "alice", "--home", str(home),
+                               "--no-record", "--now", "2026-03-05T00:00:00Z")
+    shown = [float(line.split()[1]) for line in listing.splitlines() if line[:3].strip().rstrip(".").isdigit()]
+    assert shown and (("priority first" in listing) == any(a < b for a, b in zip(shown, shown[1:], strict=False)))
 
     code, out, _ = run_cli(capsys, "run", str(path), "--home", str(home), "--backend", "scripted", "--quiet", "--json")
     summary = json.loads(out)

@@ -489,6 +489,8 @@ def rank(rows: list[dict[str, Any]], lexical: dict[str, float], query: str, quer
                                        [list(by_id[r.id].get("keywords") or []) for r in results],
                                        [title_words[r.id] for r in results], rp.fuzzy_threshold,
                                        matcher if rp.fuzzy_exact_max_len == 3 else None)
+        for r, tier in zip(results, tiers, strict=True):
+            r.factors["priority_tier"] = float(tier)
         results = [results[i] for i in scoring.order_by_priority([r.score for r in results], tiers, rp.priority_band)]
     return results
 
