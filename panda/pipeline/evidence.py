@@ -167,15 +167,22 @@ def dated_answer(answer: str, context: str) -> str | None:
 
     Example: ('You passed your B1 exam yesterday.', '- On 25 January 2026 the user said: “I passed my B1 exam
     yesterday!” (yesterday: 24 January 2026)') -> 'You passed your B1 exam on 24 January 2026.'; a range
-    ('last weekend: 6-14 May 2026') reads 'between 6-14 May 2026'.
+    ('last weekend: 6-14 May 2026') reads 'between 6 and 14 May 2026'.
     """
     out = answer
     for match in _DATED.finditer(context):
-        words, when = match.group("words").strip(), match.group("when")
-        dated = f"on {when}" if "-" not in when else f"between {when}"
+        words, dated = match.group("words").strip(), on_day(match.group("when"))
         out = re.sub(rf"(?i)\b{re.escape(words)}\b",
                      lambda m, d=dated: d[0].upper() + d[1:] if m.start() == 0 else d, out)
     return out if out != answer else None
+
+
+def on_day(when: str) -> str:
+    """A day or a span of days as an answer says it. Example: '24 January 2026' -> 'on 24 January 2026';
+    '6-14 May 2026' -> 'between 6 and 14 May 2026'; '28 March - 6 April 2026' -> 'between 28 March and 6 April 2026'."""
+    if "-" not in when:
+        return f"on {when}"
+    return "between " + re.sub(r"\s*-\s*", " and ", when, count=1)
 
 
 _LINE = re.compile(r"^- On (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}) (?P<who>.+?) said: “(?P<words>[^”]*)”")
@@ -201,8 +208,8 @@ def uncopied_answer(query: str, answer: str, context: str) -> str | None:
         return None
     if _ASKS_WHEN.match(query):
         relative = _DATED.search(line.string)
-        when = relative.group("when") if relative else line.group("date")
-        return f"Between {when}." if "-" in when else f"On {when}."
+        dated = on_day(relative.group("when") if relative else line.group("date"))
+        return f"{dated[0].upper()}{dated[1:]}."
     return f"{line.group('who')} said: “{line.group('words')}”"
 
 

@@ -131,7 +131,7 @@ def test_a_relative_day_copied_from_a_dated_line_becomes_its_date():
     assert dated_answer("You passed your B1 Spanish exam yesterday.", context) == \
         "You passed your B1 Spanish exam on 24 January 2026."
     assert dated_answer("Last weekend you moved to Manchester.", context) == \
-        "Between 6-14 May 2026 you moved to Manchester."
+        "Between 6 and 14 May 2026 you moved to Manchester."
     assert dated_answer("You passed it on 24 January 2026.", context) is None  # nothing relative copied
     assert dated_answer("See you tomorrow!", context) is None
 
