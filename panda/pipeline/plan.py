@@ -18,9 +18,10 @@ on the turn's critical path, and the repeats added nothing the synthesis used.
 from __future__ import annotations
 
 from panda.documents.budgets import truncate_to_words
+from panda.errors import LLMReplyError
 from panda.home import Home
 from panda.llm.roles import MIND
-from panda.llm.schemas import Plan
+from panda.llm.schemas import Goal, Plan
 from panda.pipeline import execute
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
@@ -123,6 +124,22 @@ def _ask_plan(state: TurnState, ctx: Home) -> Step[Plan]:
     }))
 
 
+def _plan_or_none(state: TurnState, ctx: Home) -> Step[tuple[Plan | None, str]]:
+    """The planner's reply, or None and why when it did not parse after the retries (a 0.5B planner ran past its
+    token limit on 2 of 31 set B turns, and each of those turns ended FAIL with nothing answered)."""
+    try:
+        return (yield from _ask_plan(state, ctx)), ""
+    except LLMReplyError as exc:
+        return None, str(exc).split(": ", 1)[-1]
+
+
+def without_tools(query: str) -> Plan:
+    """The plan of a turn whose planner reply did not parse: one goal, no tools, the answer from what gather found.
+    Example: without_tools('When is my sister visiting?').route -> 'synthesize'."""
+    return Plan(goals=[Goal(id="G1", description=f"answer: {' '.join(query.split())}"[:150])], todo=[],
+                tool_requests=[], route="synthesize")
+
+
 def found_something(tool_log: list[dict[str, object]], attempt: int, iteration: int) -> bool:
     """Whether any tool of this iteration returned a result or saved something.
 
@@ -148,9 +165,11 @@ def nothing_new(plan: Plan, tool_log: list[dict[str, object]], attempt: int) -> 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:
     """Write §3 for this attempt, then loop plan⇄execute within the iteration bound."""
-    plan = yield from _ask_plan(state, ctx)
+    first, error = yield from _plan_or_none(state, ctx)
+    plan = first or without_tools(state.query)
     state.plan = plan
-    state.doc.write("3", (yield from fit_section(state, ctx, "3", render_plan(plan))))
+    note = "" if first else f"\n\n_The planner's reply did not parse ({error}); no tools: the answer comes from §2._"
+    state.doc.write("3", (yield from fit_section(state, ctx, "3", render_plan(plan) + note)))
     max_iterations = ctx.policy.context.max_plan_iterations
     for iteration in range(1, max_iterations + 1):
         if plan.route == "synthesize" or not plan.tool_requests:
@@ -167,7 +186,11 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if iteration == max_iterations:
             state.doc.write("4", f"_Planner loop stopped at its bound of {max_iterations} iterations._")
             break
-        plan = yield from _ask_plan(state, ctx)
+        replanned, error = yield from _plan_or_none(state, ctx)
+        if replanned is None:
+            state.doc.write("4", f"_Planner iteration {iteration + 1} did not parse ({error}); the loop stops._")
+            break
+        plan = replanned
         requests = ", ".join(f"{t.tool} `{t.argument}`" for t in plan.tool_requests) or "none"
         state.doc.write("4", f"_Planner iteration {iteration + 1}: route {plan.route}; requests: {requests}_")
         if plan.route != "synthesize" and nothing_new(plan, state.tool_log, state.doc.attempt):

@@ -246,3 +246,20 @@ def test_other_threads_naming_the_messages_entity_come_first(ctx):
     assert plain == ["t6", "t5", "t4"]  # newest first
     named = [r["external_id"] for r in conv.thread_summaries("alice", "alice:now", "food", limit=3, entities=["biscuit"])]
     assert named == ["t0", "t6", "t5"]  # seed 004: entities @> the message's entities, then the newest
+
+
+def test_a_planner_reply_that_never_parses_leaves_a_turn_answered_without_tools(ctx, tmp_path: Path):
+    """Set B (stop 44): the 0.5B planner ran past its token limit twice on one turn, and the turn ended FAIL with
+    nothing answered. Now the turn goes on with no tools and is answered from what gather found."""
+    def unparseable_plans(request):
+        reply = schema_responder(request)
+        if request.phase == "plan":
+            return {"goals": [], "todo": []}  # fails the Plan schema (a goal is required), every try
+        return reply
+
+    turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", TURNS[:2]))
+    report = run_batch(turns, ctx, ScriptedBackend(responder=unparseable_plans))
+    assert report.summary()["outcomes"].get("FAIL", 0) == 0
+    second = context(ctx, 2)
+    assert "did not parse" in second.latest("3") and "no tools" in second.latest("3")
+    assert "Biscuit" in second.latest("5")  # answered from the first turn, which gather found
