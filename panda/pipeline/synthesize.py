@@ -14,6 +14,11 @@ rewritten by rule on the small profiles (guard ignored_fact_restated, guards.py)
 you told me: budget: under $1000." The model had that
 fact in its prompt already (a context line) and answered from elsewhere; asked again with the hint, the
 0.5B model answered from the research page again, both times (a sample run).
+
+Two more guards mend the model's use of the lines (small profiles): an answer that copies a line's frame ("On 9
+April 2023 Gina said: …", or only "Jon said:") becomes the line's date for a when-question or its words otherwise
+(`copied_line_answered`), and a relative day copied from a dated line ("yesterday") becomes its date
+(`relative_day_dated`). A question about the user gets no research.search results beside its lines.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ def context_of(state: TurnState, ctx: Home) -> str:
 
 
 def personal(state: TurnState) -> bool:
+    """Whether the analysis calls the question personal (its answer comes from the user's memory, not the web)."""
     return state.analysis is not None and state.analysis.intent == "personal"
 
 
