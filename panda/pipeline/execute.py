@@ -14,6 +14,7 @@ from "Remind me what budget I gave you").
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,12 @@ def format_entry(state: TurnState, ctx: Home, entry: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def request_key(argument: str) -> str:
+    """A tool request's argument as a digest, case and spacing aside (pure). Example: request_key('Biscuit  hamster')
+    == request_key('biscuit hamster')."""
+    return hashlib.sha256(" ".join(argument.split()).lower().encode()).hexdigest()[:16]
+
+
 def research_query(argument: str, resolved_query: str) -> str:
     """The planner's search text plus the user's words (original and resolved query) it left out, so a
     vague argument still finds pages.
@@ -133,7 +140,8 @@ def run_research(state: TurnState, ctx: Home, request: ToolRequest) -> Step[dict
     text = research_query(request.argument, f"{state.query} {state.resolved_query}")
     found = research_search(ctx, text, state.user_id, now, limit=ctx.policy.research.pages_per_search,
                             turn_id=state.turn_id, deferred=state.retrievals)
-    entry: dict[str, Any] = {"tool": request.tool, "argument": found.query_sent, "requested": request.argument,
+    # what the planner asked, as a digest only (it may hold PII; the log keeps the scrubbed query): plan.nothing_new
+    entry: dict[str, Any] = {"tool": request.tool, "argument": found.query_sent, "asked": request_key(request.argument),
                              "topic": request.topic, "pii_removed": found.removed, "results": []}
     pages = []
     for result in found.results:

@@ -157,10 +157,9 @@ def nothing_new(plan: Plan, tool_log: list[dict[str, object]], attempt: int) -> 
     Example: a plan asking memory.save `son allergic to nuts` after that save was refused -> True; a plan asking
     memory.search `Leo's school` instead -> False; a plan with no requests -> False (it ends the loop itself).
     """
-    made = {(e.get("tool"), " ".join(str(e.get("requested") or e.get("argument") or "").split()).lower())
+    made = {(e.get("tool"), e.get("asked") or execute.request_key(str(e.get("argument") or "")))
             for e in tool_log if e.get("attempt") == attempt}
-    return bool(plan.tool_requests) and all((t.tool, " ".join(t.argument.split()).lower()) in made
-                                            for t in plan.tool_requests)
+    return bool(plan.tool_requests) and all((t.tool, execute.request_key(t.argument)) in made for t in plan.tool_requests)
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:

@@ -148,6 +148,7 @@ def test_a_replan_that_repeats_its_requests_ends_the_loop(ctx, tmp_path: Path):
     """The 0.5B planner asked the same refused memory.save three times for "What is my son allergic to?" (set A):
     a re-plan asking only what was already asked stops the loop after it."""
     from panda.llm.schemas import Plan
+    from panda.pipeline.execute import request_key
     from panda.pipeline.plan import nothing_new
 
     def repeating(request):
@@ -164,7 +165,7 @@ def test_a_replan_that_repeats_its_requests_ends_the_loop(ctx, tmp_path: Path):
     assert plans == 2 < ctx.policy.context.max_plan_iterations  # the first plan, and the re-plan that repeats it
     assert "would repeat requests already made" in context(ctx, 1).latest("4")
     log = [{"tool": "memory.save", "argument": "son allergic to  nuts", "attempt": 1},
-           {"tool": "research.search", "argument": "scrubbed query", "requested": "nut-free snacks", "attempt": 1}]
+           {"tool": "research.search", "argument": "scrubbed query", "asked": request_key("nut-free snacks"), "attempt": 1}]
     plan = Plan.model_validate({"route": "execute", "goals": [{"id": "G1", "description": "store it"}], "todo": [],
                                 "tool_requests": [
         {"tool": "memory.save", "argument": "Son allergic to nuts", "topic": "user"}]})
