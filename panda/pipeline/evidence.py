@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import partial
 from typing import Any
 
 from panda.documents.budgets import truncate_to_words
@@ -172,9 +173,13 @@ def dated_answer(answer: str, context: str) -> str | None:
     out = answer
     for match in _DATED.finditer(context):
         words, dated = match.group("words").strip(), on_day(match.group("when"))
-        out = re.sub(rf"(?i)\b{re.escape(words)}\b",
-                     lambda m, d=dated: d[0].upper() + d[1:] if m.start() == 0 else d, out)
+        out = re.sub(rf"(?i)\b{re.escape(words)}\b", partial(_in_place, dated), out)
     return out if out != answer else None
+
+
+def _in_place(dated: str, found: re.Match[str]) -> str:
+    """`dated` where a relative day was found, capitalised at the start of the answer."""
+    return dated[0].upper() + dated[1:] if found.start() == 0 else dated
 
 
 def on_day(when: str) -> str:
