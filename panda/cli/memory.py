@@ -88,12 +88,12 @@ def cmd_search(args: argparse.Namespace) -> int:
         print("no results")
     tiers = {0: "  [topic]", 1: "  [tag]", 2: "  [name]"}
     for rank, r in enumerate(results, 1):
-        outdated = "  [may be outdated]" if r.possibly_outdated else ""
-        outdated += tiers.get(int(r.factors.get("priority_tier", 3)), "")
+        marks = "  [may be outdated]" if r.possibly_outdated else ""
+        marks += tiers.get(int(r.factors.get("priority_tier", 3)), "")
         if r.superseded:
             span = f" {r.valid_at:%Y-%m-%d}→{r.invalid_at:%Y-%m-%d}" if r.valid_at and r.invalid_at else ""
-            outdated += f"  [superseded{span}]"
-        print(f"{rank:>2}. {r.score:.3f}  {r.kind:<10} {r.primary_topic:<24} {r.doc_path}{outdated}")
+            marks += f"  [superseded{span}]"
+        print(f"{rank:>2}. {r.score:.3f}  {r.kind:<10} {r.primary_topic:<24} {r.doc_path}{marks}")
         print(f"    {r.title[:100]}")
     if any(a.score < b.score for a, b in zip(results, results[1:], strict=False)):
         print("(results within a band of comparable scores go by seed 003's priority first: topic, tag, name; "

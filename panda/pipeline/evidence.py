@@ -179,7 +179,11 @@ def dated_answer(answer: str, context: str) -> str | None:
 
 def _in_place(dated: str, found: re.Match[str]) -> str:
     """`dated` where a relative day was found, capitalised at the start of the answer."""
-    return dated[0].upper() + dated[1:] if found.start() == 0 else dated
+    return _capitalised(dated) if found.start() == 0 else dated
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def on_day(when: str) -> str:
@@ -213,8 +217,7 @@ def uncopied_answer(query: str, answer: str, context: str) -> str | None:
         return None
     if _ASKS_WHEN.match(query):
         relative = _DATED.search(line.string)
-        dated = on_day(relative.group("when") if relative else line.group("date"))
-        return f"{dated[0].upper()}{dated[1:]}."
+        return _capitalised(on_day(relative.group("when") if relative else line.group("date"))) + "."
     return f"{line.group('who')} said: “{line.group('words')}”"
 
 

@@ -76,14 +76,15 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                               without_web=evidence.about_the_user(state.query, personal(state))),
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
-        note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`)_"
+        mended = []
         uncopied = evidence.uncopied_answer(state.query, state.response, state.answer_context)
         if uncopied and guards.active(ctx, "copied_line_answered", VOICE):
             state.response = uncopied
-            note = note[:-2] + f"; {guards.mark('copied_line_answered')}: the answer copied a context line's frame)_"
+            mended.append(f"; {guards.mark('copied_line_answered')}: the answer copied a context line's frame")
         dated = evidence.dated_answer(state.response, state.answer_context)
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
-            note = note[:-2] + f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line)_"
+            mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
+        note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`{''.join(mended)})_"
     body = yield from fit_section(state, ctx, "5", f"{state.response}\n\n{note}")
     state.doc.write("5", body)

@@ -74,8 +74,9 @@ def markdown_to_text(markdown: str) -> str:
 
 def trafilatura_trees(raw: bytes, url: str | None = None) -> tuple[Any, Any, Any]:
     """trafilatura's document with its default settings (comments and tables kept, metadata read); the same
-    page extracted with links kept, which tells which blocks are links; and trafilatura's own extraction
-    before any fallback (`no_fallback`), which rule 6 reads when the default chose a fallback's."""
+    page extracted with links kept, which tells which blocks are links; and the body of trafilatura's own
+    extraction before any fallback (`no_fallback`; None when it has none), which rule 6 reads when the default
+    chose a fallback's."""
     from trafilatura import bare_extraction
 
     if not raw.strip():
@@ -88,7 +89,7 @@ def trafilatura_trees(raw: bytes, url: str | None = None) -> tuple[Any, Any, Any
         raise ExtractionError(f"unparseable HTML: {type(exc).__name__}: {exc}") from exc
     if document is None or isinstance(document, dict) or document.body is None or not len(document.body):
         raise ExtractionError("no main text found")
-    return document, linked, own
+    return document, linked, own.body if own is not None and not isinstance(own, dict) else None
 
 
 def render(document: Any, formatting: bool = False) -> str:
@@ -103,9 +104,9 @@ def render(document: Any, formatting: bool = False) -> str:
 
 
 def extract_page(raw: bytes, url: str | None = None) -> ExtractedPage:
-    document, linked, own = trafilatura_trees(raw, url)
+    document, linked, own_body = trafilatura_trees(raw, url)
     # Panda's rules on trafilatura's tree, in place (boilerplate.py), then trafilatura's own rendering
-    boilerplate.restore(document.body, own.body if own is not None and not isinstance(own, dict) else None)
+    boilerplate.restore(document.body, own_body)
     links = boilerplate.link_map(*((linked.body, linked.commentsbody) if linked is not None else ()))
     boilerplate.clean(document.body, links, document.author)
     boilerplate.clean(document.commentsbody, links)
