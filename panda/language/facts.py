@@ -1,7 +1,8 @@
 """Facts and preferences that stay true over time (pure functions, no I/O).
 
 Extraction: `extract_statements` finds first-person statements with a few deterministic patterns
-("I live in Boston", "we moved to Denver", "I work as a nurse", "I love hiking"); LLM enrichment adds
+("I live in Boston", "we moved to Denver", "I work as a nurse", "I got promoted to charge nurse", "I finally bought
+a used Nissan Leaf", "I quit Bluefin and I'm freelancing now", "I love hiking"); LLM enrichment adds
 more (conversations/enrich.py). Both go through `resolve`, which decides, before any LLM is involved:
 1. duplicate — same key and the same normalised value (hash), or a near-duplicate value (character
    similarity >= 0.9): the old entry is re-confirmed, nothing is added;
@@ -28,20 +29,34 @@ from panda.documents.user_memory import MemoryEntry
 from panda.language.vocabulary import SINGLE_VALUED_ATTRIBUTES
 
 MIN_VALUE_CHARS = 2  # a shorter value names nothing (a stray letter); extract_statements keeps no such statement
-_CLAUSE_END = r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | now\b|$)"
+_CLAUSE_END = (r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | now\b| (?:yesterday|today|"
+               r"recently|last|this|earlier)\b|$)")
 # A preference keeps its qualifiers ("gaming laptops with RTX GPUs", "hiking in the Alps"): it ends only
 # at punctuation or a new clause.
 _PREFERENCE_END = r"(?=[.,;!?]| and | but | because | since | so | now\b|$)"
 _ANIMAL = r"(?:dog|cat|puppy|kitten|hamster|rabbit|bunny|parrot|bird|fish|turtle|tortoise|guinea pig|horse|lizard|snake|ferret)"
 _PLACE = r"([A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*)"
+# A car bought is the car driven ("I finally bought a used Nissan Leaf!"): a maker's name says the thing is a car.
+_CAR_MAKER = (r"(?:Toyota|Honda|Nissan|Ford|Tesla|BMW|Audi|Volkswagen|VW|Kia|Hyundai|Mazda|Subaru|Volvo|Mercedes(?:-Benz)?|"
+              r"Chevrolet|Chevy|Jeep|Fiat|Peugeot|Renault|Citro[eë]n|[SŠ]koda|Porsche|Lexus|Mini|Dodge|Buick|Cadillac|"
+              r"Jaguar|Land Rover|Range Rover|Mitsubishi|Suzuki|Dacia|Opel|Vauxhall|Polestar|Rivian|BYD|Alfa Romeo|Acura)")
+_NOW = r"(?:just |recently |finally |now )?"
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:the )?" + _PLACE)),
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| have|'ve)? moved to (?:the )?" + _PLACE)),
-    ("fact", "job", re.compile(r"\bI (?:now )?work as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
+    ("fact", "job", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:[a-z]+ )?(?:nurse|teacher|engineer|doctor|developer|"
                                r"designer|student|lawyer|writer|artist|counselor|chef|manager|scientist|programmer|"
                                r"accountant))\b")),
     ("fact", "employer", re.compile(r"\bI (?:now )?work (?:at|for) " + _PLACE)),
+    ("fact", "employer", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,5}?(?:at|for) (?:an? |the )?(?:[\w-]+ ){0,3}?"
+                                    r"(?:called|named) " + _PLACE)),
+    ("fact", "employer", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? [\w -]{2,30}? (?:at|for) (?:the )?"
+                                    + _PLACE)),
+    ("fact", "employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(freelancing|self-employed|unemployed|retired|"
+                                    r"between jobs)\b")),
+    ("fact", "job", re.compile(r"\bI (?:just |recently |finally )?(?:got |was |have been |'ve been )?promoted to "
+                               r"(?:an? |the )?(?:role of |position of )?([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "name", re.compile(r"\b[Mm]y name is ([A-Z][a-z]+(?: [A-Z][a-z]+)?)")),
     # The bound is part of the value: "under $1000" is not "$1000".
     ("fact", "budget", re.compile(r"\bmy budget is ((?:under |around |about |below |up to |at most |less than |over )?"
@@ -53,7 +68,10 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently )?(?:have|got|adopted|own|rescued) an? (?:new )?"
                                r"((?:[A-Za-z]+ )?" + _ANIMAL + r"(?: named [A-Z][a-z]+)?)")),
     ("fact", "car", re.compile(r"\bI (?:now )?drive an? (?:new |used |old )?([\w -]{2,40}?)" + _CLAUSE_END)),
-    ("fact", "owns", re.compile(r"\bI (?:just |recently )?(?:bought|own) (?:an? |my first )(?:new |used )?([\w' -]{3,40}?)"
+    ("fact", "car", re.compile(r"\b(?:I|[Ww]e) " + _NOW + r"(?:bought|got|leased) (?:an? |my |our )?(?:new |used |"
+                               r"second-hand |secondhand )?((?:(?:19|20)\d\d )?" + _CAR_MAKER + r"(?: [\w-]+){0,2}?)"
+                               + _CLAUSE_END)),
+    ("fact", "owns", re.compile(r"\bI " + _NOW + r"(?:bought|own) (?:an? |my first )(?:new |used )?([\w' -]{3,40}?)"
                                 + _CLAUSE_END)),
     ("preference", "likes", re.compile(r"\bI (?:really |absolutely )?(?:love|like|enjoy|prefer|adore) ([\w' -]{3,80}?)"
                                        + _PREFERENCE_END)),
@@ -68,6 +86,9 @@ ENDINGS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                        r"([\w' -]{3,60}?)" + _PREFERENCE_END)),
     ("preference", "likes", re.compile(r"\bI (?:don't|do not) (?:like|enjoy|do|play) ([\w' -]{3,60}?) any ?more\b")),
     ("fact", "owns", re.compile(r"\bI (?:just |recently )?(?:sold|gave away|lost) my ([\w' -]{3,40}?)" + _CLAUSE_END)),
+    ("fact", "employer", re.compile(r"\bI " + _NOW + r"(?:quit|left) (?:my job (?:at|with) |working (?:at|for) )?"
+                                    + _PLACE)),
+    ("fact", "employer", re.compile(r"\bI " + _NOW + r"(?:quit|left|lost) my job()\b(?! (?:at|with) [A-Z])")),
     ("fact", "car", re.compile(r"\bI (?:just |recently )?(?:sold|totaled|crashed) my ([\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "pet", re.compile(r"\b(?:[Oo]ur|[Mm]y) ((?:[a-z]+ )?" + _ANIMAL + r"(?: [A-Z][a-z]+)?|[A-Z][a-z]+) "
                                r"(?:passed away|died|ran away)")),

@@ -185,3 +185,32 @@ def test_preference_values_name_a_thing():
     assert [s.value for s in extract_statements("I like to listen to classical music. That's what I like to hear!")] \
         == ["listen to classical music"]
     assert extract_statements("I will do the activities I like to the fullest.") == []
+
+
+def test_a_new_job_car_or_employer_is_read_from_how_people_say_it():
+    """Knowledge updates said without "I work as"/"I drive": a promotion, a car bought, an employer quit."""
+    def said(text: str) -> list[tuple[str, str, bool]]:
+        return [(s.attribute, s.value, s.ends) for s in extract_statements(text) if s.kind == "fact"]
+
+    assert said("I got promoted to charge nurse yesterday.") == [("job", "charge nurse", False)]
+    assert ("car", "Nissan Leaf", False) in said("I finally bought a used Nissan Leaf!")
+    assert ("car", "2019 Toyota Corolla", False) in said("We just got a 2019 Toyota Corolla for the commute.")
+    assert not any(a == "car" for a, _, _ in said("I bought a used bike."))
+    assert said("I work as a graphic designer at a small agency called Bluefin.") == [
+        ("job", "graphic designer", False), ("employer", "Bluefin", False)]
+    assert said("I work night shifts as a nurse at St Mary's hospital.") == [
+        ("job", "nurse", False), ("employer", "St Mary's", False)]
+    assert said("I quit Bluefin and I'm freelancing now.") == [("employer", "Bluefin", True),
+                                                              ("employer", "freelancing", False)]
+    assert said("I quit my job last week.") == [("employer", "", True)]
+    assert said("I work hard at my Spanish.") == []
+
+
+def test_quitting_an_employer_leaves_the_new_one_current(ctx, tmp_path: Path):
+    ingest(ctx, conversation(tmp_path, "ivy", [
+        ("2026-05-05T09:00:00Z", "I work as a graphic designer at a small agency called Bluefin."),
+        ("2026-05-28T14:00:00Z", "I quit Bluefin and I'm freelancing now."),
+    ]))
+    results = ctx.memory.search(SearchRequest("where do I work now", user_id="ivy", now=JULY, record=False))
+    current = {r.title for r in results if r.kind == "fact" and not r.superseded}
+    assert "employer: freelancing" in current and "employer: Bluefin" not in current
