@@ -2,6 +2,8 @@
 
     python benchmarks/answer_sets.py benchmarks/data/answers/set_a.jsonl [--model small|base|tiny] [--guards off]
 
+`--requests-log F` appends each request's last message (the prompt with its context lines) and the reply to F.
+
 Runs the file through the real pipeline (`panda run`'s path: the scheduler, every phase, the default vLLM CPU
 engine) into a fresh home, then prints:
 - each scored question: the reply, the verdict (an expected answer present, no stale value, an abstention where
@@ -18,6 +20,7 @@ run only to report. Neither is the bundled sample. The saved web pages are inges
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import tempfile
@@ -41,10 +44,11 @@ ROOT = Path(__file__).resolve().parents[1]
 class TimedBackend:
     """A backend that records, per batch, its wall time and what each request was (phase, tokens)."""
 
-    def __init__(self, inner: Backend) -> None:
+    def __init__(self, inner: Backend, requests_log: Path | None = None) -> None:
         self.inner = inner
         self.name = inner.name
         self.batches: list[dict[str, Any]] = []
+        self.requests_log = requests_log
 
     def model_for(self, role: str) -> str:
         return self.inner.model_for(role)
@@ -55,6 +59,11 @@ class TimedBackend:
         self.batches.append({"seconds": time.perf_counter() - started, "phases": [r.phase for r in requests],
                              "prompt": [r.prompt_tokens for r in results],
                              "completion": [r.completion_tokens for r in results]})
+        if self.requests_log is not None:
+            with self.requests_log.open("a", encoding="utf-8") as out:
+                for request, result in zip(requests, results, strict=True):
+                    out.write(json.dumps({"turn_id": request.turn_id, "phase": request.phase,
+                                          "prompt": request.messages[-1]["content"], "reply": result.text}) + "\n")
         return results
 
     def close(self) -> None:
@@ -93,6 +102,8 @@ def main() -> int:
                         help="serve one role with another model, e.g. VOICE=base (repeatable)")
     parser.add_argument("--guards", choices=("on", "off"), default="on")
     parser.add_argument("--home", type=Path, default=None, help="default: a fresh temporary home")
+    parser.add_argument("--requests-log", type=Path, default=None,
+                        help="append each request's last message and its reply to this JSONL (failure analysis)")
     parser.add_argument("--pages", type=Path, default=ROOT.parent / "shared" / "data" / "webpages",
                         help="saved web pages ingested first, as `make demo` does (default ../shared/data/webpages)")
     args = parser.parse_args()
@@ -109,7 +120,7 @@ def main() -> int:
         policy.write_text("llm:\n  guards:\n    profiles: []\n", encoding="utf-8")
     settings = Settings(home=home, model=args.model, role_models=dict(r.split("=", 1) for r in args.role_model))
     started = time.perf_counter()
-    backend = TimedBackend(make_backend(settings))
+    backend = TimedBackend(make_backend(settings), args.requests_log)
     try:
         with open_home(settings, backend=backend) as ctx:
             if args.pages.is_dir():
