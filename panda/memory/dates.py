@@ -154,9 +154,12 @@ def _year_for(month: int, year: str | None, now: datetime | None) -> tuple[int, 
     return (now.year if month <= now.month else now.year - 1), False
 
 
+_WEEKDAY = -1  # in _RELATIVE: as many days as the day said is past Monday
 # Relative words in a message, and how many days before the message its event may lie: (earliest, latest).
 _RELATIVE = [
     (re.compile(r"\b(yesterday|last night)\b", re.I), (1, 1)),
+    (re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening))\b", re.I), (0, 0)),
+    (re.compile(r"\bthis week\b", re.I), (0, _WEEKDAY)),  # back to the Monday of the week it was said in
     (re.compile(r"\b(last|this past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\b", re.I), (1, 9)),
     (re.compile(r"\b(last|this past)\s+week\b|\ba week ago\b", re.I), (4, 13)),
     (re.compile(r"\b(a few|couple of|couple|two|three|several) days ago\b|\bthe other day\b", re.I), (1, 6)),
@@ -185,6 +188,7 @@ def event_window(text: str, said_at: datetime) -> Window:
     """
     day = said_at.date()
     latest, earliest = next((days for pattern, days in _RELATIVE if pattern.search(text)), _UNMARKED)
+    earliest = day.weekday() if earliest == _WEEKDAY else earliest
     return Window(day - timedelta(days=earliest), day - timedelta(days=latest))
 
 

@@ -171,10 +171,23 @@ def dated_answer(answer: str, context: str) -> str | None:
     ('last weekend: 6-14 May 2026') reads 'between 6 and 14 May 2026'.
     """
     out = answer
-    for match in _DATED.finditer(context):
+    said = _content_words(answer)
+    for line in context.splitlines():
+        match = _DATED.search(line)
+        if match is None:
+            continue
+        quoted = re.search(r"“([^”]*)”", line)
+        words_said = quoted.group(1) if quoted else line[: match.start()]
+        if not said & (_content_words(words_said) - _content_words(match.group("words"))):
+            continue  # the answer shares no word with what the line says: its "today" is its own
         words, dated = match.group("words").strip(), on_day(match.group("when"))
         out = re.sub(rf"(?i)\b{re.escape(words)}\b", partial(_in_place, dated), out)
     return out if out != answer else None
+
+
+def _content_words(text: str) -> set[str]:
+    """Words of four letters or more, lower-cased. Example: 'I moved last weekend.' -> {'moved', 'last', 'weekend'}."""
+    return {w.lower() for w in re.findall(r"[A-Za-z]{4,}", text)}
 
 
 def _in_place(dated: str, found: re.Match[str]) -> str:

@@ -17,6 +17,10 @@ def test_relative_days_are_read_from_when_a_message_was_said():
         " (yesterday: 24 January 2026)"
     assert relative_day("I moved last weekend.", datetime(2026, 5, 15, 8, tzinfo=UTC)) == " (last weekend: 6-14 May 2026)"
     assert relative_day("I love hiking.", datetime(2026, 5, 15, tzinfo=UTC)) == ""
+    # "this week" reaches back to the Monday of the week it was said in (3 February 2026 was a Tuesday)
+    assert relative_day("Ada started violin lessons this week", datetime(2026, 2, 3, 17, tzinfo=UTC)) == \
+        " (this week: 2-3 February 2026)"
+    assert relative_day("Long run today was 24 km", datetime(2026, 3, 22, 11, tzinfo=UTC)) == " (today: 22 March 2026)"
 
 
 def test_facts_come_first_newest_first_and_earlier_turns_give_the_users_words_not_the_answer():
@@ -134,6 +138,10 @@ def test_a_relative_day_copied_from_a_dated_line_becomes_its_date():
         "Between 6 and 14 May 2026 you moved to Manchester."
     assert dated_answer("You passed it on 24 January 2026.", context) is None  # nothing relative copied
     assert dated_answer("See you tomorrow!", context) is None
+    # an answer's own "today" is left alone when it copies nothing of the dated line
+    today = '- On 22 March 2026 the user said: “Long run today was 24 km, felt great.” (today: 22 March 2026)'
+    assert dated_answer("Green tea would suit you today.", today) is None
+    assert dated_answer("Your long run today was 24 km.", today) == "Your long run on 22 March 2026 was 24 km."
 
 
 def test_an_answer_that_copies_a_lines_frame_is_rewritten_from_that_line():
