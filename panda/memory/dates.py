@@ -30,6 +30,8 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": 5}
 
 _DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+{_MONTH},?\s+{_YEAR}\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I)
+_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I)  # no year: the latest such day up to now
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}\b", re.I)
 _BETWEEN = re.compile(rf"\bbetween\s+{_MONTH}\s+{_DAY}\s+and\s+(?:{_MONTH}\s+)?{_DAY},?\s+{_YEAR}\b", re.I)
 _WEEK_OF = re.compile(rf"\b(first|second|third|fourth|last)\s+week\s+of\s+{_MONTH}(?:,?\s+{_YEAR})?\b", re.I)
 _PART_OF = re.compile(rf"\b(beginning|start|early|middle|mid|end|late)\s*(?:of\s+|-)?{_MONTH}(?:,?\s+{_YEAR})?\b", re.I)
@@ -70,7 +72,8 @@ def question_window(question: str, now: datetime | None = None) -> Window | None
     Examples: "What did John host in May 2023?" -> 2023-05-01..2023-05-31;
     "What did Nate do on 25 May, 2022?" -> 2022-05-25..2022-05-25;
     "Where was John between August 11 and August 15 2023?" -> 2023-08-11..2023-08-15;
-    "Which country was Tim visiting in the second week of November?" (now 2023-12-01) -> 2023-11-08..2023-11-14.
+    "Which country was Tim visiting in the second week of November?" (now 2023-12-01) -> 2023-11-08..2023-11-14;
+    "What did I ask you for on January 12th?" (now 2026-02-18) -> 2026-01-12..2026-01-12.
     """
     text = question
     if m := _BETWEEN.search(text):
@@ -84,6 +87,12 @@ def question_window(question: str, now: datetime | None = None) -> Window | None
             day, month = (m.group(1), m.group(2)) if order == "dmy" else (m.group(2), m.group(1))
             if d := _safe_day(int(m.group(3)), _month(month), int(day)):
                 return Window(d, d)
+    for pattern, order in ((_DAY_MONTH, "dm"), (_MONTH_DAY, "md")):
+        if (m := pattern.search(text)) and m.group(0)[:3] != "may":  # "you may 2x it" names no day
+            day, month = (m.group(1), m.group(2)) if order == "dm" else (m.group(2), m.group(1))
+            year, known = _year_for(_month(month), None, now)
+            if d := _safe_day(year, _month(month), int(day)):
+                return Window(d, d, known)
     if m := _WEEK_OF.search(text):
         month = _month(m.group(2))
         year, known = _year_for(month, m.group(3), now)

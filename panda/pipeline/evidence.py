@@ -36,7 +36,7 @@ from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
 from panda.language.text import is_question
 from panda.memory.conversation_signals import asked_role
-from panda.memory.dates import event_window, relative_words
+from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
 from panda.memory.search import SearchResult
 
 ASSISTANT_SPEAKERS = ("panda", "assistant")
@@ -132,11 +132,13 @@ def about_the_user(query: str, personal: bool = False) -> bool:
 
 
 def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Said | None], words: int = 220,
-                   personal: bool = False) -> str:
+                   personal: bool = False, now: datetime | None = None) -> str:
     """The answer's context: facts and preferences (newest first), then the other items by score (newest first for
     a question about the present), one line each, de-duplicated, at most MAX_LINES, cut to `words`; an item under
-    MIN_SHARE of the best score is left out (unscored ones, the open session's last messages, are kept). `said`:
-    the earlier turns' evidence by document id; `personal`: the analysis calls the question personal."""
+    MIN_SHARE of the best score is left out (unscored ones, the open session's last messages, are kept). A question
+    that names a time ("on January 12th", "in March", "last week", asked at `now`) gets the items of that time
+    first, before the facts, which say what holds now. `said`: the earlier turns' evidence by document id;
+    `personal`: the analysis calls the question personal."""
     with_answers = asked_role(query) == "assistant"
     with_questions = with_answers or bool(_ASKS_WHAT_WAS_ASKED.search(query))
     if about_the_user(query, personal):
@@ -149,8 +151,14 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         others.sort(key=lambda r: r.created_at, reverse=True)
     else:
         others.sort(key=lambda r: -r.score)
+    window = question_window(query, now) if now is not None else None
+    if window is not None:
+        then = [r for r in others if gap_days(window, Window(r.created_at.date(), r.created_at.date())) == 0]
+        ordered = then + facts + [r for r in others if r not in then]
+    else:
+        ordered = facts + others
     lines: list[str] = []
-    for result in facts + others:
+    for result in ordered:
         line = evidence_line(result, said.get(result.id), with_answers, with_questions)
         if line and line not in lines:
             lines.append(line)

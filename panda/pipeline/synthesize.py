@@ -46,7 +46,7 @@ def context_of(state: TurnState, ctx: Home) -> str:
             items.append(found)
     said = {r.id: evidence.turn_said(ctx.vault.turn_record(r.doc_path)) for r in items
             if r.kind == "context" and r.doc_path}
-    return evidence.answer_context(state.query, items, said, personal=personal(state)) \
+    return evidence.answer_context(state.query, items, said, personal=personal(state), now=state.input.timestamp) \
         or "No prior memory matched this query."
 
 

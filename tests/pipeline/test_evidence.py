@@ -157,3 +157,18 @@ def test_an_answer_that_copies_a_lines_frame_is_rewritten_from_that_line():
         "On 24 January 2026."  # the day its relative words point to
     assert uncopied_answer("When was Jon in Rome?", "Jon was in Rome in June 2023.", context) is None
     assert uncopied_answer("When was Gina in Rome?", "Gina said: hi", context) is None  # no line of hers
+
+
+def test_a_question_naming_a_day_reads_that_days_items_first():
+    """Set C: "What did I ask you for on January 12th?" was answered with a question asked on 30 January."""
+    gathered = [result("f1", "fact", "likes: fantasy", "likes: fantasy", 30, 1),
+                result("m30", "message", "user: What book am I reading right now?",
+                       "user: What book am I reading right now?", 30, 1),
+                result("m12", "message", "user: Can you recommend a fantasy series?",
+                       "user: Can you recommend a fantasy series?", 12, 1)]
+    asked = "What did I ask you for on January 12th?"
+    lines = answer_context(asked, gathered, {}, now=datetime(2026, 2, 18, tzinfo=UTC)).splitlines()
+    assert lines[0] == "- On 12 January 2026 the user said: “Can you recommend a fantasy series?”"
+    assert lines[1].startswith("- likes: fantasy")  # then the facts, then the rest
+    # without the asking time (or a day named) the order is facts first, then by score
+    assert answer_context(asked, gathered, {}).splitlines()[0].startswith("- likes: fantasy")
