@@ -22,6 +22,9 @@ _ABSTAIN = re.compile(
     r"(?:have not|haven't|has not|hasn't) (?:told|mentioned|said|shared|given))\b", re.I)
 
 
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+
+
 def normalize(text: str) -> str:
     """Example: normalize('The Cat, sat!') -> 'cat sat'; normalize('“Miso.”') -> 'miso'."""
     text = str(text).lower()
@@ -50,8 +53,9 @@ def answer_contains(prediction: str, gold: str) -> bool:
     """Every word of the expected answer appears in the answer (the sample turns' correctness).
 
     Example: answer_contains('Your hamster is called Biscuit.', 'Biscuit') -> True;
-    answer_contains('You said $1,000.', '$1000') -> True; answer_contains('I do not know.', 'Biscuit') -> False."""
-    words = set(normalize(prediction).split())
+    answer_contains('You said $1,000.', '$1000') -> True; answer_contains('I do not know.', 'Biscuit') -> False;
+    a possessive names its owner: answer_contains("You work at St Mary’s hospital.", 'St Mary') -> True."""
+    words = set(normalize(prediction).split()) | set(normalize(_POSSESSIVE.sub("", str(prediction))).split())
     wanted = normalize(gold).split()
     return bool(wanted) and all(w in words for w in wanted)
 

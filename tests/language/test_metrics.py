@@ -34,6 +34,10 @@ def test_answer_contains_needs_every_expected_word():
     assert not answer_contains("I do not know your hamster's name.", "Biscuit")
     assert not answer_contains("You like hiking", "weekend hiking")
     assert not answer_contains("anything", "")
+    # set C: "St Mary's hospital" names St Mary (the possessive is not another word)
+    assert answer_contains("You work at St Mary's hospital.", "St Mary")
+    assert answer_contains("You work at St Mary’s hospital.", "St Mary's")
+    assert not answer_contains("You work at St Marylebone.", "St Mary")
 
 
 def test_answer_correct_reads_alternatives_stale_values_and_abstention():
