@@ -113,15 +113,24 @@ PREFERENCE_WORDS = frozenset(tokenize("hobby hobbies like likes love loves favou
                                       "preferences enjoy enjoys dislike dislikes hate"))
 
 
+_ASKING_WORDS = frozenset(tokenize("tell told telling say said mention mentioned remember remind kind kinds type types "
+                                   "sort thing things most best")) | {"what"}  # "what's" is no stop word
+
+
 def relevant_facts(state: TurnState) -> str:
     """The remembered facts an "I don't know" should have used (pure): the current facts a recall question names
     (named_facts), or, when the question asks what the user likes, the preferences gathered. Facts that share
     nothing with the question are left out: "What level is my Spanish now?" beside "likes: true crime podcasts"
-    is no reason to refuse an honest "I don't know". Example: 'What hobby did I tell you about?' with 'likes:
-    hiking' -> 'likes: hiking'."""
+    is no reason to refuse an honest "I don't know". A question that names what kind of thing it asks about
+    ("What's my favourite film?") needs a preference about that thing: "likes: fantasy books" is none (set C:
+    a right "you haven't told me your favourite film" was sent back until the turn failed).
+    Example: 'What hobby did I tell you about?' with 'likes: hiking' -> 'likes: hiking'."""
     titles = [title for title, _ in named_facts(state)]
-    if is_question(state.query) and PREFERENCE_WORDS & set(tokenize(state.query)):
-        titles += [r.title for r in state.gathered if r.kind == "preference" and not r.superseded]
+    asked = set(tokenize(state.query))
+    if is_question(state.query) and PREFERENCE_WORDS & asked:
+        subject = asked - PREFERENCE_WORDS - _ASKING_WORDS
+        titles += [r.title for r in state.gathered if r.kind == "preference" and not r.superseded
+                   and (not subject or subject & set(tokenize(r.title)))]
     return "; ".join(dict.fromkeys(titles))
 
 

@@ -114,3 +114,23 @@ def test_synthesis_keeps_what_memory_retrieve_read_and_leaves_search_results_to_
                          "results": [{"snippet": "the laptop budget note"}]}
     text = tool_results_text(state, evidence_only=True, without_memory=True)
     assert text == "memory.retrieve(mem_x): the laptop budget note"  # memory.search's results are evidence lines
+
+
+def test_a_preference_is_relevant_to_an_i_dont_know_only_when_it_is_about_what_was_asked():
+    """Set C: "What's my favourite film?" answered "you haven't told me" was sent back (the user's book likes were
+    "relevant") until the turn failed; "What hobby did I tell you about?" still needs its likes."""
+    from panda.memory.search import SearchResult
+    from panda.pipeline.validate import relevant_facts
+
+    def asked(query: str) -> str:
+        state = TurnState(input=TurnInput(user_id="bob", timestamp=datetime(2026, 3, 10, tzinfo=UTC), query=query),
+                          turn_number=3, turn_path=Path("/tmp/unused"))
+        state.gathered = [SearchResult(id=f"p{i}", kind="preference", title=title, primary_topic="general",
+                                       doc_path="users/bob/memory.md", score=0.5, snippet=title, quality=0.8,
+                                       scope="user", created_at=datetime(2026, 3, 1, tzinfo=UTC))
+                          for i, title in enumerate(["likes: fantasy books", "likes: true crime podcasts"])]
+        return relevant_facts(state)
+
+    assert asked("What's my favourite film?") == ""
+    assert asked("What kind of podcasts do I like?") == "likes: true crime podcasts"
+    assert asked("What hobby did I tell you about?") == "likes: fantasy books; likes: true crime podcasts"
