@@ -57,6 +57,12 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                     r"between jobs)\b")),
     ("fact", "job", re.compile(r"\bI (?:just |recently |finally )?(?:got |was |have been |'ve been )?promoted to "
                                r"(?:an? |the )?(?:role of |position of )?([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
+    # What a suggestion must respect (evidence.CONSTRAINTS keeps these beside any request).
+    ("fact", "diet", re.compile(r"\bI(?:'m| am) (?:now |a |an |strictly |fully )?(vegan|vegetarian|pescatarian|"
+                                r"lactose[- ]intolerant|gluten[- ]free|dairy[- ]free|plant[- ]based|kosher|halal|"
+                                r"coeliac|celiac|diabetic)\b")),
+    ("fact", "allergy", re.compile(r"\bI(?:'m| am) (?:very |severely |badly )?allergic to ([\w -]{3,40}?)"
+                                   + _CLAUSE_END)),
     ("fact", "name", re.compile(r"\b[Mm]y name is ([A-Z][a-z]+(?: [A-Z][a-z]+)?)")),
     # The bound is part of the value: "under $1000" is not "$1000".
     ("fact", "budget", re.compile(r"\bmy budget is ((?:under |around |about |below |up to |at most |less than |over )?"

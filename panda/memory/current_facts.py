@@ -46,6 +46,9 @@ ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {
     "likes": re.compile(r"\b(?:hobby|hobbies|enjoys?|likes? to|loves? to|interests?|for fun|pastimes?|free time)\b", re.I),
     "dislikes": re.compile(r"\b(?:dislikes?|hates?|can't stand)\b", re.I),
     "budget": re.compile(r"\b(?:budget|afford|spend)\b", re.I),
+    "diet": re.compile(r"\b(?:diet|meals?|dinner|lunch|breakfast|snacks?|recipes?|vegan|"
+                       r"vegetarian|dairy|cheese|milk|gluten)\b", re.I),
+    "allergy": re.compile(r"\b(?:allerg(?:y|ies|ic)|intoleran(?:t|ce))\b", re.I),
 }
 # Attribute names enrichment may produce for the same thing (free-form keys, llm/schemas.py).
 ALIASES = {"location": "residence", "city": "residence", "hometown": "residence", "home": "residence",

@@ -41,6 +41,7 @@ from panda.memory.search import SearchResult
 
 ASSISTANT_SPEAKERS = ("panda", "assistant")
 MAX_LINES = 6
+CONSTRAINTS = frozenset({"diet", "allergy"})  # fact attributes (language/facts.py) no suggestion may ignore
 MIN_SHARE = 0.25  # of the best item's score; chosen on set A (benchmarks/answer_sets.py), reported on set B
 _PRESENT = re.compile(r"\b(?:now|currently|current|still|anymore|any more|these days|at the moment|nowadays|latest)\b",
                       re.I)
@@ -124,6 +125,13 @@ def evidence_line(result: SearchResult, said: Said | None, with_answers: bool, w
     return f"{result.title}: {_words(result.snippet, 40)}" if result.title else _words(result.snippet, 40)
 
 
+def constraint(result: SearchResult) -> bool:
+    """A current fact that any suggestion must respect, kept whatever its score: a diet or an allergy ("Can you
+    suggest a quick high-protein dinner?" scored "diet: vegan" far under the pages). Example: a fact titled
+    'allergy: shellfish' -> True; 'job: nurse' -> False."""
+    return result.kind == "fact" and not result.superseded and result.title.split(":", 1)[0].strip() in CONSTRAINTS
+
+
 def about_the_user(query: str, personal: bool = False) -> bool:
     """Whether a question is about the user or what was said (their own memory answers it, not the web): by its
     words (conversation_signals.asked_role), or `personal`, the analysis's intent. Example: 'What did I tell you
@@ -144,7 +152,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     if about_the_user(query, personal):
         gathered = [r for r in gathered if r.kind in USER_KINDS]
     best = max((r.score for r in gathered), default=0.0)
-    gathered = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best]
+    gathered = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)]
     facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
     others = [r for r in gathered if r.kind not in ("fact", "preference")]
     if _PRESENT.search(query):

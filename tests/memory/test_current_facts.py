@@ -214,3 +214,10 @@ def test_quitting_an_employer_leaves_the_new_one_current(ctx, tmp_path: Path):
     results = ctx.memory.search(SearchRequest("where do I work now", user_id="ivy", now=JULY, record=False))
     current = {r.title for r in results if r.kind == "fact" and not r.superseded}
     assert "employer: freelancing" in current and "employer: Bluefin" not in current
+
+
+def test_a_diet_or_an_allergy_is_a_fact_a_meal_question_asks_about():
+    assert [(s.attribute, s.value) for s in extract_statements("I'm vegan, by the way. I'm allergic to shellfish.")] == [
+        ("diet", "vegan"), ("allergy", "shellfish")]
+    assert attributes_asked("Can you suggest a quick high-protein dinner?") == ("diet",)
+    assert attributes_asked("What am I allergic to?") == ("allergy",)

@@ -172,3 +172,13 @@ def test_a_question_naming_a_day_reads_that_days_items_first():
     assert lines[1].startswith("- likes: fantasy")  # then the facts, then the rest
     # without the asking time (or a day named) the order is facts first, then by score
     assert answer_context(asked, gathered, {}).splitlines()[0].startswith("- likes: fantasy")
+
+
+def test_a_diet_stays_beside_a_request_whatever_its_score():
+    """Set C: "Can you suggest a quick high-protein dinner?" from a vegan got pages only."""
+    page = SearchResult(**{**result("w1", "knowledge", "High-protein dinners", "Chicken in 20 minutes", 3).__dict__,
+                           "score": 2.0})
+    diet = SearchResult(**{**result("f1", "fact", "diet: vegan", "diet: vegan", 2).__dict__, "score": 0.1})
+    job = SearchResult(**{**result("f2", "fact", "job: nurse", "job: nurse", 2).__dict__, "score": 0.1})
+    lines = answer_context("Can you suggest a quick high-protein dinner?", [page, diet, job], {}).splitlines()
+    assert lines[0].startswith("- diet: vegan") and not any("job: nurse" in line for line in lines)
