@@ -20,7 +20,10 @@ first unscored, go last), at most `MAX_LINES`: with more, the 0.5B model answere
 An item scored under `MIN_SHARE` of the best is left out: "What level is my Spanish now?" had the user's podcast
 likes (0.10 against 1.06) as its second and third lines. A question about the present ("now", "currently",
 "still") gets the user's statements newest first: the 0.5B model answered from the first line, and the older
-one ("currently at A2") outscored the newer ("I passed my B1 exam yesterday!").
+one ("currently at A2") outscored the newer ("I passed my B1 exam yesterday!"). A question that names a time ("What
+did I ask you for on January 12th?") gets the items of that time first, before the facts (set C: a question asked on
+30 January answered it). A diet or an allergy (`CONSTRAINTS`) is kept whatever its score: a dinner suggestion for a
+vegan scored "diet: vegan" far below the recipe pages.
 Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
 """
 
