@@ -237,6 +237,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on smal
     "ignored_fact_restated": "synthesize: that REVISE states the fact instead of asking the model again",
     "relative_day_dated": "synthesize: a relative day ('yesterday') copied from a dated line becomes its date",
     "copied_line_answered": "synthesize: an answer copying a line's 'On <date> X said:' becomes its date or words",
+    "unanswered_abstained": "synthesize: a question about the user asking a name, a person or an amount, answered "
+                            "without one the lines hold, gets 'I don't know' (and validate APPROVEs it)",
     "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
 }
 

@@ -37,7 +37,8 @@ from typing import Any
 
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
-from panda.language.text import is_question
+from panda.language.metrics import abstained
+from panda.language.text import STOP_WORDS, is_question
 from panda.memory.conversation_signals import asked_role
 from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
 from panda.memory.search import SearchResult
@@ -256,3 +257,52 @@ def uncopied_answer(query: str, answer: str, context: str) -> str | None:
 def _words(text: str, limit: int) -> str:
     parts = text.split()
     return " ".join(parts[:limit]) + (" …" if len(parts) > limit else "")
+
+
+# What a question about the user asks for, and what its answer must then hold (`unanswered`).
+_ASKS_NAME = re.compile(r"\b(?:name|named|called)\b", re.I)
+_ASKS_WHO = re.compile(r"^\s*who\b", re.I)
+_ASKS_AMOUNT = re.compile(r"^\s*how (?:much|many)\b", re.I)
+_PERSON = re.compile(r"\b(?:mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|"
+                     r"girlfriend|boyfriend|fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|"
+                     r"co-?workers?|teacher|coach|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|"
+                     r"family|roommates?|flatmates?)\b", re.I)
+_AMOUNT = re.compile(r"\d|\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+                     r"thirty|forty|fifty|hundred|thousand|million|dozen|half|once|twice)\b", re.I)
+_NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
+                         "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
+                         "sorry", "noted", "based", "january", "february", "march", "april", "may", "june", "july",
+                         "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday",
+                         "thursday", "friday", "saturday", "sunday"})  # a day or month is no name
+
+
+def unanswered(query: str, answer: str, context: str) -> bool:
+    """Whether an answer to a question about the user lacks the kind of thing the question asks for (pure): a name
+    ("What's my sister's name?", "What is it called?") needs a capitalised word that is not the question's and that
+    a context line holds; "who" needs such a name or a person ("my sister") a line names; "how much/many" needs an
+    amount. The small model answers such questions from a line that does not hold the answer (set D: "Who is my
+    guitar teacher?" -> "You're learning to play the guitar"); any other question, or an answer that already
+    abstains, is left alone.
+
+    Example: ("Who is my guitar teacher?", "You're learning to play the guitar.", "- On 3 March … “I'm learning
+    to play the guitar.”") -> True; ("Who is Clover living with?", "Clover lives with your sister.", "… “Clover went
+    to live with my sister.”") -> False; ("How much do I earn?", "You earn nothing special.", "…") -> True.
+    """
+    if abstained(answer):
+        return False
+    if _ASKS_AMOUNT.match(query):
+        return not _AMOUNT.search(answer)
+    asks_who = bool(_ASKS_WHO.match(query))
+    if not (asks_who or _ASKS_NAME.search(query)):
+        return False
+    asked = {w.lower() for w in re.findall(r"[\w'’-]+", query)}
+    lines = set(re.findall(r"[\w'’-]+", context))
+    tokens = re.findall(r"[\w'’-]+", answer)
+    names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
+             and t.lower() not in _NOT_A_NAME and not (i == 0 and t.lower() in STOP_WORDS)]
+    if any(name in lines for name in names):
+        return False
+    if asks_who:
+        said = {m.lower() for m in _PERSON.findall(context)}
+        return not any(m.lower() in said for m in _PERSON.findall(answer))
+    return True

@@ -32,6 +32,7 @@ from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import is_statement
 from panda.pipeline.tool_log import memory_found, tool_results_text
 
+UNKNOWN = "I don't know - you haven't told me that."  # unanswered_abstained's reply
 ACKNOWLEDGEMENT = "noted"  # how the prompt's example acknowledges a statement ("Noted - you work night shifts …")
 
 
@@ -56,6 +57,7 @@ def personal(state: TurnState) -> bool:
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:
+    state.abstained_by_guard = False
     if state.input.assistant is not None and not state.revise_hint:
         state.response = state.input.assistant
         note = "_(logged assistant reply, ingested as is)_"
@@ -85,6 +87,11 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
+        if evidence.about_the_user(state.query, personal(state)) and guards.active(ctx, "unanswered_abstained", VOICE) \
+                and evidence.unanswered(state.query, state.response, state.answer_context):
+            state.response, state.abstained_by_guard = UNKNOWN, True
+            mended.append(f"; {guards.mark('unanswered_abstained')}: the answer held no name, person or amount "
+                          "the lines hold")
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`{''.join(mended)})_"
     body = yield from fit_section(state, ctx, "5", f"{state.response}\n\n{note}")
     state.doc.write("5", body)

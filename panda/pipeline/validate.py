@@ -191,6 +191,9 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     def rule(name: str, decision: Literal["APPROVE", "REVISE"], quality: float, issues: str) -> tuple[str, Validation]:
         return name, by_rule(name, decision, quality, issues)
 
+    if on("unanswered_abstained") and state.abstained_by_guard:
+        return rule("unanswered_abstained", "APPROVE", 0.6, "an honest 'I don't know': the lines hold no answer of "
+                    "the kind the question asks for")
     facts = relevant_facts(state)
     asks_and_abstains = is_question(state.query) and abstained(state.response)
     if on("honest_unknown_approved") and asks_and_abstains and nothing_found(state):

@@ -182,3 +182,25 @@ def test_a_diet_stays_beside_a_request_whatever_its_score():
     job = SearchResult(**{**result("f2", "fact", "job: nurse", "job: nurse", 2).__dict__, "score": 0.1})
     lines = answer_context("Can you suggest a quick high-protein dinner?", [page, diet, job], {}).splitlines()
     assert lines[0].startswith("- diet: vegan") and not any("job: nurse" in line for line in lines)
+
+
+def test_an_answer_without_the_name_person_or_amount_asked_for_is_unanswered():
+    """Set D: the 0.5B model answered every question about something never said from some line."""
+    from panda.pipeline.evidence import unanswered
+
+    guitar = "- On 3 March 2026 the user said: “I'm learning to play the guitar; I practise every evening after work.”"
+    assert unanswered("Who is my guitar teacher?", "You're learning to play the guitar.", guitar)
+    venue = "- On 29 July 2026 the user said: “We moved the wedding to October because the venue was booked.”"
+    assert unanswered("What's the name of our wedding venue?", "We moved the wedding to October.", venue)  # no name
+    trip = "- On 11 February 2026 the user said: “We're going to Iceland in April instead.”"
+    assert unanswered("Who am I travelling to Iceland with?", "With a friend on April 11.", trip)  # no friend said
+    assert unanswered("How much do I earn?", "You earn nothing special.", guitar)
+    assert unanswered("What's my Spanish teacher's name?", "Your Spanish teacher is Maria.", guitar)  # not in a line
+    # answers of the kind asked, held by a line, stand; so do other questions and abstentions
+    sister = "- On 19 August 2026 the user said: “Clover went to live with my sister, so it's just Pip now.”"
+    assert not unanswered("Who is Clover living with?", "Clover lives with your sister.", sister)
+    theo = "- On 7 July 2026 the user said: “My partner Theo and I are planning our wedding.”"
+    assert not unanswered("What's my partner's name?", "Your partner is Theo.", theo)
+    assert not unanswered("How many rabbits do I have now?", "You have one rabbit, Pip.", sister)
+    assert not unanswered("When did I start learning guitar?", "In March.", guitar)
+    assert not unanswered("Who is my guitar teacher?", "I don't know - you haven't told me.", guitar)

@@ -97,3 +97,29 @@ def test_a_message_pointing_nowhere_keeps_its_own_words_as_the_resolved_query(ct
     run_file(ctx, ScriptedBackend(responder=copies), write_jsonl(tmp_path / "u.jsonl", [lines[0].replace("dan", "eve")]))
     third = ContextDocument.parse((ctx.vault.turn_dir("eve", 1) / "context.md").read_text()).latest("0")
     assert "**Resolved query:** What is the name of the user's hospital?\n" in third and "guard:" not in third
+
+
+def test_an_answer_without_the_person_asked_for_becomes_i_dont_know_and_is_approved(ctx, tmp_path):
+    """Set D: "Who is my guitar teacher?" was answered from the line about learning the guitar (APPROVE). On the small
+    profiles such an answer becomes "I don't know" (unanswered_abstained) and validate approves it without the model;
+    with the guard off the model's answer and the model's verdict stand."""
+    lines = [LINES[0], '{"user_id": "alice", "session_id": "s2", "turn_id": "a9", "timestamp": '
+                       '"2026-03-09T09:00:00Z", "query": "Who is my vet?"}']
+
+    def copies_a_line(request):
+        if request.phase == "synthesize" and "Who is my vet?" in request.messages[-1]["content"]:
+            return {"answer": "You adopted a hamster."}
+        return schema_responder(request)
+
+    backend = ScriptedBackend(responder=copies_a_line)
+    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", lines))
+    doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 2) / "context.md").read_text())
+    assert doc.latest("5").startswith("I don't know - you haven't told me that.")
+    assert "guard: unanswered_abstained" in doc.latest("5") and "guard: unanswered_abstained" in doc.latest("6")
+    assert "**Decision:** APPROVE" in doc.latest("6")
+
+    _with(ctx, None, off=["unanswered_abstained"])
+    backend = ScriptedBackend(responder=copies_a_line)
+    run_file(ctx, backend, write_jsonl(tmp_path / "u.jsonl", [lines[1].replace('"a9"', '"a10"')]))
+    doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 3) / "context.md").read_text())
+    assert doc.latest("5").startswith("You adopted a hamster.") and "unanswered_abstained" not in doc.latest("6")
