@@ -191,7 +191,11 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     def rule(name: str, decision: Literal["APPROVE", "REVISE"], quality: float, issues: str) -> tuple[str, Validation]:
         return name, by_rule(name, decision, quality, issues)
 
-    if on("unanswered_abstained") and state.abstained_by_guard:
+    if state.abstained_by_guard and on("unanswered_abstained"):  # a remembered fact the question names wins
+        if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
+            state.revise_fact = fact
+            return rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
+                        f"holds it: {fact}. Answer with it")
         return rule("unanswered_abstained", "APPROVE", 0.6, "an honest 'I don't know': the lines hold no answer of "
                     "the kind the question asks for")
     facts = relevant_facts(state)

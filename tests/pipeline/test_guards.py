@@ -123,3 +123,26 @@ def test_an_answer_without_the_person_asked_for_becomes_i_dont_know_and_is_appro
     run_file(ctx, backend, write_jsonl(tmp_path / "u.jsonl", [lines[1].replace('"a9"', '"a10"')]))
     doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 3) / "context.md").read_text())
     assert doc.latest("5").startswith("You adopted a hamster.") and "unanswered_abstained" not in doc.latest("6")
+
+
+def test_a_remembered_fact_the_question_names_is_stated_rather_than_i_dont_know(ctx, tmp_path):
+    """Set D: "What's my partner's name?" was first answered "They are planning their wedding for next June."; the
+    fact partner: Theo is stated (ignored_fact_restated), not replaced by "I don't know"."""
+    lines = ['{"user_id": "quinn", "session_id": "q1", "turn_id": "q1", "timestamp": "2026-07-07T12:00:00Z", '
+             '"query": "My partner Theo and I are planning our wedding for next June."}',
+             '{"user_id": "quinn", "session_id": "q3", "turn_id": "q2", "timestamp": "2026-08-20T17:00:00Z", '
+             '"query": "What\'s my partner\'s name?"}']
+
+    def recall(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze" and "partner's name" in request.messages[-1]["content"]:
+            reply.update(query_type="recall", intent="personal")
+        if request.phase == "synthesize" and "partner's name" in request.messages[-1]["content"]:
+            return {"answer": "They are planning their wedding for next June."}
+        return reply
+
+    run_file(ctx, ScriptedBackend(responder=recall), write_jsonl(tmp_path / "t.jsonl", lines))
+    doc = ContextDocument.parse((ctx.vault.turn_dir("quinn", 2) / "context.md").read_text())
+    assert "Theo" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
+    text = (ctx.vault.turn_dir("quinn", 2) / "context.md").read_text()
+    assert "guard: unanswered_abstained" in text  # the first attempt said "I don't know"; the fact won
