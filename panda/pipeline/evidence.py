@@ -288,7 +288,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     to play the guitar.”") -> True; ("Who is Clover living with?", "Clover lives with your sister.", "… “Clover went
     to live with my sister.”") -> False; ("How much do I earn?", "You earn nothing special.", "…") -> True.
     """
-    if abstained(answer):
+    if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
     if _ASKS_AMOUNT.match(query):
         return not _AMOUNT.search(answer)

@@ -204,3 +204,4 @@ def test_an_answer_without_the_name_person_or_amount_asked_for_is_unanswered():
     assert not unanswered("How many rabbits do I have now?", "You have one rabbit, Pip.", sister)
     assert not unanswered("When did I start learning guitar?", "In March.", guitar)
     assert not unanswered("Who is my guitar teacher?", "I don't know - you haven't told me.", guitar)
+    assert not unanswered("I just adopted a hamster named Biscuit.", "Noted - you adopted a hamster.", guitar)
