@@ -191,11 +191,14 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     def rule(name: str, decision: Literal["APPROVE", "REVISE"], quality: float, issues: str) -> tuple[str, Validation]:
         return name, by_rule(name, decision, quality, issues)
 
+    def restate(fact: str) -> tuple[str, Validation]:
+        state.revise_fact = fact  # synthesize states it (ignored_fact_restated)
+        return rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
+                    f"holds it: {fact}. Answer with it")
+
     if state.abstained_by_guard and on("unanswered_abstained"):  # a remembered fact the question names wins
         if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
-            state.revise_fact = fact
-            return rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
-                        f"holds it: {fact}. Answer with it")
+            return restate(fact)
         return rule("unanswered_abstained", "APPROVE", 0.6, "an honest 'I don't know': the lines hold no answer of "
                     "the kind the question asks for")
     facts = relevant_facts(state)
@@ -213,9 +216,7 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
         return rule("stated_fact_approved", "APPROVE", 0.85, f"a recall question answered with what the user "
                     f"said: {stated}")
     if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
-        state.revise_fact = fact
-        return rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
-                    f"holds it: {fact}. Answer with it")
+        return restate(fact)
     if on("status_line_revised") and echoes_tool_status(state):
         return rule("status_line_revised", "REVISE", 0.1, "the reply repeats a tool's status line instead of "
                     "answering the question from the gathered context")
