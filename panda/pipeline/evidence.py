@@ -29,6 +29,7 @@ Pure except `turn_said`, which reads an earlier turn's metadata.json through the
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -271,9 +272,9 @@ _AMOUNT = re.compile(r"\d|\b(?:no|none|zero|one|two|three|four|five|six|seven|ei
                      r"thirty|forty|fifty|hundred|thousand|million|dozen|half|once|twice)\b", re.I)
 _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
                          "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
-                         "sorry", "noted", "based", "january", "february", "march", "april", "may", "june", "july",
-                         "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday",
-                         "thursday", "friday", "saturday", "sunday"})  # a day or month is no name
+                         "sorry", "noted", "based"}
+                        | {day.lower() for day in (*calendar.month_name, *calendar.day_name) if day})  # nor a date's
+_WORD = re.compile(r"[\w'’-]+")
 
 
 def unanswered(query: str, answer: str, context: str) -> bool:
@@ -295,9 +296,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     asks_who = bool(_ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):
         return False
-    asked = {w.lower() for w in re.findall(r"[\w'’-]+", query)}
-    lines = set(re.findall(r"[\w'’-]+", context))
-    tokens = re.findall(r"[\w'’-]+", answer)
+    asked = {w.lower() for w in _WORD.findall(query)}
+    lines = set(_WORD.findall(context))
+    tokens = _WORD.findall(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
              and t.lower() not in _NOT_A_NAME and not (i == 0 and t.lower() in STOP_WORDS)]
     if any(name in lines for name in names):
