@@ -26,10 +26,10 @@ from datetime import datetime
 from difflib import SequenceMatcher
 
 from panda.documents.user_memory import MemoryEntry
-from panda.language.vocabulary import SINGLE_VALUED_ATTRIBUTES
+from panda.language.vocabulary import MEDIA, RELATIVES, SINGLE_VALUED_ATTRIBUTES
 
 MIN_VALUE_CHARS = 2  # a shorter value names nothing (a stray letter); extract_statements keeps no such statement
-_CLAUSE_END = (r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | now\b| (?:yesterday|today|"
+_CLAUSE_END = (r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | to | now\b| (?:yesterday|today|"
                r"recently|last|this|earlier)\b|$)")
 # A preference keeps its qualifiers ("gaming laptops with RTX GPUs", "hiking in the Alps"): it ends only
 # at punctuation or a new clause.
@@ -41,9 +41,17 @@ _CAR_MAKER = (r"(?:Toyota|Honda|Nissan|Ford|Tesla|BMW|Audi|Volkswagen|VW|Kia|Hyu
               r"Chevrolet|Chevy|Jeep|Fiat|Peugeot|Renault|Citro[eë]n|[SŠ]koda|Porsche|Lexus|Mini|Dodge|Buick|Cadillac|"
               r"Jaguar|Land Rover|Range Rover|Mitsubishi|Suzuki|Dacia|Opel|Vauxhall|Polestar|Rivian|BYD|Alfa Romeo|Acura)")
 _NOW = r"(?:just |recently |finally |now )?"
+# A title as people write it: capitalised words, with the small words between them ("The Lord of the Rings"), not
+# the "I" of a next clause ("reading Dune and I love it").
+_TITLE = r"([A-Z][\w'’:-]*(?:(?: (?:of|the|and|in|on|a|an|to|for|with|at|from))* (?!I\b)[A-Z0-9][\w'’:-]*){0,6})"
+_MEDIA_VERBS = {"watching": "(?:re-?|binge-?)?watching", "reading": "(?:re-?)?reading", "listening": "listening to"}
+_MEDIA_ENDED = {"watching": "watching ", "reading": "reading ", "listening": "listening to "}  # "I finished (watching) X"
+# "my sister Mei", "my little brother, Luca": a relation, then a name.
+_RELATIVE = r"\b[Mm]y (?:older |younger |little |big |elder |eldest |youngest |twin |baby |new )?{},? ([A-Z][a-z]+)\b"
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:the )?" + _PLACE)),
-    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| have|'ve)? moved to (?:the )?" + _PLACE)),
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)? moved (?:from (?:the )?"
+                                     r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)* )?to (?:the )?" + _PLACE)),
     ("fact", "job", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:[a-z]+ )?(?:nurse|teacher|engineer|doctor|developer|"
                                r"designer|student|lawyer|writer|artist|counselor|chef|manager|scientist|programmer|"
@@ -64,6 +72,12 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "allergy", re.compile(r"\bI(?:'m| am) (?:very |severely |badly )?allergic to ([\w -]{3,40}?)"
                                    + _CLAUSE_END)),
     ("fact", "name", re.compile(r"\b[Mm]y name is ([A-Z][a-z]+(?: [A-Z][a-z]+)?)")),
+    *(("fact", relation, re.compile(_RELATIVE.format(relation))) for relation in RELATIVES),
+    # "I'm reading Piranesi", "I've been watching Severance", "… and started watching The Bear"
+    *(("fact", media, re.compile(r"(?:\bI(?:'m| am|'ve been| have been|'ve| have)? (?:currently |now |just |also |recently )?"
+                                 r"(?:started |begun |began )?|\b(?:started|began|begun) )" + _MEDIA_VERBS[media]
+                                 + " (?:the (?:show |series |book |novel |podcast |album )?)?" + _TITLE))
+      for media in MEDIA),
     # The bound is part of the value: "under $1000" is not "$1000".
     ("fact", "budget", re.compile(r"\bmy budget is ((?:under |around |about |below |up to |at most |less than |over )?"
                                   r"\$\s?[\d,]+(?:\.\d+)?k?)", re.I)),
@@ -91,11 +105,17 @@ ENDINGS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("preference", "likes", re.compile(r"\bI (?:have )?(?:quit|stopped|gave up|no longer (?:do|play|enjoy|like)) "
                                        r"([\w' -]{3,60}?)" + _PREFERENCE_END)),
     ("preference", "likes", re.compile(r"\bI (?:don't|do not) (?:like|enjoy|do|play) ([\w' -]{3,60}?) any ?more\b")),
-    ("fact", "owns", re.compile(r"\bI (?:just |recently )?(?:sold|gave away|lost) my ([\w' -]{3,40}?)" + _CLAUSE_END)),
+    ("fact", "owns", re.compile(r"\bI (?:just |recently |finally )?(?:sold|gave away|lost) (?:my|the|our) ([\w' -]{3,40}?)"
+                                + _CLAUSE_END)),
     ("fact", "employer", re.compile(r"\bI " + _NOW + r"(?:quit|left) (?:my job (?:at|with) |working (?:at|for) )?"
                                     + _PLACE)),
     ("fact", "employer", re.compile(r"\bI " + _NOW + r"(?:quit|left|lost) my job()\b(?! (?:at|with) [A-Z])")),
-    ("fact", "car", re.compile(r"\bI (?:just |recently )?(?:sold|totaled|crashed) my ([\w -]{2,40}?)" + _CLAUSE_END)),
+    ("fact", "car", re.compile(r"\bI (?:just |recently |finally )?(?:sold|totaled|crashed) (?:my|the|our) ([\w -]{2,40}?)"
+                               + _CLAUSE_END)),
+    # "I finished Severance", "I gave up on reading Dune": no longer what the user is watching or reading
+    *(("fact", media, re.compile(r"\bI (?:just |finally |have |'ve )?(?:finished (?:" + _MEDIA_ENDED[media] + ")?|"
+                                 r"(?:stopped|gave up on|gave up|quit) " + _MEDIA_ENDED[media] + ")(?:the )?" + _TITLE))
+      for media in MEDIA),
     ("fact", "pet", re.compile(r"\b(?:[Oo]ur|[Mm]y) ((?:[a-z]+ )?" + _ANIMAL + r"(?: [A-Z][a-z]+)?|[A-Z][a-z]+) "
                                r"(?:passed away|died|ran away)")),
     ("fact", "partner", re.compile(r"\b(?:I|[Ww]e) (?:broke up|split up|separated)(?: with ([A-Z][a-z]+))?")),

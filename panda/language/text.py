@@ -65,3 +65,14 @@ def is_question(text: str) -> bool:
     """Example: is_question('Where does Dana live') -> True; is_question('I live in Boston.') -> False;
     is_question('ferret Noodle') -> False; is_question('Suggest a hike?') -> True."""
     return bool(_QUESTION.search(text))
+
+
+_ADVICE = re.compile(r"\b(?:should|could|can you|could you|would you|will you|recommend|suggest|ideas?|tips?|advice|"
+                     r"help me|how (?:can|should|could|might) I|what's a good|any good)\b", re.I)
+
+
+def asks_for_advice(text: str) -> bool:
+    """Whether a message asks for a suggestion or advice rather than for what is so. Example:
+    asks_for_advice('What could I eat after a run?') -> True; asks_for_advice('Which city do I live in now?') -> False;
+    asks_for_advice('How do I get to the office these days?') -> False."""
+    return bool(_ADVICE.search(text))

@@ -44,6 +44,16 @@ def new_topic_key(suggestion: str | None) -> str | None:
 # Fact attributes with one current value; a new value invalidates the old one (bi-temporal facts).
 SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status", "partner", "name", "age",
                             "school", "budget", "car")
+# The people a user names by their relation ("my sister Mei"): each relation is a fact attribute of its own, with
+# as many values as people ("sister: Mei", "sister: Ana").
+RELATIVES = ("sister", "brother", "mother", "mum", "mom", "father", "dad", "son", "daughter", "cousin", "aunt", "uncle",
+             "niece", "nephew", "grandmother", "grandfather", "grandma", "grandpa", "stepson", "stepdaughter", "boss",
+             "flatmate", "roommate")
+# What the user is watching, reading or listening to now ("I finished Severance and started watching The Bear").
+MEDIA = ("watching", "reading", "listening")
+# Attributes whose values are names or titles: a question about one ("What's my sister called?", "What show am I
+# watching?") shares no word with the value, so all its current values lead (memory/current_facts.facts_for).
+NAMED_ATTRIBUTES = RELATIVES + MEDIA
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
 # type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).
 PREFERENCE_TYPES: tuple[tuple[str, frozenset[str]], ...] = (

@@ -13,7 +13,8 @@ So memory.search, when the query asks about an attribute and the searcher has fa
 An entry learned after the search time does not exist yet and is left out. Which attributes a query
 asks about comes from cue words (ATTRIBUTE_CUES); a subject named in the query ("where does Caroline
 live") keeps that subject's entries only — none when they have none, never another person's; of a
-multi-valued attribute only the values the question is about lead (`facts_for`). Left out: attributes no
+multi-valued attribute only the values the question is about lead (`facts_for`), except where values are names
+or titles (vocabulary.NAMED_ATTRIBUTES: "What's my sister called?" shares no word with "sister: Mei"). Left out: attributes no
 cue names (the relevance ranking still finds their entries as ordinary fact documents).
 
 Example: dana said "I live in Boston" (Jan) and "I live in Denver now" (June); searching "where does
@@ -29,7 +30,7 @@ from datetime import datetime
 
 from panda.documents.user_memory import MemoryEntry
 from panda.language.text import STOP_WORDS, is_question, stem, words
-from panda.language.vocabulary import SINGLE_VALUED_ATTRIBUTES
+from panda.language.vocabulary import NAMED_ATTRIBUTES, RELATIVES, SINGLE_VALUED_ATTRIBUTES
 
 # attribute (as facts.py and enrichment key it) -> cue words in a question about it
 ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {
@@ -49,6 +50,10 @@ ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {
     "diet": re.compile(r"\b(?:diet|meals?|dinner|lunch|breakfast|snacks?|recipes?|vegan|"
                        r"vegetarian|dairy|cheese|milk|gluten)\b", re.I),
     "allergy": re.compile(r"\b(?:allerg(?:y|ies|ic)|intoleran(?:t|ce))\b", re.I),
+    **{relation: re.compile(rf"\b{relation}s?\b", re.I) for relation in RELATIVES},
+    "watching": re.compile(r"\b(?:watch(?:ing)?|shows?|series|tv)\b", re.I),
+    "reading": re.compile(r"\b(?:read(?:ing)?|books?|novels?)\b", re.I),
+    "listening": re.compile(r"\b(?:listen(?:ing)? to|podcasts?|albums?)\b", re.I),
 }
 # Attribute names enrichment may produce for the same thing (free-form keys, llm/schemas.py).
 ALIASES = {"location": "residence", "city": "residence", "hometown": "residence", "home": "residence",
@@ -113,7 +118,7 @@ def facts_for(entries: list[tuple[str, MemoryEntry]], query: str, when: datetime
         chosen = ([item for item in relevant if not item[3]]
                   or ([] if names_someone(query) else relevant))
     topic = topic_words(query, named | {user_id})
-    chosen = [item for item in chosen if item[2] in SINGLE_VALUED_ATTRIBUTES or not topic
+    chosen = [item for item in chosen if item[2] in SINGLE_VALUED_ATTRIBUTES + NAMED_ATTRIBUTES or not topic
               or topic & value_words(item[1].value)]
     current, past = [], []
     for kind, entry, _, _ in chosen:
@@ -132,7 +137,8 @@ def facts_for(entries: list[tuple[str, MemoryEntry]], query: str, when: datetime
 GENERIC_WORDS = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "thing", "things", "activity",
                            "activities", "stuff", "favorite", "favourite", "favorites", "favourites", "current",
                            "currently", "now", "still", "new", "usually", "typically", "like", "likes", "love",
-                           "loves", "enjoy", "enjoys", "share", "shared", "both", "tell", "remind", "know"})
+                           "loves", "enjoy", "enjoys", "share", "shared", "both", "tell", "remind", "know", "name",
+                           "named", "called"})
 _NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+\b")
 
 

@@ -22,8 +22,9 @@ likes (0.10 against 1.06) as its second and third lines. A question about the pr
 "still") gets the user's statements newest first: the 0.5B model answered from the first line, and the older
 one ("currently at A2") outscored the newer ("I passed my B1 exam yesterday!"). A question that names a time ("What
 did I ask you for on January 12th?") gets the items of that time first, before the facts (set C: a question asked on
-30 January answered it). A diet or an allergy (`CONSTRAINTS`) is kept whatever its score: a dinner suggestion for a
-vegan scored "diet: vegan" far below the recipe pages.
+30 January answered it), and no items of other times when that time has any (set E: a question of 20 February
+answered "What did I ask you about on January 15th?"). A diet or an allergy (`CONSTRAINTS`) is kept whatever its
+score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe pages.
 Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
 """
 
@@ -39,7 +40,7 @@ from typing import Any
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, is_question
+from panda.language.text import STOP_WORDS, is_question, tokenize
 from panda.memory.conversation_signals import asked_role
 from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
 from panda.memory.search import SearchResult
@@ -150,8 +151,8 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     a question about the present), one line each, de-duplicated, at most MAX_LINES, cut to `words`; an item under
     MIN_SHARE of the best score is left out (unscored ones, the open session's last messages, are kept). A question
     that names a time ("on January 12th", "in March", "last week", asked at `now`) gets the items of that time
-    first, before the facts, which say what holds now. `said`: the earlier turns' evidence by document id;
-    `personal`: the analysis calls the question personal."""
+    first, before the facts, which say what holds now, and the items of other times only when that time has none.
+    `said`: the earlier turns' evidence by document id; `personal`: the analysis calls the question personal."""
     with_answers = asked_role(query) == "assistant"
     with_questions = with_answers or bool(_ASKS_WHAT_WAS_ASKED.search(query))
     if about_the_user(query, personal):
@@ -167,7 +168,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     window = question_window(query, now) if now is not None else None
     if window is not None:
         then = [r for r in others if gap_days(window, Window(r.created_at.date(), r.created_at.date())) == 0]
-        ordered = then + facts + [r for r in others if r not in then]
+        ordered = then + facts + ([] if then else others)
     else:
         ordered = facts + others
     lines: list[str] = []
@@ -263,7 +264,12 @@ def _words(text: str, limit: int) -> str:
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b", re.I)
 _ASKS_WHO = re.compile(r"^\s*who\b", re.I)
-_ASKS_AMOUNT = re.compile(r"^\s*how (?:much|many)\b", re.I)
+# "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
+_ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
+                          re.I)
+# The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own).
+_OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who|Where|When|How|That|It|There|Here)'s)"
+                    r"[A-Z][a-z]+)['’]s ([a-z][\w-]*)")
 _PERSON = re.compile(r"\b(?:mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|"
                      r"girlfriend|boyfriend|fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|"
                      r"co-?workers?|teacher|coach|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|"
@@ -287,7 +293,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
 
     Example: ("Who is my guitar teacher?", "You're learning to play the guitar.", "- On 3 March … “I'm learning
     to play the guitar.”") -> True; ("Who is Clover living with?", "Clover lives with your sister.", "… “Clover went
-    to live with my sister.”") -> False; ("How much do I earn?", "You earn nothing special.", "…") -> True.
+    to live with my sister.”") -> False; ("How much do I earn?", "You earn nothing special.", "…") -> True;
+    ("What is my cat's vet called?", "Your cat Pepper's vet is Pepper.", "… “My cat Pepper turned fourteen.”") -> True
+    (the name is the cat's: a line about a vet must hold it); ("What finishing time am I aiming for?", "The Berlin
+    marathon.", "…") -> True.
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
@@ -297,6 +306,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if not (asks_who or _ASKS_NAME.search(query)):
         return False
     asked = {w.lower() for w in _WORD.findall(query)}
+    owned = _OWNED.search(query)
+    if owned and owned.group(1) != "name":  # the name must come from a line about that thing, not its owner's
+        thing = re.compile(rf"\b{re.escape(owned.group(1))}(?:s|es)?\b", re.I)
+        context = "\n".join(line for line in context.splitlines() if thing.search(line))
     lines = set(_WORD.findall(context))
     tokens = _WORD.findall(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
@@ -307,3 +320,47 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         said = {m.lower() for m in _PERSON.findall(context)}
         return not any(m.lower() in said for m in _PERSON.findall(answer))
     return True
+
+
+def told_about(query: str, context: str) -> bool:
+    """Whether a question names someone or something the user's own lines speak of (pure): "How many guests are
+    coming to Mei's wedding?" asks about the user's sister, whom a line names, though it says neither "I" nor "my".
+    Example: ("Where does Mei live?", '- On 8 August 2026 the user said: “My sister Mei …”') -> True;
+    ("Where does Obama live?", same) -> False."""
+    said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := _LINE.match(line))
+                                      and m.group("who") == "the user")))
+    names = [m.group() for m in re.finditer(r"(?<!^)\b[A-Z][a-z]+\b", query.strip()) if m.group() != "I"]
+    return any(name in said for name in names)
+
+
+_DATE_WORDS = re.compile(r"\d|\b(?:yesterday|today|tonight|ago|last|this|next|week|weekend|month|year|morning|"
+                         r"evening|night|spring|summer|autumn|fall|winter|" + "|".join(
+                             day.lower() for day in (*calendar.month_name, *calendar.day_name) if day) + r")\b", re.I)
+
+
+def undated_answer(query: str, answer: str, context: str) -> str | None:
+    """A "when" question about what the user said, answered with no time at all, answered instead with the day of the
+    user's line that shares the most words with the question (its relative day's date when it has one), quoted; None
+    when the answer holds a time, abstains, or no line shares a word (pure). Set E: "When did I start training?" ->
+    "You pulled a hamstring, …" (the other line, undated), where "I've started training for the Berlin marathon"
+    was said on 5 May.
+
+    Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
+    “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'On 5 May 2026 (you
+    said: “I've started training.”).'"""
+    if not _ASKS_WHEN.match(query) or _DATE_WORDS.search(answer) or abstained(answer):
+        return None
+    asked = set(tokenize(query))
+    best, shared = None, 0
+    for line in context.splitlines():
+        match = _LINE.match(line)
+        if match is None or match.group("who") != "the user" or is_question(match.group("words")):
+            continue
+        overlap = len(asked & set(tokenize(match.group("words"))))
+        if overlap > shared:
+            best, shared = match, overlap
+    if best is None:
+        return None
+    relative = _DATED.search(best.string)
+    when = on_day(relative.group("when") if relative else best.group("date"))
+    return f"{_capitalised(when)} (you said: “{best.group('words')}”)."

@@ -18,7 +18,10 @@ fact in its prompt already (a context line) and answered from elsewhere; asked a
 Two more guards mend the model's use of the lines (small profiles): an answer that copies a line's frame ("On 9
 April 2023 Gina said: …", or only "Jon said:") becomes the line's date for a when-question or its words otherwise
 (`copied_line_answered`), and a relative day copied from a dated line ("yesterday") becomes its date
-(`relative_day_dated`). A question about the user gets no research.search results beside its lines.
+(`relative_day_dated`). A when-question about the user answered with no time at all gets the day of the user's line
+that shares most words with it (`undated_when_answered`), and a question asking a name, a person or an amount
+answered without one the lines hold gets "I don't know" (`unanswered_abstained`). A question about the user gets no
+research.search results beside its lines.
 """
 
 from __future__ import annotations
@@ -87,7 +90,13 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
-        if evidence.about_the_user(state.query, personal(state)) and guards.active(ctx, "unanswered_abstained", VOICE) \
+        about_user = evidence.about_the_user(state.query, personal(state))
+        undated = evidence.undated_answer(state.query, state.response, state.answer_context) if about_user else None
+        if undated and guards.active(ctx, "undated_when_answered", VOICE):
+            state.response = undated
+            mended.append(f"; {guards.mark('undated_when_answered')}: a when-question answered with no time")
+        if (about_user or evidence.told_about(state.query, state.answer_context)) \
+                and guards.active(ctx, "unanswered_abstained", VOICE) \
                 and evidence.unanswered(state.query, state.response, state.answer_context):
             state.response, state.abstained_by_guard = UNKNOWN, True
             mended.append(f"; {guards.mark('unanswered_abstained')}: the answer held no name, person or amount "

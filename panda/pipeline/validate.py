@@ -31,9 +31,12 @@ from typing import Literal
 from panda.documents.budgets import truncate_to_words
 from panda.home import Home
 from panda.language.metrics import abstained
-from panda.language.text import is_question, tokenize
+from panda.language.text import asks_for_advice, is_question, tokenize
+from panda.language.vocabulary import MEDIA, SINGLE_VALUED_ATTRIBUTES
 from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
+from panda.memory.conversation_signals import asked_role
+from panda.memory.current_facts import attributes_asked, split_key
 from panda.pipeline import guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
@@ -94,9 +97,14 @@ _DENIAL = re.compile(r"\b(not|never|no|don't|doesn't|didn't|haven't|hasn't|isn't
 
 
 def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
-    """The current facts a recall question names, each with its value's words beyond the question's (pure)."""
-    if not (state.analysis and state.analysis.query_type == "recall" and is_question(state.query)):
+    """The current facts a recall question names, each with its value's words beyond the question's (pure): by a word
+    of the fact's key or value when the analysis calls the question recall, or, for an attribute with one current
+    value, by the words that ask what it is now (`asks_current`: "Which city do I live in now?" names "residence:
+    York"; the 0.5B model called that question a plain question)."""
+    if not is_question(state.query):
         return []
+    recall = state.analysis is not None and state.analysis.query_type == "recall"
+    cued = set(attributes_asked(state.query)) & set(SINGLE_VALUED_ATTRIBUTES + MEDIA) if asks_current(state.query) else set()
     asked = set(tokenize(state.query))
     out = []
     for r in state.gathered:
@@ -104,9 +112,24 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
             continue
         key, value = r.title.split(":", 1)
         new_words = set(tokenize(value)) - asked
-        if asked & set(tokenize(key) + tokenize(value)) and new_words:
+        if ((recall and asked & set(tokenize(key) + tokenize(value))) or split_key(key)[0] in cued) and new_words:
             out.append((r.title, new_words))
     return out
+
+
+_ASKS_WHAT_IS = re.compile(r"^\s*(?:what|what's|which|where|who|do|does|am|is|are)\b", re.I)
+_PRESENT_TENSE = re.compile(r"\b(?:do|does|am|is|are|'m|'s|now|currently|current|still|these days|at the moment|nowadays)\b",
+                            re.I)
+_PAST_OR_CHANGE = re.compile(r"\b(?:did|was|were|before|previous|previously|used to|originally|first|old|last|ago|"
+                             r"when|why|how|should|could|would)\b", re.I)
+
+
+def asks_current(query: str) -> bool:
+    """Whether a question about the user asks what something is now (pure), not when or why it changed, what it
+    was, or what to do. Example: 'Which city do I live in now?' -> True; 'Where did I live before York?' -> False;
+    'When did I start my job?' -> False; 'Which city should I visit?' -> False."""
+    return (asked_role(query) == "user" and bool(_ASKS_WHAT_IS.match(query)) and bool(_PRESENT_TENSE.search(query))
+            and not _PAST_OR_CHANGE.search(query) and not asks_for_advice(query))
 
 
 PREFERENCE_WORDS = frozenset(tokenize("hobby hobbies like likes love loves favourite favorite prefer preference "

@@ -221,3 +221,39 @@ def test_a_diet_or_an_allergy_is_a_fact_a_meal_question_asks_about():
         ("diet", "vegan"), ("allergy", "shellfish")]
     assert attributes_asked("Can you suggest a quick high-protein dinner?") == ("diet",)
     assert attributes_asked("What am I allergic to?") == ("allergy",)
+
+
+def test_relatives_shows_books_and_moves_are_read_as_facts():
+    """Set E: a sister named, a show finished for another, a move "from Leeds to York", a car sold as "the Civic"."""
+    def said(text: str) -> list[tuple[str, str, bool]]:
+        return [(s.attribute, s.value, s.ends) for s in extract_statements(text) if s.kind == "fact"]
+
+    assert said("My sister Mei is getting married in Singapore in December.") == [("sister", "Mei", False)]
+    assert said("My little brother, Luca, lives in Lisbon.") == [("brother", "Luca", False)]
+    assert said("We finally moved from Leeds to York, and I've started at a school there.") == [
+        ("residence", "York", False)]
+    assert said("I drive a 2012 Honda Civic to the office.") == [("car", "2012 Honda Civic", False)]
+    assert ("car", "Civic", True) in said("I sold the Civic; I cycle to the office every day now.")
+    assert said("I've been watching Severance in the evenings.") == [("watching", "Severance", False)]
+    finished = said("I finished Severance and started watching The Bear.")
+    assert ("watching", "Severance", True) in finished and ("watching", "The Bear", False) in finished
+    assert said("I'm reading The Lord of the Rings and I love it.") == [("reading", "The Lord of the Rings", False)]
+    assert said("I'm reading a book about bees.") == [] and said("My sister is a nurse.") == []
+    assert not any(a == "watching" for a, _, _ in said("I quit Bluefin and I'm freelancing now."))
+    assert attributes_asked("What's my sister called?") == ("sister",)
+    assert attributes_asked("What show am I watching at the moment?") == ("watching",)
+
+
+def test_the_show_finished_is_not_what_the_user_watches_now_and_a_sister_leads_her_question(ctx, tmp_path: Path):
+    ingest(ctx, conversation(tmp_path, "wen", [
+        ("2026-08-08T20:00:00Z", "My sister Mei is getting married in Singapore in December."),
+        ("2026-08-08T20:02:00Z", "I've been watching Severance in the evenings."),
+        ("2026-09-12T21:00:00Z", "I finished Severance and started watching The Bear."),
+    ]))
+    now = datetime(2026, 10, 3, tzinfo=UTC)
+    results = ctx.memory.search(SearchRequest("What show am I watching at the moment?", user_id="wen", now=now,
+                                              record=False))
+    assert results[0].title == "watching: The Bear" and not results[0].superseded
+    assert "watching: Severance" not in {r.title for r in results if r.kind == "fact" and not r.superseded}
+    sister = ctx.memory.search(SearchRequest("What's my sister called?", user_id="wen", now=now, record=False))
+    assert sister[0].title == "sister: Mei"

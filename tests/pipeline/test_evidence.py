@@ -159,7 +159,7 @@ def test_an_answer_that_copies_a_lines_frame_is_rewritten_from_that_line():
     assert uncopied_answer("When was Gina in Rome?", "Gina said: hi", context) is None  # no line of hers
 
 
-def test_a_question_naming_a_day_reads_that_days_items_first():
+def test_a_question_naming_a_day_reads_that_days_items_only():
     """Set C: "What did I ask you for on January 12th?" was answered with a question asked on 30 January."""
     gathered = [result("f1", "fact", "likes: fantasy", "likes: fantasy", 30, 1),
                 result("m30", "message", "user: What book am I reading right now?",
@@ -169,7 +169,11 @@ def test_a_question_naming_a_day_reads_that_days_items_first():
     asked = "What did I ask you for on January 12th?"
     lines = answer_context(asked, gathered, {}, now=datetime(2026, 2, 18, tzinfo=UTC)).splitlines()
     assert lines[0] == "- On 12 January 2026 the user said: “Can you recommend a fantasy series?”"
-    assert lines[1].startswith("- likes: fantasy")  # then the facts, then the rest
+    assert lines[1].startswith("- likes: fantasy")  # then the facts
+    assert len(lines) == 2  # and no line of another day (set E: a question of 20 February answered one of 15 January)
+    # a time with no line of its own keeps the others after the facts
+    other_day = answer_context("What did I ask you for on March 3rd?", gathered, {}, now=datetime(2026, 4, 1, tzinfo=UTC))
+    assert len(other_day.splitlines()) == 3
     # without the asking time (or a day named) the order is facts first, then by score
     assert answer_context(asked, gathered, {}).splitlines()[0].startswith("- likes: fantasy")
 
@@ -205,3 +209,45 @@ def test_an_answer_without_the_name_person_or_amount_asked_for_is_unanswered():
     assert not unanswered("When did I start learning guitar?", "In March.", guitar)
     assert not unanswered("Who is my guitar teacher?", "I don't know - you haven't told me.", guitar)
     assert not unanswered("I just adopted a hamster named Biscuit.", "Noted - you adopted a hamster.", guitar)
+
+
+def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
+    """Set E: "What is my cat's vet called?" -> "Your cat Pepper's vet is Pepper." (the cat's name); "What finishing
+    time am I aiming for?" -> "You're aiming for the Berlin marathon in September." (no time)."""
+    from panda.pipeline.evidence import unanswered
+
+    cat = "- On 2 February 2026 the user said: “My cat Pepper turned fourteen this month.”"
+    assert unanswered("What is my cat's vet called?", "Your cat Pepper's vet is Pepper.", cat)
+    assert not unanswered("What's my cat's name?", "Your cat is called Pepper.", cat)  # the cat's own name
+    vet = cat + "\n- On 3 February 2026 the user said: “Pepper's vet, Dr Okafor, says she is fine.”"
+    assert not unanswered("What is my cat's vet called?", "Dr Okafor.", vet)
+    marathon = "- On 5 May 2026 the user said: “I've started training for the Berlin marathon in September.”"
+    assert unanswered("What finishing time am I aiming for?", "The Berlin marathon in September.", marathon)
+    assert not unanswered("What time do I go to bed?", "Around 2 am.", marathon)
+    assert not unanswered("What time of day do I practise?", "In the evenings.", marathon)  # not an amount
+    assert unanswered("How old is my cat?", "Your cat Pepper.", cat) and not unanswered("How old is my cat?", "14.", cat)
+
+
+def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_matches():
+    from panda.pipeline.evidence import undated_answer
+
+    lines = ("- diet: lactose intolerant (told 5 May 2026)\n"
+             "- On 5 May 2026 the user said: “I've started training for the Berlin marathon in September.”\n"
+             "- On 2 June 2026 the user said: “I pulled a hamstring, so I've dropped down to the half marathon.”\n"
+             "- On 3 June 2026 the user said: “When did I start training?”")
+    assert undated_answer("When did I start training?", "You dropped down to the half marathon.", lines) == \
+        "On 5 May 2026 (you said: “I've started training for the Berlin marathon in September.”)."
+    assert undated_answer("When did I start training?", "In May.", lines) is None  # it has a time
+    assert undated_answer("When did I start training?", "I don't know - you haven't told me that.", lines) is None
+    assert undated_answer("Where do I train?", "At the track.", lines) is None  # not a when-question
+    assert undated_answer("When did I buy a car?", "Recently.", lines) is None  # no line shares a word
+    yesterday = "- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)"
+    assert undated_answer("When did I pass my exam?", "You passed it.", yesterday).startswith("On 24 January 2026")
+
+
+def test_a_question_naming_someone_the_user_spoke_of_is_about_the_user():
+    from panda.pipeline.evidence import told_about
+
+    mei = "- On 8 August 2026 the user said: “My sister Mei is getting married in Singapore in December.”"
+    assert told_about("How many guests are coming to Mei's wedding?", mei)
+    assert not told_about("Where does Obama live?", mei) and not told_about("Mei", "")

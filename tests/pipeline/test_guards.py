@@ -146,3 +146,55 @@ def test_a_remembered_fact_the_question_names_is_stated_rather_than_i_dont_know(
     assert "Theo" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
     text = (ctx.vault.turn_dir("quinn", 2) / "context.md").read_text()
     assert "guard: unanswered_abstained" in text  # the first attempt said "I don't know"; the fact won
+
+
+def test_a_when_question_answered_with_no_time_gets_the_day_of_the_matching_line(ctx, tmp_path):
+    """Set E: "When did I start training?" was answered from the other line ("You pulled a hamstring, …"), with no
+    time at all. On the small profiles the answer becomes the day of the user's line that shares most words with the
+    question (undated_when_answered); with the guard off the model's answer stands."""
+    lines = ['{"user_id": "victor", "session_id": "v1", "turn_id": "v1", "timestamp": "2026-05-05T07:00:00Z", '
+             '"query": "I\'ve started training for the Berlin marathon in September."}',
+             '{"user_id": "victor", "session_id": "v2", "turn_id": "v2", "timestamp": "2026-06-02T19:00:00Z", '
+             '"query": "I pulled a hamstring, so I\'ve dropped down to the half marathon."}',
+             '{"user_id": "victor", "session_id": "v3", "turn_id": "v3", "timestamp": "2026-06-30T08:00:00Z", '
+             '"query": "When did I start training?"}']
+
+    def undated(request):
+        if request.phase == "synthesize" and "When did I start training?" in request.messages[-1]["content"]:
+            return {"answer": "You pulled a hamstring, so you dropped down to the half marathon."}
+        return schema_responder(request)
+
+    run_file(ctx, ScriptedBackend(responder=undated), write_jsonl(tmp_path / "t.jsonl", lines))
+    answer = ContextDocument.parse((ctx.vault.turn_dir("victor", 3) / "context.md").read_text()).latest("5")
+    assert answer.startswith("On 5 May 2026 (you said: “I've started training for the Berlin marathon in September.”).")
+    assert "guard: undated_when_answered" in answer
+
+    _with(ctx, None, off=["undated_when_answered"])
+    run_file(ctx, ScriptedBackend(responder=undated),
+             write_jsonl(tmp_path / "u.jsonl", [lines[2].replace('"v3"', '"v4"')]))
+    answer = ContextDocument.parse((ctx.vault.turn_dir("victor", 4) / "context.md").read_text()).latest("5")
+    assert answer.startswith("You pulled a hamstring") and "undated_when_answered" not in answer
+
+
+def test_a_move_read_as_a_fact_is_stated_for_a_question_about_now_the_model_called_plain(ctx, tmp_path):
+    """Set E: "We finally moved from Leeds to York" was no fact, and "Which city do I live in now?" (called a plain
+    question, not recall, by the 0.5B model) was answered "You live in Leeds now." The move is a residence fact now,
+    and a question asking what an attribute is now names it whatever the analysis calls it."""
+    lines = ['{"user_id": "uma", "session_id": "u1", "turn_id": "u1", "timestamp": "2026-02-02T17:00:00Z", '
+             '"query": "I teach chemistry at a secondary school in Leeds."}',
+             '{"user_id": "uma", "session_id": "u2", "turn_id": "u2", "timestamp": "2026-03-10T18:00:00Z", '
+             '"query": "We finally moved from Leeds to York, and I\'ve started at a school there."}',
+             '{"user_id": "uma", "session_id": "u2", "turn_id": "u3", "timestamp": "2026-03-10T18:02:00Z", '
+             '"query": "Which city do I live in now?"}']
+
+    def stale(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze" and "Which city" in request.messages[-1]["content"]:
+            reply.update(query_type="question", intent="personal")
+        if request.phase == "synthesize" and "Which city" in request.messages[-1]["content"]:
+            return {"answer": "You live in Leeds now."}
+        return reply
+
+    run_file(ctx, ScriptedBackend(responder=stale), write_jsonl(tmp_path / "t.jsonl", lines))
+    doc = ContextDocument.parse((ctx.vault.turn_dir("uma", 3) / "context.md").read_text())
+    assert "York" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
