@@ -98,18 +98,20 @@ def turn_said(meta: dict[str, Any] | None) -> Said | None:
     return Said(str(meta["query"]), at, str(meta.get("response") or ""), str(meta.get("outcome") or ""))
 
 
-def evidence_line(result: SearchResult, said: Said | None, with_answers: bool, with_questions: bool = True) -> str | None:
+def evidence_line(result: SearchResult, said: Said | None, with_answers: bool, with_questions: bool = True,
+                  present: bool = False) -> str | None:
     """One gathered item as a line of the answer's context, or None when it is no evidence.
 
     Examples: a fact 'residence: Manchester' of 2026-05-15 -> 'residence: Manchester (told 15 May 2026)'; a turn
     that said 'I passed my B1 exam yesterday!' on 2026-01-25 -> 'On 25 January 2026 the user said: “I passed my B1
     exam yesterday!” (yesterday: 24 January 2026)' (typographic quotes: a small model copying a line into its JSON
     answer ended the string at a straight one, "Jon said:"); an assistant message when the question asks after the user ->
-    None."""
+    None; an earlier turn that stated a value no longer true (`superseded`), for a question about the `present`
+    ("What show am I watching at the moment?" beside "I've been watching Severance", since finished) -> None."""
     if result.kind in ("fact", "preference"):
         return None if result.superseded else f"{result.title} (told {day_text(result.created_at)})"
     if result.kind == "context":
-        if said is None or (not with_questions and is_question(said.query)):
+        if said is None or (not with_questions and is_question(said.query)) or (present and result.superseded):
             return None
         line = f"On {day_text(said.at)} the user said: “{_words(said.query, 40)}”{relative_day(said.query, said.at)}"
         if with_answers and said.response and said.outcome == "APPROVE":
@@ -161,7 +163,8 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     gathered = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)]
     facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
     others = [r for r in gathered if r.kind not in ("fact", "preference")]
-    if _PRESENT.search(query):
+    present = bool(_PRESENT.search(query))
+    if present:
         others.sort(key=lambda r: r.created_at, reverse=True)
     else:
         others.sort(key=lambda r: -r.score)
@@ -173,7 +176,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         ordered = facts + others
     lines: list[str] = []
     for result in ordered:
-        line = evidence_line(result, said.get(result.id), with_answers, with_questions)
+        line = evidence_line(result, said.get(result.id), with_answers, with_questions, present)
         if line and line not in lines:
             lines.append(line)
         if len(lines) == MAX_LINES:
@@ -262,7 +265,9 @@ def _words(text: str, limit: int) -> str:
 
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
-_ASKS_NAME = re.compile(r"\b(?:name|named|called)\b", re.I)
+_ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
+                        r"company|firm|employer|city|town|village|country|street|university|college|gym|club|team|"
+                        r"restaurant|hotel|airport|bank|shop|store|church)\b", re.I)  # a place or a body has a name
 _ASKS_WHO = re.compile(r"^\s*who\b", re.I)
 # "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
 _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
@@ -294,6 +299,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     Example: ("Who is my guitar teacher?", "You're learning to play the guitar.", "- On 3 March … “I'm learning
     to play the guitar.”") -> True; ("Who is Clover living with?", "Clover lives with your sister.", "… “Clover went
     to live with my sister.”") -> False; ("How much do I earn?", "You earn nothing special.", "…") -> True;
+    ("Which ambulance station am I based at?", "You work night shifts as a paramedic.", "…") -> True;
     ("What is my cat's vet called?", "Your cat Pepper's vet is Pepper.", "… “My cat Pepper turned fourteen.”") -> True
     (the name is the cat's: a line about a vet must hold it); ("What finishing time am I aiming for?", "The Berlin
     marathon.", "…") -> True.

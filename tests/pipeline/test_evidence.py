@@ -226,6 +226,10 @@ def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
     assert not unanswered("What time do I go to bed?", "Around 2 am.", marathon)
     assert not unanswered("What time of day do I practise?", "In the evenings.", marathon)  # not an amount
     assert unanswered("How old is my cat?", "Your cat Pepper.", cat) and not unanswered("How old is my cat?", "14.", cat)
+    job = "- On 1 June 2026 the user said: “I work night shifts as a paramedic at Riverside station.”"
+    assert unanswered("Which ambulance station am I based at?", "You work night shifts as a paramedic.", cat)
+    assert not unanswered("Which ambulance station am I based at?", "Riverside station.", job)
+    assert not unanswered("Which race am I training for?", "The half marathon.", marathon)  # a race needs no name
 
 
 def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_matches():
@@ -251,3 +255,17 @@ def test_a_question_naming_someone_the_user_spoke_of_is_about_the_user():
     mei = "- On 8 August 2026 the user said: “My sister Mei is getting married in Singapore in December.”"
     assert told_about("How many guests are coming to Mei's wedding?", mei)
     assert not told_about("Where does Obama live?", mei) and not told_about("Mei", "")
+
+
+def test_a_turn_that_stated_a_value_no_longer_true_is_no_line_for_a_question_about_now():
+    """Set E: "What show am I watching at the moment?" -> "Severance" (finished); the turn that said it stays a line
+    for a question about the past."""
+    from panda.pipeline.evidence import Said
+
+    old = result("t1", "context", "turn 1", "", 8, 8, superseded=True)
+    new = result("t2", "context", "turn 2", "", 12, 9)
+    said = {"t1": Said("I've been watching Severance in the evenings.", old.created_at),
+            "t2": Said("I finished Severance and started watching The Bear.", new.created_at)}
+    now = answer_context("What show am I watching at the moment?", [old, new], said)
+    assert "The Bear" in now and "in the evenings" not in now
+    assert "in the evenings" in answer_context("What was I watching in August?", [old, new], said)
