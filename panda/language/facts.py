@@ -87,6 +87,9 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                    r"([A-Z][a-z]+)\b")),
     ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently )?(?:have|got|adopted|own|rescued) an? (?:new )?"
                                r"((?:[A-Za-z]+ )?" + _ANIMAL + r"(?: named [A-Z][a-z]+)?)")),
+    # "I adopted a retired racing greyhound called Dash": what is adopted with a name is a pet, whatever its kind
+    ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently |finally )?(?:adopted|rescued) an? ((?:[\w-]+ ){0,3}?[\w-]+ "
+                               r"(?:named|called) [A-Z][a-z]+)")),
     ("fact", "car", re.compile(r"\bI (?:now )?drive an? (?:new |used |old )?([\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "car", re.compile(r"\b(?:I|[Ww]e) " + _NOW + r"(?:bought|got|leased) (?:an? |my |our )?(?:new |used |"
                                r"second-hand |secondhand )?((?:(?:19|20)\d\d )?" + _CAR_MAKER + r"(?: [\w-]+){0,2}?)"

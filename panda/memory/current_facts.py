@@ -36,7 +36,8 @@ from panda.language.vocabulary import NAMED_ATTRIBUTES, RELATIVES, SINGLE_VALUED
 ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {
     "residence": re.compile(r"\b(?:live[sd]?|living in|reside[sd]?|moved?|moving|home ?town|city|address|based in|"
                             r"where (?:is|are) (?:\w+ )?(?:home|from))\b", re.I),
-    "job": re.compile(r"\b(?:jobs?|occupation|profession|career|for a living|work as|works as|employed as)\b", re.I),
+    "job": re.compile(r"\b(?:jobs?|occupation|profession|career|for a living|(?:do|does) for work|line of work|work as|"
+                      r"works as|employed as)\b", re.I),
     "employer": re.compile(r"\b(?:employer|company|work (?:at|for)|works (?:at|for)|working (?:at|for))\b", re.I),
     "relationship_status": re.compile(r"\b(?:married|single|engaged|divorced|relationship|dating)\b", re.I),
     "partner": re.compile(r"\b(?:partner|spouse|wife|husband|girlfriend|boyfriend|fianc[eé]e?|dating)\b", re.I),

@@ -279,8 +279,9 @@ _PERSON = re.compile(r"\b(?:mother|father|mum|mom|dad|parents?|sister|brother|si
                      r"girlfriend|boyfriend|fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|"
                      r"co-?workers?|teacher|coach|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|"
                      r"family|roommates?|flatmates?)\b", re.I)
-_AMOUNT = re.compile(r"\d|\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
-                     r"thirty|forty|fifty|hundred|thousand|million|dozen|half|once|twice)\b", re.I)
+_AMOUNT = re.compile(r"\d|\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|"
+                     r"fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+                     r"thousand|million|dozen|half|once|twice)\b", re.I)
 _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
                          "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
                          "sorry", "noted", "based"}
@@ -345,16 +346,17 @@ _DATE_WORDS = re.compile(r"\d|\b(?:yesterday|today|tonight|ago|last|this|next|we
 
 
 def undated_answer(query: str, answer: str, context: str) -> str | None:
-    """A "when" question about what the user said, answered with no time at all, answered instead with the day of the
-    user's line that shares the most words with the question (its relative day's date when it has one), quoted; None
-    when the answer holds a time, abstains, or no line shares a word (pure). Set E: "When did I start training?" ->
-    "You pulled a hamstring, …" (the other line, undated), where "I've started training for the Berlin marathon"
-    was said on 5 May.
+    """A "when" question about what the user said, answered with no time but those its words repeat from the line, gets
+    the day of the user's line that shares the most words with the question (its relative day's date when it has
+    one), that line quoted; None when the answer holds a time of its own, abstains, or no line shares a word (pure).
+    Set E: "When did I start training?" -> "You pulled a hamstring, …" (another line, no time), and in a second run
+    "You started training for the Berlin marathon in September." (the race's month, from the line's words), where
+    "I've started training for the Berlin marathon in September" was said on 5 May.
 
     Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
     “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'On 5 May 2026 (you
     said: “I've started training.”).'"""
-    if not _ASKS_WHEN.match(query) or _DATE_WORDS.search(answer) or abstained(answer):
+    if not _ASKS_WHEN.match(query) or abstained(answer):
         return None
     asked = set(tokenize(query))
     best, shared = None, 0
@@ -367,6 +369,9 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
             best, shared = match, overlap
     if best is None:
         return None
+    times = {w.lower() for w in _DATE_WORDS.findall(answer)}
+    if times - {w.lower() for w in _DATE_WORDS.findall(best.group("words"))}:
+        return None  # a time of the answer's own, not one repeated from what the line says
     relative = _DATED.search(best.string)
     when = on_day(relative.group("when") if relative else best.group("date"))
     return f"{_capitalised(when)} (you said: “{best.group('words')}”)."

@@ -240,6 +240,9 @@ def test_relatives_shows_books_and_moves_are_read_as_facts():
     assert said("I'm reading The Lord of the Rings and I love it.") == [("reading", "The Lord of the Rings", False)]
     assert said("I'm reading a book about bees.") == [] and said("My sister is a nurse.") == []
     assert not any(a == "watching" for a, _, _ in said("I quit Bluefin and I'm freelancing now."))
+    assert said("I adopted a retired racing greyhound called Dash.") == [("pet", "retired racing greyhound called Dash",
+                                                                          False)]  # a named adoptee, whatever kind
+    assert attributes_asked("What do I do for work?") == ("job",)
     assert attributes_asked("What's my sister called?") == ("sister",)
     assert attributes_asked("What show am I watching at the moment?") == ("watching",)
 

@@ -226,6 +226,7 @@ def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
     assert not unanswered("What time do I go to bed?", "Around 2 am.", marathon)
     assert not unanswered("What time of day do I practise?", "In the evenings.", marathon)  # not an amount
     assert unanswered("How old is my cat?", "Your cat Pepper.", cat) and not unanswered("How old is my cat?", "14.", cat)
+    assert not unanswered("How old is my cat?", "Pepper turned fourteen this month.", cat)
     job = "- On 1 June 2026 the user said: “I work night shifts as a paramedic at Riverside station.”"
     assert unanswered("Which ambulance station am I based at?", "You work night shifts as a paramedic.", cat)
     assert not unanswered("Which ambulance station am I based at?", "Riverside station.", job)
@@ -242,6 +243,8 @@ def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_match
     assert undated_answer("When did I start training?", "You dropped down to the half marathon.", lines) == \
         "On 5 May 2026 (you said: “I've started training for the Berlin marathon in September.”)."
     assert undated_answer("When did I start training?", "In May.", lines) is None  # it has a time
+    assert undated_answer("When did I start training?", "You started training for the Berlin marathon in September.",
+                          lines).startswith("On 5 May 2026")  # the line's own month is no answer to "when"
     assert undated_answer("When did I start training?", "I don't know - you haven't told me that.", lines) is None
     assert undated_answer("Where do I train?", "At the track.", lines) is None  # not a when-question
     assert undated_answer("When did I buy a car?", "Recently.", lines) is None  # no line shares a word
