@@ -239,8 +239,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on smal
     "copied_line_answered": "synthesize: an answer copying a line's 'On <date> X said:' becomes its date or words",
     "unanswered_abstained": "synthesize: a question about the user asking a name, a person or an amount, answered "
                             "without one the lines hold, gets 'I don't know' (and validate APPROVEs it)",
-    "undated_when_answered": "synthesize: a when-question about the user answered with no time gets the day of the "
-                             "user's line sharing most words with it",
+    "undated_when_answered": "synthesize: a when-question about the user answered with no time of its own gets the "
+                             "user's line sharing most words with it, quoted with its day",
     "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
 }
 

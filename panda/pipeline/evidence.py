@@ -23,8 +23,10 @@ likes (0.10 against 1.06) as its second and third lines. A question about the pr
 one ("currently at A2") outscored the newer ("I passed my B1 exam yesterday!"). A question that names a time ("What
 did I ask you for on January 12th?") gets the items of that time first, before the facts (set C: a question asked on
 30 January answered it), and no items of other times when that time has any (set E: a question of 20 February
-answered "What did I ask you about on January 15th?"). A diet or an allergy (`CONSTRAINTS`) is kept whatever its
-score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe pages.
+answered "What did I ask you about on January 15th?"). A question about what was asked reads the questions first
+(set F: "What did I ask you for on June 20th?" was answered with that day's statement). A diet or an allergy
+(`CONSTRAINTS`) is kept whatever its score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe
+pages.
 Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
 """
 
@@ -133,6 +135,14 @@ def evidence_line(result: SearchResult, said: Said | None, with_answers: bool, w
     return f"{result.title}: {_words(result.snippet, 40)}" if result.title else _words(result.snippet, 40)
 
 
+def asks(result: SearchResult, said: Said | None) -> bool:
+    """Whether a gathered turn or message is a question the user asked. Example: a turn whose query was 'Can you
+    suggest a good book on beekeeping?' -> True; 'I keep bees.' -> False."""
+    if result.kind == "context":
+        return said is not None and is_question(said.query)
+    return result.kind == "message" and is_question(result.snippet.partition(": ")[2] or result.snippet)
+
+
 def constraint(result: SearchResult) -> bool:
     """A current fact that any suggestion must respect, kept whatever its score: a diet or an allergy ("Can you
     suggest a quick high-protein dinner?" scored "diet: vegan" far under the pages). Example: a fact titled
@@ -168,6 +178,8 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         others.sort(key=lambda r: r.created_at, reverse=True)
     else:
         others.sort(key=lambda r: -r.score)
+    if with_questions and not with_answers:  # "What did I ask you for on June 20th?": what was asked, first
+        others.sort(key=lambda r: not asks(r, said.get(r.id)))
     window = question_window(query, now) if now is not None else None
     if window is not None:
         then = [r for r in others if gap_days(window, Window(r.created_at.date(), r.created_at.date())) == 0]
@@ -279,9 +291,30 @@ _PERSON = re.compile(r"\b(?:mother|father|mum|mom|dad|parents?|sister|brother|si
                      r"girlfriend|boyfriend|fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|"
                      r"co-?workers?|teacher|coach|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|"
                      r"family|roommates?|flatmates?)\b", re.I)
-_AMOUNT = re.compile(r"\d|\b(?:no|none|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|"
-                     r"fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-                     r"thousand|million|dozen|half|once|twice)\b", re.I)
+# What "how much/many" counts: "how many hives" -> 'hives'; "how much do I earn" counts nothing named.
+_COUNTED = re.compile(r"^\s*how (?:much|many) (?!(?:do|does|did|is|are|was|were|will|would|have|has|had|can|could|"
+                      r"should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
+_NUMBER_WORDS = {word: n for n, word in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                                  "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+                                                  "twenty".split())}
+_NUMBER_WORDS.update({"no": 0, "none": 0, "once": 1, "twice": 2, "dozen": 12, "thirty": 30, "forty": 40, "fifty": 50,
+                      "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000})
+
+
+def amounts(text: str) -> set[str]:
+    """The numbers a text gives, in figures. Example: amounts('Three hives, £1,200 and 2 am') -> {'3', '1200', '2'}."""
+    found = {m.replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
+    return found | {str(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
+
+
+_DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
+
+
+def _lines_about(context: str, stems: set[str]) -> str:
+    """The context lines that share a word stem with `stems`."""
+    return "\n".join(line for line in context.splitlines() if stems & set(tokenize(line)))
+
+
 _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
                          "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
                          "sorry", "noted", "based"}
@@ -308,7 +341,13 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
     if _ASKS_AMOUNT.match(query):
-        return not _AMOUNT.search(answer)
+        counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
+        if counted:
+            context = _lines_about(context, set(tokenize(counted.group(1))))
+            if not context:
+                return True
+        given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
+        return not given or bool({a for a in given if float(a) >= 10} - amounts(_DAY.sub(" ", context)))  # said
     asks_who = bool(_ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):
         return False
@@ -317,6 +356,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if owned and owned.group(1) != "name":  # the name must come from a line about that thing, not its owner's
         thing = re.compile(rf"\b{re.escape(owned.group(1))}(?:s|es)?\b", re.I)
         context = "\n".join(line for line in context.splitlines() if thing.search(line))
+    if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother
+        context = _lines_about(context, set(tokenize(query)))
     lines = set(_WORD.findall(context))
     tokens = _WORD.findall(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
@@ -345,17 +386,22 @@ _DATE_WORDS = re.compile(r"\d|\b(?:yesterday|today|tonight|ago|last|this|next|we
                              day.lower() for day in (*calendar.month_name, *calendar.day_name) if day) + r")\b", re.I)
 
 
+_ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
+
+
 def undated_answer(query: str, answer: str, context: str) -> str | None:
-    """A "when" question about what the user said, answered with no time but those its words repeat from the line, gets
-    the day of the user's line that shares the most words with the question (its relative day's date when it has
-    one), that line quoted; None when the answer holds a time of its own, abstains, or no line shares a word (pure).
-    Set E: "When did I start training?" -> "You pulled a hamstring, …" (another line, no time), and in a second run
-    "You started training for the Berlin marathon in September." (the race's month, from the line's words), where
-    "I've started training for the Berlin marathon in September" was said on 5 May.
+    """A "when" question about what the user said, answered with no time of its own, gets the user's line that shares
+    the most words with the question, quoted with its day: "On <the day its relative words point to> (you said:
+    “…”)." or "You told me on <day>: “…”." (the words may hold the time asked: "our first baby in August"). None when
+    the answer holds a time of its own, abstains, or no line shares a word (pure). For a question about something done
+    ("When did I …?"), a time the answer only repeats from the line is not its own: set E's "When did I start
+    training?" was answered "You started training for the Berlin marathon in September." (the race's month; the line
+    was said on 5 May), and before that "You pulled a hamstring, …" (another line, no time at all). For any other
+    ("When is our baby due?") an answer repeating the line's time stands.
 
     Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
-    “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'On 5 May 2026 (you
-    said: “I've started training.”).'"""
+    “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
+    2026: “I've started training.”'"""
     if not _ASKS_WHEN.match(query) or abstained(answer):
         return None
     asked = set(tokenize(query))
@@ -370,8 +416,10 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     if best is None:
         return None
     times = {w.lower() for w in _DATE_WORDS.findall(answer)}
-    if times - {w.lower() for w in _DATE_WORDS.findall(best.group("words"))}:
-        return None  # a time of the answer's own, not one repeated from what the line says
+    repeated = {w.lower() for w in _DATE_WORDS.findall(best.group("words"))} if _ASKS_WHEN_DONE.match(query) else set()
+    if times - repeated:
+        return None  # a time of the answer's own
     relative = _DATED.search(best.string)
-    when = on_day(relative.group("when") if relative else best.group("date"))
-    return f"{_capitalised(when)} (you said: “{best.group('words')}”)."
+    if relative:
+        return f"{_capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
+    return f"You told me on {best.group('date')}: “{best.group('words')}”"

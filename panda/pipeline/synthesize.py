@@ -18,8 +18,8 @@ fact in its prompt already (a context line) and answered from elsewhere; asked a
 Two more guards mend the model's use of the lines (small profiles): an answer that copies a line's frame ("On 9
 April 2023 Gina said: …", or only "Jon said:") becomes the line's date for a when-question or its words otherwise
 (`copied_line_answered`), and a relative day copied from a dated line ("yesterday") becomes its date
-(`relative_day_dated`). A when-question about the user answered with no time at all gets the day of the user's line
-that shares most words with it (`undated_when_answered`), and a question asking a name, a person or an amount
+(`relative_day_dated`). A when-question about the user answered with no time of its own gets the user's line that
+shares most words with it, quoted with its day (`undated_when_answered`), and a question asking a name, a person or an amount
 answered without one the lines hold gets "I don't know" (`unanswered_abstained`). A question about the user gets no
 research.search results beside its lines.
 """

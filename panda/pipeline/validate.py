@@ -37,7 +37,7 @@ from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import attributes_asked, split_key
-from panda.pipeline import guards
+from panda.pipeline import evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT
@@ -219,9 +219,10 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
         return rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
                     f"holds it: {fact}. Answer with it")
 
-    if state.abstained_by_guard and on("unanswered_abstained"):  # a remembered fact the question names wins
-        if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
-            return restate(fact)
+    if state.abstained_by_guard and on("unanswered_abstained"):  # a remembered fact that answers the question wins
+        fact = ignored_fact(state)
+        if on("ignored_fact_revised") and fact is not None and not evidence.unanswered(state.query, fact, fact):
+            return restate(fact)  # not "daughter: Ines" for "What is my daughter's teacher called?" (set F)
         return rule("unanswered_abstained", "APPROVE", 0.6, "an honest 'I don't know': the lines hold no answer of "
                     "the kind the question asks for")
     facts = relevant_facts(state)
@@ -233,6 +234,8 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
         return rule("acknowledged_question_revised", "REVISE", 0.2, "the message asks a question; acknowledging it "
                     "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else ""))
     if on("unknown_beside_facts_revised") and asks_and_abstains and facts:
+        if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
+            return restate(fact)  # set F: asked again with the fact in the hint, the model said "I don't know" twice more
         return rule("unknown_beside_facts_revised", "REVISE", 0.2, "the reply says it does not know, but memory "
                     f"holds what the user said: {facts}. Answer from these")
     if on("stated_fact_approved") and (stated := states_named_fact(state)) is not None:

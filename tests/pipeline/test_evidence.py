@@ -205,7 +205,8 @@ def test_an_answer_without_the_name_person_or_amount_asked_for_is_unanswered():
     assert not unanswered("Who is Clover living with?", "Clover lives with your sister.", sister)
     theo = "- On 7 July 2026 the user said: “My partner Theo and I are planning our wedding.”"
     assert not unanswered("What's my partner's name?", "Your partner is Theo.", theo)
-    assert not unanswered("How many rabbits do I have now?", "You have one rabbit, Pip.", sister)
+    rabbits = "- On 1 August 2026 the user said: “We adopted two rabbits, Clover and Pip.”\n" + sister
+    assert not unanswered("How many rabbits do I have now?", "You have one rabbit, Pip.", rabbits)  # a count inferred
     assert not unanswered("When did I start learning guitar?", "In March.", guitar)
     assert not unanswered("Who is my guitar teacher?", "I don't know - you haven't told me.", guitar)
     assert not unanswered("I just adopted a hamster named Biscuit.", "Noted - you adopted a hamster.", guitar)
@@ -223,7 +224,8 @@ def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
     assert not unanswered("What is my cat's vet called?", "Dr Okafor.", vet)
     marathon = "- On 5 May 2026 the user said: “I've started training for the Berlin marathon in September.”"
     assert unanswered("What finishing time am I aiming for?", "The Berlin marathon in September.", marathon)
-    assert not unanswered("What time do I go to bed?", "Around 2 am.", marathon)
+    bed = "- On 20 January 2026 the user said: “I'm a night owl, I usually go to bed around 2 am.”"
+    assert not unanswered("What time do I go to bed?", "Around 2 am.", bed)
     assert not unanswered("What time of day do I practise?", "In the evenings.", marathon)  # not an amount
     assert unanswered("How old is my cat?", "Your cat Pepper.", cat) and not unanswered("How old is my cat?", "14.", cat)
     assert not unanswered("How old is my cat?", "Pepper turned fourteen this month.", cat)
@@ -240,11 +242,17 @@ def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_match
              "- On 5 May 2026 the user said: “I've started training for the Berlin marathon in September.”\n"
              "- On 2 June 2026 the user said: “I pulled a hamstring, so I've dropped down to the half marathon.”\n"
              "- On 3 June 2026 the user said: “When did I start training?”")
-    assert undated_answer("When did I start training?", "You dropped down to the half marathon.", lines) == \
-        "On 5 May 2026 (you said: “I've started training for the Berlin marathon in September.”)."
+    told = "You told me on 5 May 2026: “I've started training for the Berlin marathon in September.”"
+    assert undated_answer("When did I start training?", "You dropped down to the half marathon.", lines) == told
     assert undated_answer("When did I start training?", "In May.", lines) is None  # it has a time
+    # the race's month, repeated from the line, is no answer to when something was done …
     assert undated_answer("When did I start training?", "You started training for the Berlin marathon in September.",
-                          lines).startswith("On 5 May 2026")  # the line's own month is no answer to "when"
+                          lines) == told
+    # … but the time an event is due, repeated from the line, is (d1: "When is our baby due?")
+    baby = "- On 4 April 2026 the user said: “We're expecting our first baby in August!”"
+    assert undated_answer("When is our baby due?", "We're expecting our first baby in August!", baby) is None
+    assert undated_answer("When is our baby due?", "Be more specific.", baby) == \
+        "You told me on 4 April 2026: “We're expecting our first baby in August!”"
     assert undated_answer("When did I start training?", "I don't know - you haven't told me that.", lines) is None
     assert undated_answer("Where do I train?", "At the track.", lines) is None  # not a when-question
     assert undated_answer("When did I buy a car?", "Recently.", lines) is None  # no line shares a word
@@ -272,3 +280,37 @@ def test_a_turn_that_stated_a_value_no_longer_true_is_no_line_for_a_question_abo
     now = answer_context("What show am I watching at the moment?", [old, new], said)
     assert "The Bear" in now and "in the evenings" not in now
     assert "in the evenings" in answer_context("What was I watching in August?", [old, new], said)
+
+
+def test_an_invented_amount_or_a_name_from_an_unrelated_line_is_unanswered():
+    """Set F: "How much did Northwind pay for Lumen?" -> "$52,000" (said nowhere); "How much honey did I harvest last
+    year?" -> "I have three hives now." (no line about honey); "Who conducts my orchestra?" -> "The orchestra lives
+    in Lisbon." (the brother's city)."""
+    from panda.pipeline.evidence import amounts, unanswered
+
+    assert amounts("Three hives, £1,200 and 2 am on 20 June") == {"3", "1200", "2", "20"}
+    job = "- On 7 October 2026 the user said: “Lumen got acquired, so I joined a bigger company called Northwind.”"
+    assert unanswered("How much did Northwind pay for Lumen?", "Northwind paid Lumen $52,000 for it.", job)
+    hives = "- On 25 July 2026 the user said: “I split a colony, so I have three hives now.”"
+    assert unanswered("How much honey did I harvest last year?", "I have three hives now.", hives)
+    assert not unanswered("How many hives do I have?", "Three.", hives)
+    assert unanswered("How many hives do I have?", "25 hives.", hives)  # a large amount must have been said …
+    assert not unanswered("How many hives do I have?", "2 hives.", hives)  # … a small count may be inferred
+    lines = ("- On 4 March 2026 the user said: “I play the cello in a community orchestra on Thursdays.”\n"
+             "- On 4 March 2026 the user said: “My brother Luca lives in Lisbon.”")
+    assert unanswered("Who conducts my orchestra?", "The orchestra lives in Lisbon.", lines)
+    assert not unanswered("Who lives in Lisbon?", "Your brother Luca.", lines)
+
+
+def test_a_question_about_what_was_asked_reads_the_questions_first():
+    """Set F: "What did I ask you for on June 20th?" was answered with that day's statement about the hives."""
+    from panda.pipeline.evidence import Said
+
+    told = SearchResult(**{**result("t1", "context", "turn 1", "", 20, 6).__dict__, "score": 0.9})
+    asked = SearchResult(**{**result("t2", "context", "turn 2", "", 20, 6).__dict__, "score": 0.4})
+    said = {"t1": Said("I keep bees in my back garden; I have two hives.", told.created_at),
+            "t2": Said("Can you suggest a good book on beekeeping?", asked.created_at)}
+    lines = answer_context("What did I ask you for on June 20th?", [told, asked], said,
+                           now=datetime(2026, 8, 14, tzinfo=UTC)).splitlines()
+    assert "beekeeping" in lines[0] and "two hives" in lines[1]
+    assert "two hives" in answer_context("Where do I keep my bees?", [told, asked], said).splitlines()[0]

@@ -1,6 +1,8 @@
 """Small-model guards (pipeline/guards.py): on for the tiny and small profiles, off for base and for a model given by
 path, each switchable by name; where one decides, context.md says so; where none does, the model decides."""
 
+import json
+
 import pytest
 
 from panda.config import GUARDS, ConfigError, Policy
@@ -36,6 +38,31 @@ def test_a_guard_can_be_switched_off_by_name_and_a_misspelt_one_is_refused(ctx):
 def test_a_role_model_given_by_path_turns_the_guards_off_for_that_role_only(ctx):
     ctx.settings = ctx.settings.model_copy(update={"role_models": {"MIND": "/models/big"}})
     assert not guards.active(ctx, "status_line_revised", "MIND") and guards.active(ctx, "clear_request_proceeds", "REFLEX")
+
+
+def _turn(user: str, session: str, turn: str, timestamp: str, query: str) -> str:
+    return json.dumps({"user_id": user, "session_id": session, "turn_id": turn, "timestamp": timestamp, "query": query})
+
+
+def _answers(asked: str, answer: str, query_type: str | None = None):
+    """A scripted model that answers the message holding `asked` with `answer` (its analysis calling it `query_type`,
+    personal, when given) and every other request from the schemas."""
+    def respond(request):
+        reply = schema_responder(request)
+        if asked in request.messages[-1]["content"]:
+            if request.phase == "synthesize":
+                return {"answer": answer}
+            if request.phase == "analyze" and query_type:
+                reply.update(query_type=query_type, intent="personal")
+        return reply
+    return respond
+
+
+def _last_turn(ctx, tmp_path, lines: list[str], responder) -> ContextDocument:
+    """Run `lines` (one user's turns) on a scripted model; the last turn's context.md."""
+    run_file(ctx, ScriptedBackend(responder=responder), write_jsonl(tmp_path / "t.jsonl", lines))
+    user = json.loads(lines[-1])["user_id"]
+    return ContextDocument.parse((ctx.vault.turn_dir(user, len(lines)) / "context.md").read_text())
 
 
 def _reflect_asked(backend) -> bool:
@@ -106,11 +133,7 @@ def test_an_answer_without_the_person_asked_for_becomes_i_dont_know_and_is_appro
     lines = [LINES[0], '{"user_id": "alice", "session_id": "s2", "turn_id": "a9", "timestamp": '
                        '"2026-03-09T09:00:00Z", "query": "Who is my vet?"}']
 
-    def copies_a_line(request):
-        if request.phase == "synthesize" and "Who is my vet?" in request.messages[-1]["content"]:
-            return {"answer": "You adopted a hamster."}
-        return schema_responder(request)
-
+    copies_a_line = _answers("Who is my vet?", "You adopted a hamster.")
     backend = ScriptedBackend(responder=copies_a_line)
     run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", lines))
     doc = ContextDocument.parse((ctx.vault.turn_dir("alice", 2) / "context.md").read_text())
@@ -128,21 +151,12 @@ def test_an_answer_without_the_person_asked_for_becomes_i_dont_know_and_is_appro
 def test_a_remembered_fact_the_question_names_is_stated_rather_than_i_dont_know(ctx, tmp_path):
     """Set D: "What's my partner's name?" was first answered "They are planning their wedding for next June."; the
     fact partner: Theo is stated (ignored_fact_restated), not replaced by "I don't know"."""
-    lines = ['{"user_id": "quinn", "session_id": "q1", "turn_id": "q1", "timestamp": "2026-07-07T12:00:00Z", '
-             '"query": "My partner Theo and I are planning our wedding for next June."}',
-             '{"user_id": "quinn", "session_id": "q3", "turn_id": "q2", "timestamp": "2026-08-20T17:00:00Z", '
-             '"query": "What\'s my partner\'s name?"}']
+    lines = [_turn("quinn", "q1", "q1", "2026-07-07T12:00:00Z",
+                   "My partner Theo and I are planning our wedding for next June."),
+             _turn("quinn", "q3", "q2", "2026-08-20T17:00:00Z", "What's my partner's name?")]
 
-    def recall(request):
-        reply = schema_responder(request)
-        if request.phase == "analyze" and "partner's name" in request.messages[-1]["content"]:
-            reply.update(query_type="recall", intent="personal")
-        if request.phase == "synthesize" and "partner's name" in request.messages[-1]["content"]:
-            return {"answer": "They are planning their wedding for next June."}
-        return reply
-
-    run_file(ctx, ScriptedBackend(responder=recall), write_jsonl(tmp_path / "t.jsonl", lines))
-    doc = ContextDocument.parse((ctx.vault.turn_dir("quinn", 2) / "context.md").read_text())
+    recall = _answers("partner's name", "They are planning their wedding for next June.", query_type="recall")
+    doc = _last_turn(ctx, tmp_path, lines, recall)
     assert "Theo" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
     text = (ctx.vault.turn_dir("quinn", 2) / "context.md").read_text()
     assert "guard: unanswered_abstained" in text  # the first attempt said "I don't know"; the fact won
@@ -152,21 +166,16 @@ def test_a_when_question_answered_with_no_time_gets_the_day_of_the_matching_line
     """Set E: "When did I start training?" was answered from the other line ("You pulled a hamstring, …"), with no
     time at all. On the small profiles the answer becomes the day of the user's line that shares most words with the
     question (undated_when_answered); with the guard off the model's answer stands."""
-    lines = ['{"user_id": "victor", "session_id": "v1", "turn_id": "v1", "timestamp": "2026-05-05T07:00:00Z", '
-             '"query": "I\'ve started training for the Berlin marathon in September."}',
-             '{"user_id": "victor", "session_id": "v2", "turn_id": "v2", "timestamp": "2026-06-02T19:00:00Z", '
-             '"query": "I pulled a hamstring, so I\'ve dropped down to the half marathon."}',
-             '{"user_id": "victor", "session_id": "v3", "turn_id": "v3", "timestamp": "2026-06-30T08:00:00Z", '
-             '"query": "When did I start training?"}']
+    lines = [_turn("victor", "v1", "v1", "2026-05-05T07:00:00Z",
+                   "I've started training for the Berlin marathon in September."),
+             _turn("victor", "v2", "v2", "2026-06-02T19:00:00Z",
+                   "I pulled a hamstring, so I've dropped down to the half marathon."),
+             _turn("victor", "v3", "v3", "2026-06-30T08:00:00Z", "When did I start training?")]
 
-    def undated(request):
-        if request.phase == "synthesize" and "When did I start training?" in request.messages[-1]["content"]:
-            return {"answer": "You pulled a hamstring, so you dropped down to the half marathon."}
-        return schema_responder(request)
-
+    undated = _answers("When did I start training?", "You pulled a hamstring, so you dropped down to the half marathon.")
     run_file(ctx, ScriptedBackend(responder=undated), write_jsonl(tmp_path / "t.jsonl", lines))
     answer = ContextDocument.parse((ctx.vault.turn_dir("victor", 3) / "context.md").read_text()).latest("5")
-    assert answer.startswith("On 5 May 2026 (you said: “I've started training for the Berlin marathon in September.”).")
+    assert answer.startswith("You told me on 5 May 2026: “I've started training for the Berlin marathon in September.”")
     assert "guard: undated_when_answered" in answer
 
     _with(ctx, None, off=["undated_when_answered"])
@@ -180,21 +189,32 @@ def test_a_move_read_as_a_fact_is_stated_for_a_question_about_now_the_model_call
     """Set E: "We finally moved from Leeds to York" was no fact, and "Which city do I live in now?" (called a plain
     question, not recall, by the 0.5B model) was answered "You live in Leeds now." The move is a residence fact now,
     and a question asking what an attribute is now names it whatever the analysis calls it."""
-    lines = ['{"user_id": "uma", "session_id": "u1", "turn_id": "u1", "timestamp": "2026-02-02T17:00:00Z", '
-             '"query": "I teach chemistry at a secondary school in Leeds."}',
-             '{"user_id": "uma", "session_id": "u2", "turn_id": "u2", "timestamp": "2026-03-10T18:00:00Z", '
-             '"query": "We finally moved from Leeds to York, and I\'ve started at a school there."}',
-             '{"user_id": "uma", "session_id": "u2", "turn_id": "u3", "timestamp": "2026-03-10T18:02:00Z", '
-             '"query": "Which city do I live in now?"}']
+    lines = [_turn("uma", "u1", "u1", "2026-02-02T17:00:00Z", "I teach chemistry at a secondary school in Leeds."),
+             _turn("uma", "u2", "u2", "2026-03-10T18:00:00Z",
+                   "We finally moved from Leeds to York, and I've started at a school there."),
+             _turn("uma", "u2", "u3", "2026-03-10T18:02:00Z", "Which city do I live in now?")]
 
-    def stale(request):
-        reply = schema_responder(request)
-        if request.phase == "analyze" and "Which city" in request.messages[-1]["content"]:
-            reply.update(query_type="question", intent="personal")
-        if request.phase == "synthesize" and "Which city" in request.messages[-1]["content"]:
-            return {"answer": "You live in Leeds now."}
-        return reply
-
-    run_file(ctx, ScriptedBackend(responder=stale), write_jsonl(tmp_path / "t.jsonl", lines))
-    doc = ContextDocument.parse((ctx.vault.turn_dir("uma", 3) / "context.md").read_text())
+    doc = _last_turn(ctx, tmp_path, lines, _answers("Which city", "You live in Leeds now.", query_type="question"))
     assert "York" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
+
+
+def test_a_fact_about_the_owner_does_not_answer_for_the_thing_owned(ctx, tmp_path):
+    """Set F: "What is my daughter's teacher called?" became "I don't know" (unanswered_abstained), and then the fact
+    daughter: Ines was stated in its place; a fact must answer the question to win over the abstention."""
+    lines = [_turn("bea", "b1", "b1", "2026-01-08T10:02:00Z", "My daughter Ines just started primary school."),
+             _turn("bea", "b3", "b2", "2026-03-12T09:04:00Z", "What is my daughter's teacher called?")]
+    doc = _last_turn(ctx, tmp_path, lines, _answers("teacher called", "Your daughter Ines just started primary school.",
+                                                   query_type="recall"))
+    assert doc.latest("5").startswith("I don't know - you haven't told me that.")
+    assert "**Decision:** APPROVE" in doc.latest("6") and "Ines" not in doc.latest("5")
+
+
+def test_i_dont_know_beside_the_fact_the_question_names_states_the_fact(ctx, tmp_path):
+    """Set F: "What do I do for a living?" was answered "I don't know" three times, each sent back with the job in the
+    hint (unknown_beside_facts_revised), and the turn ended REVISE; the fact is now stated (ignored_fact_restated)."""
+    lines = [_turn("abe", "a1", "a1", "2026-09-09T12:00:00Z", "I work as a software engineer at a startup called Lumen."),
+             _turn("abe", "a3", "a2", "2026-11-02T13:02:00Z", "What do I do for a living?")]
+    doc = _last_turn(ctx, tmp_path, lines, _answers("for a living", "I don't know - you haven't told me that.",
+                                                   query_type="question"))
+    assert "job: software engineer" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
+    assert "**Decision:** APPROVE" in doc.latest("6")
