@@ -42,7 +42,7 @@ from typing import Any
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, is_question, tokenize
+from panda.language.text import STOP_WORDS, is_question, stem, tokenize
 from panda.memory.conversation_signals import asked_role
 from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
 from panda.memory.search import SearchResult
@@ -386,6 +386,21 @@ _DATE_WORDS = re.compile(r"\d|\b(?:yesterday|today|tonight|ago|last|this|next|we
                              day.lower() for day in (*calendar.month_name, *calendar.day_name) if day) + r")\b", re.I)
 
 
+# The past of common irregular verbs, so "When did I get my puppy?" meets "I just got a puppy".
+_IRREGULAR = {"got": "get", "gotten": "get", "bought": "buy", "went": "go", "gone": "go", "met": "meet", "took": "take",
+              "taken": "take", "made": "make", "began": "begin", "begun": "begin", "ran": "run", "left": "leave",
+              "sold": "sell", "told": "tell", "saw": "see", "seen": "see", "came": "come", "gave": "give",
+              "given": "give", "found": "find", "won": "win", "lost": "lose", "paid": "pay", "wrote": "write",
+              "written": "write", "drove": "drive", "driven": "drive", "flew": "fly", "broke": "break",
+              "broken": "break"}
+
+
+def _word_stems(text: str) -> set[str]:
+    """tokenize's stems, an irregular past as its present's. Example: _word_stems('I just got a puppy') -> {'get',
+    'puppy'}."""
+    return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}
+
+
 _ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
 
 
@@ -396,27 +411,29 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     the answer holds a time of its own, abstains, or no line shares a word (pure). For a question about something done
     ("When did I …?"), a time the answer only repeats from the line is not its own: set E's "When did I start
     training?" was answered "You started training for the Berlin marathon in September." (the race's month; the line
-    was said on 5 May), and before that "You pulled a hamstring, …" (another line, no time at all). For any other
-    ("When is our baby due?") an answer repeating the line's time stands.
+    was said on 5 May), and before that "You pulled a hamstring, …" (another line, no time at all); set F's "When
+    did I get my puppy?" with the day of the puppy's classes, from another line. For any other question ("When is
+    our baby due?") an answer repeating a line's time stands.
 
     Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
     “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
     2026: “I've started training.”'"""
     if not _ASKS_WHEN.match(query) or abstained(answer):
         return None
-    asked = set(tokenize(query))
-    best, shared = None, 0
+    asked = _word_stems(query)
+    best, shared, said = None, 0, []
     for line in context.splitlines():
         match = _LINE.match(line)
         if match is None or match.group("who") != "the user" or is_question(match.group("words")):
             continue
-        overlap = len(asked & set(tokenize(match.group("words"))))
+        said.append(match.group("words"))
+        overlap = len(asked & _word_stems(match.group("words")))
         if overlap > shared:
             best, shared = match, overlap
     if best is None:
         return None
     times = {w.lower() for w in _DATE_WORDS.findall(answer)}
-    repeated = {w.lower() for w in _DATE_WORDS.findall(best.group("words"))} if _ASKS_WHEN_DONE.match(query) else set()
+    repeated = {w.lower() for w in _DATE_WORDS.findall(" ".join(said))} if _ASKS_WHEN_DONE.match(query) else set()
     if times - repeated:
         return None  # a time of the answer's own
     relative = _DATED.search(best.string)

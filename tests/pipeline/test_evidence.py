@@ -256,6 +256,10 @@ def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_match
     assert undated_answer("When did I start training?", "I don't know - you haven't told me that.", lines) is None
     assert undated_answer("Where do I train?", "At the track.", lines) is None  # not a when-question
     assert undated_answer("When did I buy a car?", "Recently.", lines) is None  # no line shares a word
+    puppy = ("- On 22 October 2026 the user said: “I signed Juno up for puppy training classes on Saturday mornings.”\n"
+             "- On 1 October 2026 the user said: “I just got a puppy, a border collie named Juno.”")
+    assert undated_answer("When did I get my puppy?", "You signed Juno up for classes on Saturday mornings.", puppy) == \
+        "You told me on 1 October 2026: “I just got a puppy, a border collie named Juno.”"  # "got" is "get"
     yesterday = "- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)"
     assert undated_answer("When did I pass my exam?", "You passed it.", yesterday).startswith("On 24 January 2026")
 
