@@ -86,7 +86,7 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "partner", re.compile(r"\b[Mm]y (?:new )?(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|spouse),? "
                                    r"([A-Z][a-z]+)\b")),
     ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently )?(?:have|got|adopted|own|rescued) an? (?:new )?"
-                               r"((?:[A-Za-z]+ )?" + _ANIMAL + r"(?: named [A-Z][a-z]+)?)")),
+                               r"((?:[A-Za-z]+ )?" + _ANIMAL + r"(?: (?:named|called) [A-Z][a-z]+)?)")),
     # "I adopted a retired racing greyhound called Dash": what is adopted with a name is a pet, whatever its kind
     ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently |finally )?(?:adopted|rescued) an? ((?:[\w-]+ ){0,3}?[\w-]+ "
                                r"(?:named|called) [A-Z][a-z]+)")),
