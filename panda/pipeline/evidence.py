@@ -361,7 +361,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     lines = set(_WORD.findall(context))
     tokens = _WORD.findall(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
-             and t.lower() not in _NOT_A_NAME and not (i == 0 and t.lower() in STOP_WORDS)]
+             and t.lower() not in _NOT_A_NAME and t.lower().removesuffix("s") not in _NOT_A_NAME  # nor "Tuesdays"
+             and not (i == 0 and t.lower() in STOP_WORDS)]
     if any(name in lines for name in names):
         return False
     if asks_who:

@@ -303,6 +303,8 @@ def test_an_invented_amount_or_a_name_from_an_unrelated_line_is_unanswered():
     lines = ("- On 4 March 2026 the user said: “I play the cello in a community orchestra on Thursdays.”\n"
              "- On 4 March 2026 the user said: “My brother Luca lives in Lisbon.”")
     assert unanswered("Who conducts my orchestra?", "The orchestra lives in Lisbon.", lines)
+    moved = lines + "\n- On 15 April 2026 the user said: “The orchestra moved rehearsals from Thursdays to Tuesdays.”"
+    assert unanswered("Who conducts my orchestra?", "The orchestra moved rehearsals from Thursdays to Tuesdays.", moved)
     assert not unanswered("Who lives in Lisbon?", "Your brother Luca.", lines)
 
 
