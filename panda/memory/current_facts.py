@@ -143,10 +143,16 @@ GENERIC_WORDS = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "t
 _NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+\b")
 
 
+def names_in(query: str) -> list[str]:
+    """The capitalised words of a query not at its start or a sentence's (not "I"): the people and places it names.
+    Example: names_in("How many guests are coming to Mei's wedding?") -> ['Mei']; names_in('Where do I live?') -> []."""
+    return [match.group() for match in _NAME.finditer(query.strip()) if match.group() != "I"]
+
+
 def names_someone(query: str) -> bool:
-    """Whether the query names a person or place by a capitalised word not at its start (not "I").
+    """Whether the query names a person or place (`names_in`).
     Example: names_someone('What job might Maria pursue?') -> True; names_someone('Where do I live?') -> False."""
-    return any(match.group() != "I" for match in _NAME.finditer(query.strip()))
+    return bool(names_in(query))
 
 
 def topic_words(query: str, named: set[str]) -> set[str]:

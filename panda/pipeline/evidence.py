@@ -44,6 +44,7 @@ from panda.documents.model import parse_time
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, is_question, stem, tokenize
 from panda.memory.conversation_signals import asked_role
+from panda.memory.current_facts import names_in
 from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
 from panda.memory.search import SearchResult
 
@@ -315,10 +316,10 @@ def _lines_about(context: str, stems: set[str]) -> str:
     return "\n".join(line for line in context.splitlines() if stems & set(tokenize(line)))
 
 
+_CALENDAR_WORDS = frozenset(day.lower() for day in (*calendar.month_name, *calendar.day_name) if day)  # 19 words
 _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
                          "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
-                         "sorry", "noted", "based"}
-                        | {day.lower() for day in (*calendar.month_name, *calendar.day_name) if day})  # nor a date's
+                         "sorry", "noted", "based"} | _CALENDAR_WORDS)  # nor a date's
 _WORD = re.compile(r"[\w'’-]+")
 
 
@@ -354,8 +355,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     asked = {w.lower() for w in _WORD.findall(query)}
     owned = _OWNED.search(query)
     if owned and owned.group(1) != "name":  # the name must come from a line about that thing, not its owner's
-        thing = re.compile(rf"\b{re.escape(owned.group(1))}(?:s|es)?\b", re.I)
-        context = "\n".join(line for line in context.splitlines() if thing.search(line))
+        context = _lines_about(context, set(tokenize(owned.group(1))))
     if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother
         context = _lines_about(context, set(tokenize(query)))
     lines = set(_WORD.findall(context))
@@ -378,13 +378,12 @@ def told_about(query: str, context: str) -> bool:
     ("Where does Obama live?", same) -> False."""
     said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := _LINE.match(line))
                                       and m.group("who") == "the user")))
-    names = [m.group() for m in re.finditer(r"(?<!^)\b[A-Z][a-z]+\b", query.strip()) if m.group() != "I"]
-    return any(name in said for name in names)
+    return any(name in said for name in names_in(query))
 
 
 _DATE_WORDS = re.compile(r"\d|\b(?:yesterday|today|tonight|ago|last|this|next|week|weekend|month|year|morning|"
-                         r"evening|night|spring|summer|autumn|fall|winter|" + "|".join(
-                             day.lower() for day in (*calendar.month_name, *calendar.day_name) if day) + r")\b", re.I)
+                         r"evening|night|spring|summer|autumn|fall|winter|" + "|".join(sorted(_CALENDAR_WORDS))
+                         + r")\b", re.I)
 
 
 # The past of common irregular verbs, so "When did I get my puppy?" meets "I just got a puppy".
