@@ -242,6 +242,9 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on smal
     "undated_when_answered": "synthesize: a when-question about the user answered with no time of its own gets the "
                              "user's line sharing most words with it, quoted with its day",
     "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
+    "statement_acknowledged": "synthesize: a message in which the user tells something of themselves and asks nothing "
+                              "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",
+    "constraint_ignored_revised": "validate: a suggestion naming what the user's allergy or diet rules out is REVISEd",
 }
 
 

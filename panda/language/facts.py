@@ -49,7 +49,9 @@ _MEDIA_ENDED = {"watching": "watching ", "reading": "reading ", "listening": "li
 # "my sister Mei", "my little brother, Luca": a relation, then a name.
 _RELATIVE = r"\b[Mm]y (?:older |younger |little |big |elder |eldest |youngest |twin |baby |new )?{},? ([A-Z][a-z]+)\b"
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:the )?" + _PLACE)),
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:an? (?:[a-z]+ ){0,2}?"
+                                     r"(?:flat|house|apartment|cottage|studio|bungalow|condo|houseboat|village|town|suburb) "
+                                     r"(?:in|near|outside) )?(?:the )?" + _PLACE)),
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)? moved (?:from (?:the )?"
                                      r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)* )?to (?:the )?" + _PLACE)),
     ("fact", "job", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
@@ -122,7 +124,12 @@ ENDINGS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "pet", re.compile(r"\b(?:[Oo]ur|[Mm]y) ((?:[a-z]+ )?" + _ANIMAL + r"(?: [A-Z][a-z]+)?|[A-Z][a-z]+) "
                                r"(?:passed away|died|ran away)")),
     ("fact", "partner", re.compile(r"\b(?:I|[Ww]e) (?:broke up|split up|separated)(?: with ([A-Z][a-z]+))?")),
+    # "Joe moved out", "Tofu died": whoever of the user's people or pets that name is (attribute "": any of
+    # PEOPLE_AND_PETS, facts.end)
+    ("fact", "", re.compile(r"\b(?!(?:I|We|They|He|She|It|You|The|My|Our|Your|His|Her|Their|This|That)\b)([A-Z][a-z]+) "
+                            r"(?:has |have |just |sadly |finally )?(?:moved out|passed away|died|ran away|left us)\b")),
 )
+PEOPLE_AND_PETS = frozenset({*RELATIVES, "partner", "pet"})  # what a bare name's ending may end
 
 
 @dataclass(frozen=True)
@@ -276,9 +283,15 @@ def end(entries: list[MemoryEntry], key: str, ended_value: str, when: datetime |
     """Apply an ending statement: the entries of `key` current at `when` whose value it names get
     invalid_at = when. Returns them (none when nothing matched: re-running an ending changes nothing).
 
-    Example: entries [likes=running (Jan)], end('likes', 'running', June) -> running.invalid_at = June.
+    Example: entries [likes=running (Jan)], end('likes', 'running', June) -> running.invalid_at = June; an empty
+    key ends whichever of the user's people or pets the value names: end('', 'Joe', …) ends 'flatmate: Joe'.
     """
-    ended = [e for e in entries if e.key == key and e.invalid_at is None and names_value(ended_value, e.value)
+    def ends_key(entry_key: str) -> bool:  # "" (or " (Caroline)"): any of PEOPLE_AND_PETS, the same speaker's
+        attribute, _, subject = key.partition(" (")
+        entry_attribute, _, entry_subject = entry_key.partition(" (")
+        return entry_key == key or (not attribute and entry_attribute in PEOPLE_AND_PETS and entry_subject == subject)
+
+    ended = [e for e in entries if ends_key(e.key or "") and e.invalid_at is None and names_value(ended_value, e.value)
              and (when is None or e.learned_at is None or e.learned_at < when)]
     for entry in ended:
         entry.invalid_at = when

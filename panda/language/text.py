@@ -76,3 +76,49 @@ def asks_for_advice(text: str) -> bool:
     asks_for_advice('What could I eat after a run?') -> True; asks_for_advice('Which city do I live in now?') -> False;
     asks_for_advice('How do I get to the office these days?') -> False."""
     return bool(_ADVICE.search(text))
+
+
+_REQUEST = re.compile(r"^\s*(?:please\b|(?:suggest|recommend|give|tell|find|show|list|help|write|make|plan|book|remind|"
+                      r"explain|compare|describe|summari[sz]e|search|look|check|send|create|draft|translate|calculate|"
+                      r"let me|pick|choose|name)\b)|\bI(?:'d| would)? (?:need|want|like|love) (?:a|an|some|to know|help|"
+                      r"ideas|you)\b|\bI(?:'m| am) (?:looking for|wondering)\b|\bI wonder\b|\bplease\b", re.I)
+
+
+def asks_for_a_suggestion(text: str) -> bool:
+    """Whether a message asks for advice or for something to be done or found, not for what is so. Example:
+    asks_for_a_suggestion('Suggest something I could cook.') -> True; ('What am I allergic to?') -> False."""
+    return asks_for_advice(text) or bool(_REQUEST.search(text))
+
+
+def asks_something(text: str) -> bool:
+    """Whether a message asks anything: a question, a request for advice or a request to do something ("Suggest a
+    dinner.", "I need a recipe for tonight."). Example: asks_something('I teach physics now.') -> False."""
+    return is_question(text) or asks_for_a_suggestion(text)
+
+
+_SECOND_PERSON = {"i": "you", "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll", "me": "you",
+                  "my": "your", "mine": "yours", "myself": "yourself", "we": "you", "we're": "you're",
+                  "we've": "you've", "we'd": "you'd", "we'll": "you'll", "us": "you", "our": "your", "ours": "yours",
+                  "ourselves": "yourselves", "am": "are"}
+_FIRST_PERSON_WORD = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Ww]e're|"
+                                r"[Ww]e've|[Ww]e'd|[Ww]e'll|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves)(?![\w'’])")
+_PERSON_WORD = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|we'd|we'll|us|our|"
+                          r"ours|ourselves|(?<=I )am|(?<=I )was)(?![\w'’])", re.I)
+
+
+def first_person(text: str) -> bool:
+    """Whether the speaker speaks of themselves. Example: first_person('My partner Sven is a nurse.') -> True;
+    first_person('Rust is fast.') -> False."""
+    return bool(_FIRST_PERSON_WORD.search(text.replace("’", "'")))
+
+
+def second_person(text: str) -> str:
+    """What a speaker said of themselves, said back to them. Example: second_person("I'm allergic to shellfish and
+    my partner is a nurse.") -> "you're allergic to shellfish and your partner is a nurse."; "I was" -> "you were";
+    other words keep their case ("Joe moved out." is unchanged)."""
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lower = word.lower()
+        return "were" if lower == "was" else _SECOND_PERSON[lower]
+
+    return _PERSON_WORD.sub(swap, text.replace("’", "'").strip())

@@ -54,6 +54,24 @@ MEDIA = ("watching", "reading", "listening")
 # Attributes whose values are names or titles: a question about one ("What's my sister called?", "What show am I
 # watching?") shares no word with the value, so all its current values lead (memory/current_facts.facts_for).
 NAMED_ATTRIBUTES = RELATIVES + MEDIA
+# What a diet or an allergy rules out of a suggestion (validate's constraint_ignored_revised): the foods a
+# constraint's words name, besides those words themselves ("allergy: shellfish" rules out "shellfish" and "prawns").
+_MEAT = "meat chicken beef pork lamb bacon steak turkey ham sausage sausages veal duck mince meatballs chorizo salami"
+_SHELLFISH = "shrimp shrimps prawn prawns crab crabs lobster lobsters mussel mussels scallop scallops oyster oysters clam clams"
+_NUTS = ("nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews pecan pecans hazelnut hazelnuts pistachio "
+         "pistachios")
+_DAIRY = "milk cheese butter cream yogurt yoghurt"
+_GLUTEN = frozenset("bread pasta wheat barley couscous bagel toast noodles sandwich pizza".split())
+RULED_OUT: dict[str, frozenset[str]] = {
+    "vegetarian": frozenset(_MEAT.split()), "pescatarian": frozenset(_MEAT.split()),
+    "vegan": frozenset(f"{_MEAT} {_DAIRY} egg eggs honey".split()), "plant-based": frozenset(f"{_MEAT} {_DAIRY}".split()),
+    "shellfish": frozenset(_SHELLFISH.split()), "seafood": frozenset(_SHELLFISH.split()),
+    "nut": frozenset(_NUTS.split()), "nuts": frozenset(_NUTS.split()), "peanut": frozenset({"peanut", "peanuts"}),
+    "peanuts": frozenset({"peanut", "peanuts"}),
+    "dairy": frozenset(_DAIRY.split()), "lactose": frozenset(_DAIRY.split()),
+    "gluten": _GLUTEN, "coeliac": _GLUTEN, "celiac": _GLUTEN,
+    "egg": frozenset({"egg", "eggs"}), "eggs": frozenset({"egg", "eggs"}),
+}
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
 # type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).
 PREFERENCE_TYPES: tuple[tuple[str, frozenset[str]], ...] = (

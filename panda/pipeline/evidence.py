@@ -401,6 +401,7 @@ def _word_stems(text: str) -> set[str]:
     return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}
 
 
+ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"
 _ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
 
 
@@ -408,7 +409,9 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     """A "when" question about what the user said, answered with no time of its own, gets the user's line that shares
     the most words with the question, quoted with its day: "On <the day its relative words point to> (you said:
     “…”)." or "You told me on <day>: “…”." (the words may hold the time asked: "our first baby in August"). None when
-    the answer holds a time of its own, abstains, or no line shares a word (pure). For a question about something done
+    the answer holds a time of its own, or no line shares a word, or the answer abstains and no line shares
+    ABSTENTION_OVERRULED_BY words (set G: "When is my mum's birthday?" -> "You haven't told me" beside "My mum's birthday
+    is on the 14th of September.") (pure). For a question about something done
     ("When did I …?"), a time the answer only repeats from the line is not its own: set E's "When did I start
     training?" was answered "You started training for the Berlin marathon in September." (the race's month; the line
     was said on 5 May), and before that "You pulled a hamstring, …" (another line, no time at all); set F's "When
@@ -418,7 +421,7 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
     “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
     2026: “I've started training.”'"""
-    if not _ASKS_WHEN.match(query) or abstained(answer):
+    if not _ASKS_WHEN.match(query):
         return None
     asked = _word_stems(query)
     best, shared, said = None, 0, []
@@ -430,7 +433,7 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
         overlap = len(asked & _word_stems(match.group("words")))
         if overlap > shared:
             best, shared = match, overlap
-    if best is None:
+    if best is None or (abstained(answer) and shared < ABSTENTION_OVERRULED_BY):
         return None
     times = {w.lower() for w in _DATE_WORDS.findall(answer)}
     repeated = {w.lower() for w in _DATE_WORDS.findall(" ".join(said))} if _ASKS_WHEN_DONE.match(query) else set()

@@ -48,7 +48,7 @@ class TurnState:
     revise_hint: str = ""
     retrieval_route: str = ""  # the route gather took (gather.widened_route may widen the analysis's)
     entities: list[str] = field(default_factory=list)  # the known entities the message names (gather)
-    abstained_by_guard: bool = False  # synthesize's unanswered_abstained replaced the answer: validate APPROVEs it
+    answered_by_guard: str = ""  # the synthesize guard that gave the answer (unanswered_abstained, statement_acknowledged)
     revise_fact: str = ""  # the remembered fact a recall answer left out (validate.ignored_fact): §5 states it
     attempts_exhausted: bool = False
     call_records: list[dict[str, Any]] = field(default_factory=list)  # drained into llm_calls

@@ -32,7 +32,7 @@ from panda.llm.schemas import Response
 from panda.pipeline import evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
-from panda.pipeline.statements import is_statement
+from panda.pipeline.statements import acknowledgement, is_statement
 from panda.pipeline.tool_log import memory_found, tool_results_text
 
 UNKNOWN = "I don't know - you haven't told me that."  # unanswered_abstained's reply
@@ -60,10 +60,14 @@ def personal(state: TurnState) -> bool:
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:
-    state.abstained_by_guard = False
+    state.answered_by_guard = ""
+    acknowledged = acknowledgement(state.query) if guards.active(ctx, "statement_acknowledged", VOICE) else None
     if state.input.assistant is not None and not state.revise_hint:
         state.response = state.input.assistant
         note = "_(logged assistant reply, ingested as is)_"
+    elif acknowledged is not None:
+        state.response, state.answered_by_guard = acknowledged, "statement_acknowledged"
+        note = f"_(the user told something and asked nothing, {guards.mark('statement_acknowledged')}: said back)_"
     elif state.revise_fact and guards.active(ctx, "ignored_fact_restated", VOICE):
         state.response = f"From what you told me: {state.revise_fact}."
         state.revise_fact = ""
@@ -98,7 +102,7 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if (about_user or evidence.told_about(state.query, state.answer_context)) \
                 and guards.active(ctx, "unanswered_abstained", VOICE) \
                 and evidence.unanswered(state.query, state.response, state.answer_context):
-            state.response, state.abstained_by_guard = UNKNOWN, True
+            state.response, state.answered_by_guard = UNKNOWN, "unanswered_abstained"
             mended.append(f"; {guards.mark('unanswered_abstained')}: the answer held no name, person or amount "
                           "the lines hold")
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`{''.join(mended)})_"

@@ -31,8 +31,8 @@ from typing import Literal
 from panda.documents.budgets import truncate_to_words
 from panda.home import Home
 from panda.language.metrics import abstained
-from panda.language.text import asks_for_advice, is_question, tokenize
-from panda.language.vocabulary import MEDIA, SINGLE_VALUED_ATTRIBUTES
+from panda.language.text import asks_for_a_suggestion, asks_for_advice, is_question, tokenize
+from panda.language.vocabulary import MEDIA, RULED_OUT, SINGLE_VALUED_ATTRIBUTES
 from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
@@ -178,6 +178,33 @@ def ignored_fact(state: TurnState) -> str | None:
     return next((title for title, new_words in named_facts(state) if not new_words & answer), None)
 
 
+_SENTENCE = re.compile(r"[^.!?;\n]+")
+_KEEPS_CLEAR = re.compile(r"\b(?:allerg\w*|without|free|avoid\w*|no|not|never|instead|skip\w*|swap\w*|replac\w*|"
+                         r"substitut\w*|\w+n't)\b", re.I)
+
+
+def ignored_constraint(state: TurnState) -> str | None:
+    """The user's diet or allergy a suggestion ignores (pure): a message asking for a suggestion, answered with a
+    sentence naming a food the constraint rules out (language/vocabulary.RULED_OUT, or the constraint's own words)
+    that says nothing of keeping clear of it ("without", "-free", "instead of", "allergic", …).
+
+    Set G: "Suggest something I could cook for Anika's birthday dinner." beside "allergy: shellfish" was answered
+    "Cook the shellfish sandwich." and the validator APPROVEd it.
+    Example: that answer -> 'allergy: shellfish'; 'A shellfish-free paella.' -> None."""
+    if not asks_for_a_suggestion(state.query):
+        return None
+    for result in state.gathered:
+        if not evidence.constraint(result):
+            continue
+        named = set(re.findall(r"[a-z]+", result.title.split(":", 1)[1].lower()))
+        ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant"}
+        for sentence in _SENTENCE.findall(state.response):
+            words = set(re.findall(r"[a-z]+", sentence.lower()))
+            if words & ruled_out and not _KEEPS_CLEAR.search(sentence):
+                return result.title
+    return None
+
+
 def goals_text(state: TurnState) -> str:
     return "; ".join(f"{g.id} {g.description}" for g in state.plan.goals) if state.plan and state.plan.goals else "(none)"
 
@@ -219,7 +246,10 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
         return rule("ignored_fact_revised", "REVISE", 0.2, f"the question asks what the user said, and memory "
                     f"holds it: {fact}. Answer with it")
 
-    if state.abstained_by_guard and on("unanswered_abstained"):  # a remembered fact that answers the question wins
+    if state.answered_by_guard == "statement_acknowledged":
+        return rule("statement_acknowledged", "APPROVE", 0.8, "the user told something and asked nothing: said back")
+    if state.answered_by_guard == "unanswered_abstained" and on("unanswered_abstained"):
+        # a remembered fact that answers the question wins
         fact = ignored_fact(state)
         if on("ignored_fact_revised") and fact is not None and not evidence.unanswered(state.query, fact, fact):
             return restate(fact)  # not "daughter: Ines" for "What is my daughter's teacher called?" (set F)
@@ -243,6 +273,9 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
                     f"said: {stated}")
     if on("ignored_fact_revised") and (fact := ignored_fact(state)) is not None:
         return restate(fact)
+    if on("constraint_ignored_revised") and (kept := ignored_constraint(state)) is not None:
+        return rule("constraint_ignored_revised", "REVISE", 0.1, f"the suggestion names what the user must keep clear "
+                    f"of ({kept}). Suggest something without it")
     if on("status_line_revised") and echoes_tool_status(state):
         return rule("status_line_revised", "REVISE", 0.1, "the reply repeats a tool's status line instead of "
                     "answering the question from the gathered context")

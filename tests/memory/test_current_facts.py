@@ -260,3 +260,23 @@ def test_the_show_finished_is_not_what_the_user_watches_now_and_a_sister_leads_h
     assert "watching: Severance" not in {r.title for r in results if r.kind == "fact" and not r.superseded}
     sister = ctx.memory.search(SearchRequest("What's my sister called?", user_id="wen", now=now, record=False))
     assert sister[0].title == "sister: Mei"
+
+
+def test_a_person_or_pet_named_as_gone_is_no_longer_current_and_a_flat_in_a_city_is_a_residence(ctx, tmp_path: Path):
+    """Set G: "Joe moved out, and my friend Anika has taken his room." left "flatmate: Joe" current ("Who is my
+    flatmate now?" -> "Joe is my flatmate now."), and "I live in a flat in Manchester" was no residence."""
+    assert [(s.key, s.value) for s in extract_statements("I live in a flat in Manchester with my flatmate Joe.")] == \
+        [("residence", "Manchester"), ("flatmate", "Joe")]
+    assert [(s.key, s.value, s.ends) for s in extract_statements("Sadly Tofu died last week.")] == [("", "Tofu", True)]
+    assert extract_statements("We moved out of London.") == []  # a pronoun names no one
+    ingest(ctx, conversation(tmp_path, "priya", [
+        ("2026-03-09T12:02:00Z", "I live in a flat in Manchester with my flatmate Joe."),
+        ("2026-04-01T12:00:00Z", "I love Joe's cooking."),
+        ("2026-05-21T20:00:00Z", "Joe moved out, and my friend Anika has taken his room."),
+    ]))
+    now = datetime(2026, 6, 30, tzinfo=UTC)
+    flatmate = ctx.memory.search(SearchRequest("Who is my flatmate now?", user_id="priya", now=now, record=False))
+    current = {r.title for r in flatmate if r.kind in ("fact", "preference") and not r.superseded}
+    assert "flatmate: Joe" not in current and "likes: Joe's cooking" in current  # only people and pets end
+    city = ctx.memory.search(SearchRequest("Which city do I live in?", user_id="priya", now=now, record=False))
+    assert city[0].title == "residence: Manchester"

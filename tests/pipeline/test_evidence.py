@@ -253,7 +253,13 @@ def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_match
     assert undated_answer("When is our baby due?", "We're expecting our first baby in August!", baby) is None
     assert undated_answer("When is our baby due?", "Be more specific.", baby) == \
         "You told me on 4 April 2026: “We're expecting our first baby in August!”"
-    assert undated_answer("When did I start training?", "I don't know - you haven't told me that.", lines) is None
+    # "I don't know" stands unless a line shares two of the question's words (set G: "When is my mum's birthday?")
+    assert undated_answer("When did I start knitting?", "I don't know - you haven't told me that.", lines) is None
+    assert undated_answer("When did I start training?", "I don't know - you haven't told me that.", lines) == told
+    mum = "- On 4 August 2026 the user said: “My mum's birthday is on the 14th of September.”"
+    assert undated_answer("When is my mum's birthday?", "You haven't told me when your mum's birthday is.", mum) == \
+        "You told me on 4 August 2026: “My mum's birthday is on the 14th of September.”"
+    assert undated_answer("When is my dad's birthday?", "I don't know - you haven't told me that.", mum) is None
     assert undated_answer("Where do I train?", "At the track.", lines) is None  # not a when-question
     assert undated_answer("When did I buy a car?", "Recently.", lines) is None  # no line shares a word
     puppy = ("- On 22 October 2026 the user said: “I signed Juno up for puppy training classes on Saturday mornings.”\n"

@@ -218,3 +218,55 @@ def test_i_dont_know_beside_the_fact_the_question_names_states_the_fact(ctx, tmp
                                                    query_type="question"))
     assert "job: software engineer" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
     assert "**Decision:** APPROVE" in doc.latest("6")
+
+
+def test_a_statement_that_asks_nothing_is_said_back_without_a_model_call(ctx, tmp_path):
+    """Set G: the 0.5B model answered "This term they've asked me to teach physics rather than chemistry." with
+    "Sven is a nurse at a secondary school in Bristol.", and its validator FAILed right acknowledgements with
+    "issues: none" (8 of 13 FAILed turns were statements). On the small profiles a message telling something of the
+    user and asking nothing is said back (statement_acknowledged) and approved; with the guard off the model answers."""
+    def garbles(request):
+        if request.phase == "synthesize":
+            return {"answer": "Sven is a nurse at a secondary school in Bristol."}
+        return schema_responder(request)
+
+    told = _turn("ruth", "r2", "r1", "2026-03-17T18:00:00Z",
+                 "This term they've asked me to teach physics rather than chemistry.")
+    backend = ScriptedBackend(responder=garbles)
+    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", [told]))
+    doc = ContextDocument.parse((ctx.vault.turn_dir("ruth", 1) / "context.md").read_text())
+    assert doc.latest("5").startswith("Noted - This term they've asked you to teach physics rather than chemistry.")
+    assert "guard: statement_acknowledged" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
+    assert not {"synthesize", "validate"} & {r.phase for batch in backend.history for r in batch}
+
+    # a message that asks, requests or speaks to the assistant is the model's to answer
+    for n, query in enumerate(["I need a recipe for tonight.", "Suggest a dinner I could cook.",
+                               "I told you about my sister last week."], 2):
+        backend = ScriptedBackend(responder=garbles)
+        run_file(ctx, backend, write_jsonl(tmp_path / f"{n}.jsonl", [_turn("ruth", "r3", f"r{n}", "2026-03-18T18:00:00Z",
+                                                                           query)]))
+        assert "synthesize" in {r.phase for batch in backend.history for r in batch}, query
+
+    _with(ctx, None, off=["statement_acknowledged"])
+    run_file(ctx, ScriptedBackend(responder=garbles), write_jsonl(tmp_path / "off.jsonl", [told.replace('"r1"', '"r9"')]))
+    doc = ContextDocument.parse((ctx.vault.turn_dir("ruth", 5) / "context.md").read_text())
+    assert doc.latest("5").startswith("Sven is a nurse") and "statement_acknowledged" not in doc.latest("5")
+
+
+def test_a_suggestion_naming_what_the_users_allergy_rules_out_is_sent_back(ctx, tmp_path):
+    """Set G: "Suggest something I could cook for Anika's birthday dinner." beside "allergy: shellfish" was answered
+    "Cook the shellfish sandwich." and APPROVEd. A suggestion naming what the allergy or diet rules out (its words or
+    a food of that kind) is REVISEd (constraint_ignored_revised); one that keeps clear of it is not."""
+    lines = [_turn("priya", "p1", "p1", "2026-03-09T12:00:00Z", "I'm allergic to shellfish."),
+             _turn("priya", "p2", "p2", "2026-05-21T20:02:00Z", "Suggest something I could cook for a birthday dinner.")]
+    answers = iter(["Cook the shellfish sandwich.", "A garlic prawn linguine.", "A mushroom risotto, shellfish-free."])
+
+    def careless(request):
+        if request.phase == "synthesize" and "birthday dinner" in request.messages[-1]["content"]:
+            return {"answer": next(answers)}
+        return schema_responder(request)
+
+    run_file(ctx, ScriptedBackend(responder=careless), write_jsonl(tmp_path / "t.jsonl", lines))
+    text = (ctx.vault.turn_dir("priya", 2) / "context.md").read_text()
+    assert text.count("guard: constraint_ignored_revised") == 2 and "allergy: shellfish" in text
+    assert ContextDocument.parse(text).latest("5").startswith("A mushroom risotto, shellfish-free.")

@@ -23,6 +23,13 @@ def run_file(ctx, backend, path):
     return run_batch(turns, ctx, backend), errors
 
 
+def model_answers_statements(ctx):
+    """The guard statement_acknowledged off: the model answers (and validates) a statement, as on `base`."""
+    ctx.policy = ctx.policy.model_copy(update={"llm": ctx.policy.llm.model_copy(update={
+        "guards": ctx.policy.llm.guards.model_copy(update={"disabled": ["statement_acknowledged"]})})})
+    return ctx
+
+
 def test_every_turn_leaves_a_complete_context_md_and_catalog_rows(ctx, backend, tmp_path):
     report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES))
     assert report.outcomes == {"APPROVE": 4}
@@ -153,6 +160,7 @@ def test_a_clear_question_is_never_gated_and_the_model_is_not_asked(ctx, tmp_pat
 
 
 def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
+    model_answers_statements(ctx)  # the loop under test is the model's
     verdicts = iter(["REVISE", "RETRY", "RETRY", "APPROVE"])
 
     def picky(request):
@@ -171,6 +179,7 @@ def test_revise_then_retry_are_labelled_and_bounded(ctx, tmp_path):
 
 
 def test_overflowing_section_is_compressed_by_nerves(ctx, tmp_path):
+    model_answers_statements(ctx)  # the loop under test is the model's
     long_answer = " ".join(f"w{i}" for i in range(150))  # 150 words, under the 900-char cap
 
     def verbose(request):
@@ -289,11 +298,12 @@ def test_an_honest_i_dont_know_on_empty_memory_is_approved_by_rule(ctx, tmp_path
     section6 = ContextDocument.parse((ctx.vault.turn_dir("alice", 1) / "context.md").read_text()).latest("6")
     assert "honest 'I don't know'" in section6 and "**Quality:** 0.60" in section6
     # a statement answered "I don't know" is not honest, it is wrong: the validator decides (here FAIL)
-    report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "s.jsonl", [LINES[1]]))
+    report, _ = run_file(model_answers_statements(ctx), backend, write_jsonl(tmp_path / "s.jsonl", [LINES[1]]))
     assert report.outcomes == {"FAIL": 1}
 
 
 def test_the_validator_sees_goals_and_tool_results_and_quality_aggregates_goals(ctx, tmp_path):
+    model_answers_statements(ctx)  # the loop under test is the model's
     from panda.llm.schemas import GoalVerdict, Validation
     from panda.pipeline.validate import overall_quality
 
@@ -318,7 +328,7 @@ def test_synthesis_sees_known_facts_verbatim_and_acknowledges_statements(ctx, tm
              '{"user_id": "bob", "session_id": "b2", "timestamp": "2026-03-10T08:00:00Z", '
              '"query": "Remind me what budget I gave you for a laptop."}']
     backend = ScriptedBackend(responder=schema_responder)
-    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", lines))
+    run_file(model_answers_statements(ctx), backend, write_jsonl(tmp_path / "t.jsonl", lines))
     synth = [r.messages[-1]["content"] for batch in backend.history for r in batch if r.phase == "synthesize"]
     assert "acknowledge it" in synth[0] and "acknowledge it" not in synth[-1]
     assert "budget: under $1000" in synth[-1]  # the fact itself, not only a model's summary of it

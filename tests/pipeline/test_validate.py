@@ -10,3 +10,20 @@ def test_a_question_asking_what_an_attribute_is_now_is_told_from_one_asking_when
     assert not asks_current("Which city should I visit?") and not asks_current("What was my old job?")
     assert not asks_current("Which city does Obama live in?")  # not about the user
     assert asks_for_advice("What could I eat after a run?") and not asks_for_advice("How do I get to work these days?")
+
+
+def test_what_a_user_says_of_themselves_is_said_back_and_a_message_that_asks_is_not():
+    from panda.language.text import asks_something, second_person
+    from panda.pipeline.statements import acknowledgement
+
+    assert second_person("I'm allergic to shellfish and my partner is a nurse.") == \
+        "you're allergic to shellfish and your partner is a nurse."
+    assert second_person("I was born in Leeds and I am 40; we love it.") == "you were born in Leeds and you are 40; you love it."
+    assert second_person("Joe moved out.") == "Joe moved out."
+    assert acknowledgement("I’m vegetarian but I eat fish") == "Noted - you're vegetarian but you eat fish."
+    for asking in ("Suggest a dinner.", "I need a recipe for tonight.", "What am I allergic to?", "Can you help me",
+                   "I'm looking for a gift for my mum.", "Please remember my sister is Mei."):
+        assert asks_something(asking) and acknowledgement(asking) is None, asking
+    assert acknowledgement("Rust is fast.") is None  # not about the speaker
+    assert acknowledgement("I told you my sister is Mei.") is None  # speaks to the assistant: the model answers
+    assert acknowledgement("I " + "really " * 40 + "like tea.") is None  # too long to be sure it asks nothing
