@@ -17,16 +17,17 @@ on body fat that gather had found). What the user asked is left out unless the m
 ("What did I ask you about …?"): a question is no evidence of a fact, and the 0.5B model answered with one.
 Facts first, then the other items by their search score (the open session's last messages, which gather puts
 first unscored, go last), at most `MAX_LINES`: with more, the 0.5B model answered from the wrong line more often.
-An item scored under `MIN_SHARE` of the best is left out: "What level is my Spanish now?" had the user's podcast
-likes (0.10 against 1.06) as its second and third lines. A question about the present ("now", "currently",
-"still") gets the user's statements newest first: the 0.5B model answered from the first line, and the older
-one ("currently at A2") outscored the newer ("I passed my B1 exam yesterday!"). A question that names a time ("What
-did I ask you for on January 12th?") gets the items of that time first, before the facts (set C: a question asked on
-30 January answered it), and no items of other times when that time has any (set E: a question of 20 February
-answered "What did I ask you about on January 15th?"). A question about what was asked reads the questions first
-(set F: "What did I ask you for on June 20th?" was answered with that day's statement). A diet or an allergy
-(`CONSTRAINTS`) is kept whatever its score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe
-pages.
+An item scored under `MIN_SHARE` of the best is left out: "What level is my Spanish now?" had the user's podcast likes
+(0.10 against 1.06) as its second and third lines. A question about the present ("now", "currently", "still") gets the
+user's statements newest first: the 0.5B model answered from the first line, and the older one ("currently at A2")
+outscored the newer ("I passed my B1 exam yesterday!"). For any question about now (also in the present tense: "How
+many cats do I have?"), an earlier statement no longer true is left out, and so is one a later statement in the same
+area marks as changed ("I've switched to the aquathlon instead": `replaced`). A question that names a time ("What did
+I ask you for on January 12th?") gets the items of that time first, before the facts (set C: a question asked on 30
+January answered it), and no items of other times when that time has any (set E: a question of 20 February answered
+"What did I ask you about on January 15th?"). A question about what was asked reads the questions first (set F: "What
+did I ask you for on June 20th?" was answered with that day's statement). A diet or an allergy (`CONSTRAINTS`) is kept
+whatever its score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe pages.
 Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
 """
 
@@ -55,6 +56,13 @@ MIN_SHARE = 0.25  # of the best item's score; chosen on set A (benchmarks/answer
 _PRESENT = re.compile(r"\b(?:now|currently|current|still|anymore|any more|these days|at the moment|nowadays|latest)\b",
                       re.I)
 USER_KINDS = frozenset({"fact", "preference", "context", "message", "session_summary", "thread_summary", "memory"})
+_ABOUT_NOW = re.compile(r"\b(?:do|does|am|is|are|have|has)\s+(?:I|we|my|our)\b", re.I)  # "How many cats do I have?"
+_ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used to|originally|first|ago|ever|when|"
+                         r"last|earlier|old)\b", re.I)
+# A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
+_CHANGED = re.compile(r"\b(?:instead|rather than|switched|swapped|changed|dropped|no longer|any ?more|stopped|quit|"
+                      r"gave up|replaced|moved out|moved (?:[\w-]+ )?from|died|passed away|sold)\b", re.I)
+_NO_AREA = frozenset({"", "general", "conversation", "other"})
 _ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
 
 
@@ -158,6 +166,40 @@ def about_the_user(query: str, personal: bool = False) -> bool:
     return personal or asked_role(query) is not None
 
 
+def about_now(query: str) -> bool:
+    """Whether a question asks what holds now: it says so ("now", "currently", …) or asks in the present tense of
+    the user ("How many cats do I have?"), with no word of the past ("did", "originally", "when", …)."""
+    return bool(_PRESENT.search(query)) or (bool(_ABOUT_NOW.search(query)) and not _ABOUT_THEN.search(query))
+
+
+def _statement(result: SearchResult, said: Said | None) -> str | None:
+    """What the user stated in a gathered turn or message (None for a question, an answer or anything else)."""
+    if result.kind == "context":
+        return said.query if said is not None and not is_question(said.query) else None
+    speaker, _, text = result.snippet.partition(": ")
+    if result.kind == "message" and text and speaker.lower() in ("", "user") and not is_question(text):
+        return text
+    return None
+
+
+def replaced(gathered: list[SearchResult], said: dict[str, Said | None]) -> set[str]:
+    """Ids of the user's statements a later statement in the same area marks as changed (pure): for a question about
+    now, "I crashed my bike, so I've switched to the aquathlon instead" (sports.aquathlon) replaces "I'm training for
+    my first triathlon in August" (sports.trial), and "I've started weekly lessons with a tutor, so I dropped the
+    app" replaces "learning Japanese … mostly with an app" (set G: the 0.5B model answered both from the older line,
+    newest first or not). The area is the analysis's topic up to its first dot; a statement with no change word
+    (_CHANGED: instead, switched, dropped, no longer, died, …) replaces nothing: "I also started swimming" leaves
+    "I play tennis". Facts are not statements here: what they hold is current_facts' to say."""
+    statements = [(r, text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
+    gone: set[str] = set()
+    for newer, text in statements:
+        area = newer.primary_topic.split(".", 1)[0]
+        if area not in _NO_AREA and _CHANGED.search(text):
+            gone |= {r.id for r, _ in statements
+                     if r.created_at < newer.created_at and r.primary_topic.split(".", 1)[0] == area}
+    return gone
+
+
 def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Said | None], words: int = 220,
                    personal: bool = False, now: datetime | None = None) -> str:
     """The answer's context: facts and preferences (newest first), then the other items by score (newest first for
@@ -175,6 +217,9 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
     others = [r for r in gathered if r.kind not in ("fact", "preference")]
     present = bool(_PRESENT.search(query))
+    if about_now(query):
+        gone = replaced(others, said)
+        others = [r for r in others if r.id not in gone]
     if present:
         others.sort(key=lambda r: r.created_at, reverse=True)
     else:
@@ -189,7 +234,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         ordered = facts + others
     lines: list[str] = []
     for result in ordered:
-        line = evidence_line(result, said.get(result.id), with_answers, with_questions, present)
+        line = evidence_line(result, said.get(result.id), with_answers, with_questions, about_now(query))
         if line and line not in lines:
             lines.append(line)
         if len(lines) == MAX_LINES:

@@ -326,3 +326,27 @@ def test_a_question_about_what_was_asked_reads_the_questions_first():
                            now=datetime(2026, 8, 14, tzinfo=UTC)).splitlines()
     assert "beekeeping" in lines[0] and "two hives" in lines[1]
     assert "two hives" in answer_context("Where do I keep my bees?", [told, asked], said).splitlines()[0]
+
+
+def topic(r: SearchResult, primary_topic: str) -> SearchResult:
+    return SearchResult(**{**r.__dict__, "primary_topic": primary_topic})
+
+
+def test_a_later_statement_marking_a_change_in_the_same_area_replaces_the_earlier_for_a_question_about_now():
+    """Set G: "Which race am I doing now?" was answered from "I'm training for my first triathlon in August." beside
+    the later "I crashed my bike, so I've switched to the aquathlon instead"; "How many cats do I have?" (present
+    tense, no "now") from "We have two cats, Miso and Tofu." beside "Sadly Tofu died last week"."""
+    race = topic(result("t1", "message", "x", "user: I'm training for my first triathlon in August.", 2), "sports.trial")
+    fish = topic(result("t2", "message", "x", "user: I'm vegetarian but I eat fish.", 2), "food.diet")
+    switch = topic(result("t3", "message", "x", "user: I crashed my bike, so I've switched to the aquathlon instead.", 10,
+                          6), "sports.aquathlon")
+    now = answer_context("Which race am I doing now?", [race, fish, switch], {})
+    assert "aquathlon" in now and "triathlon" not in now and "vegetarian" in now  # another area stays
+    assert "triathlon" in answer_context("Which race was I first training for?", [race, fish, switch], {})
+    cats = topic(result("c1", "message", "x", "user: We have two cats, Miso and Tofu.", 12, 1), "pet.cat")
+    died = topic(result("c2", "message", "x", "user: Sadly Tofu died last week; Miso is on her own now.", 25, 2), "pet.cat")
+    assert "two cats" not in answer_context("How many cats do I have?", [cats, died], {})
+    assert "two cats" in answer_context("What were my cats called?", [cats, died], {})
+    # a later statement with no change word replaces nothing
+    swim = topic(result("s1", "message", "x", "user: I also started swimming on Sundays.", 10, 6), "sports.swimming")
+    assert "triathlon" in answer_context("Which sports do I do now?", [race, swim], {})
