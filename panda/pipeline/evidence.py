@@ -21,13 +21,13 @@ An item scored under `MIN_SHARE` of the best is left out: "What level is my Span
 (0.10 against 1.06) as its second and third lines. A question about the present ("now", "currently", "still") gets the
 user's statements newest first: the 0.5B model answered from the first line, and the older one ("currently at A2")
 outscored the newer ("I passed my B1 exam yesterday!"). For any question about now (also in the present tense: "How
-many cats do I have?"), an earlier statement no longer true is left out, and so is one a later statement in the same
-area marks as changed ("I've switched to the aquathlon instead": `replaced`). A question that names a time ("What did
-I ask you for on January 12th?") gets the items of that time first, before the facts (set C: a question asked on 30
-January answered it), and no items of other times when that time has any (set E: a question of 20 February answered
-"What did I ask you about on January 15th?"). A question about what was asked reads the questions first (set F: "What
-did I ask you for on June 20th?" was answered with that day's statement). A diet or an allergy (`CONSTRAINTS`) is kept
-whatever its score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe pages.
+many cats do I have?"), an earlier statement no longer true is left out, and so is one a later statement about the
+same thing marks as changed ("so I dropped the app": `replaced`). A question that names a time ("What did I ask you
+for on January 12th?") gets the items of that time first, before the facts (set C: a question asked on 30 January
+answered it), and no items of other times when that time has any (set E: a question of 20 February answered "What did
+I ask you about on January 15th?"). A question about what was asked reads the questions first (set F: "What did I ask
+you for on June 20th?" was answered with that day's statement). A diet or an allergy (`CONSTRAINTS`) is kept whatever
+its score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe pages.
 Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
 """
 
@@ -62,7 +62,6 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(r"\b(?:instead|rather than|switched|swapped|changed|dropped|no longer|any ?more|stopped|quit|"
                       r"gave up|replaced|moved out|moved (?:[\w-]+ )?from|died|passed away|sold)\b", re.I)
-_NO_AREA = frozenset({"", "general", "conversation", "other"})
 _ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
 
 
@@ -183,21 +182,22 @@ def _statement(result: SearchResult, said: Said | None) -> str | None:
 
 
 def replaced(gathered: list[SearchResult], said: dict[str, Said | None]) -> set[str]:
-    """Ids of the user's statements a later statement in the same area marks as changed (pure): for a question about
-    now, "I crashed my bike, so I've switched to the aquathlon instead" (sports.aquathlon) replaces "I'm training for
-    my first triathlon in August" (sports.trial), and "I've started weekly lessons with a tutor, so I dropped the
-    app" replaces "learning Japanese … mostly with an app" (set G: the 0.5B model answered both from the older line,
-    newest first or not). The area is the analysis's topic up to its first dot; a statement with no change word
-    (_CHANGED: instead, switched, dropped, no longer, died, …) replaces nothing: "I also started swimming" leaves
-    "I play tennis". Facts are not statements here: what they hold is current_facts' to say."""
-    statements = [(r, text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
+    """Ids of the user's statements that a later statement about the same thing marks as changed (pure): for a
+    question about now, "I've started weekly lessons with a tutor, so I dropped the app" replaces "I've been learning
+    Japanese for about a year, mostly with an app", and "Sadly Tofu died last week" replaces "We have two cats, Miso
+    and Tofu" (set G: the 0.5B model answered both from the older line, newest first or not). The same thing: a word
+    both say (not one of time or of change). A statement with no change word (_CHANGED: instead, switched, dropped,
+    no longer, died, …) replaces nothing: "I also started swimming" leaves "I play tennis". The analysis's topics
+    were tried first and dropped: the 0.5B model filed "I commute to work by train" beside the cat that died.
+    Facts are not statements here: what they hold is current_facts' to say."""
+    statements = [(r, _subject_words(text), text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
     gone: set[str] = set()
-    for newer, text in statements:
-        area = newer.primary_topic.split(".", 1)[0]
-        if area not in _NO_AREA and _CHANGED.search(text):
-            gone |= {r.id for r, _ in statements
-                     if r.created_at < newer.created_at and r.primary_topic.split(".", 1)[0] == area}
+    for newer, words, text in statements:
+        if _CHANGED.search(text):
+            gone |= {r.id for r, older, _ in statements if r.created_at < newer.created_at and words & older}
     return gone
+
+
 
 
 def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Said | None], words: int = 220,
@@ -444,6 +444,18 @@ def _word_stems(text: str) -> set[str]:
     """tokenize's stems, an irregular past as its present's. Example: _word_stems('I just got a puppy') -> {'get',
     'puppy'}."""
     return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}
+
+
+# Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
+# are about different things.
+_GENERAL_WORDS = frozenset(_word_stems("every each often always usually sometimes daily weekly monthly also just still "
+                                       "really go going get getting have having make making take taking use using "
+                                       "play playing do doing try trying keep keeping start started"))
+
+
+def _subject_words(text: str) -> set[str]:
+    """A statement's word stems, without words of time ("week", "May"), of change or of how often: what it is about."""
+    return _word_stems(_CHANGED.sub(" ", _DATE_WORDS.sub(" ", text))) - _GENERAL_WORDS
 
 
 ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"

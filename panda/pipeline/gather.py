@@ -41,11 +41,14 @@ import numpy as np
 from panda.catalog.conversations import Conversations
 from panda.conversations.ingest import catalog_thread_id, summary_document_id
 from panda.home import Home
-from panda.llm.roles import MIND
+from panda.language.text import is_question
+from panda.llm.roles import MIND, REFLEX
 from panda.llm.schemas import GatherSynthesis
+from panda.memory.conversation_signals import asked_role
 from panda.memory.links import follow_links
 from panda.memory.search import SearchRequest, SearchResult, retrieval_entry
 from panda.memory.session_cache import SessionCache
+from panda.pipeline import guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.privacy import visibility
@@ -200,6 +203,8 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
     started = time.perf_counter()
     # route none (greeting, closing, small talk): seed 004's minimal context, the session's last 3 messages
     session = recent_session_messages(state, ctx, limit=MINIMAL_CONTEXT if route == "none" else 6)
+    if route == "none" and asks_after_the_user(state.query) and guards.active(ctx, "personal_question_retrieves", REFLEX):
+        route = "cross_thread"  # set G: "Which city do I live in?" routed to no retrieval, answered "I don't know"
     route = state.retrieval_route = widened_route(route, state.analysis.query_type, len(session.messages))
     if route != "none":
         state.entities = entities_named(state.query, Conversations(ctx.catalog).known_entities(state.user_id))
@@ -247,10 +252,18 @@ def retrieval_details(state: TurnState, results: list[SearchResult], session: Se
             "classification_ms": round(classification, 3), "total_ms": round(classification + elapsed_ms, 3)}
 
 
+def asks_after_the_user(query: str) -> bool:
+    """A question about the user or what they said, which only memory answers (pure). Example: 'Which city do I live
+    in?' -> True; 'Hi there!' -> False; 'I live in Leeds.' -> False."""
+    return is_question(query) and asked_role(query) == "user"
+
+
 def route_text(state: TurnState) -> str:
     asked = state.analysis.needs_retrieval if state.analysis else "none"
     taken = state.retrieval_route or asked
-    return taken if taken == asked else f"{taken} (widened from {asked})"
+    if taken == asked:
+        return taken
+    return f"{taken} (widened from {asked}" + (f", {guards.mark('personal_question_retrieves')})" if asked == "none" else ")")
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:

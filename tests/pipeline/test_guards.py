@@ -270,3 +270,24 @@ def test_a_suggestion_naming_what_the_users_allergy_rules_out_is_sent_back(ctx, 
     text = (ctx.vault.turn_dir("priya", 2) / "context.md").read_text()
     assert text.count("guard: constraint_ignored_revised") == 2 and "allergy: shellfish" in text
     assert ContextDocument.parse(text).latest("5").startswith("A mushroom risotto, shellfish-free.")
+
+
+def test_a_question_about_the_user_routed_to_no_retrieval_searches_their_memory(ctx, tmp_path):
+    """Set G: the 0.5B analysis routed "Which city do I live in?" to no retrieval; gather took only the session's last
+    messages and the answer was "I don't know". On the small profiles a question about the user searches their memory
+    (personal_question_retrieves); a greeting routed to none stays none."""
+    def no_retrieval(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze":
+            reply.update(needs_retrieval="none")
+        return reply
+
+    lines = [_turn("priya", "p1", "p1", "2026-03-09T12:02:00Z", "I live in a flat in Manchester with my flatmate Joe."),
+             _turn("priya", "p3", "p2", "2026-06-30T12:02:00Z", "Which city do I live in?")]
+    doc = _last_turn(ctx, tmp_path, lines, no_retrieval)
+    assert "cross_thread (widened from none, guard: personal_question_retrieves)" in doc.latest("2")
+    assert "Manchester" in doc.latest("5")
+    run_file(ctx, ScriptedBackend(responder=no_retrieval),
+             write_jsonl(tmp_path / "hi.jsonl", [_turn("priya", "p4", "p3", "2026-07-01T12:00:00Z", "Hi there!")]))
+    hello = ContextDocument.parse((ctx.vault.turn_dir("priya", 3) / "context.md").read_text()).latest("2")
+    assert "**Retrieval route:** none" in hello
