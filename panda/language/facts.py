@@ -26,7 +26,7 @@ from datetime import datetime
 from difflib import SequenceMatcher
 
 from panda.documents.user_memory import MemoryEntry
-from panda.language.vocabulary import MEDIA, RELATIVES, SINGLE_VALUED_ATTRIBUTES
+from panda.language.vocabulary import MEDIA, PEOPLE, RELATIVES, SINGLE_VALUED_ATTRIBUTES
 
 MIN_VALUE_CHARS = 2  # a shorter value names nothing (a stray letter); extract_statements keeps no such statement
 _CLAUSE_END = (r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | to | now\b| (?:yesterday|today|"
@@ -129,7 +129,7 @@ ENDINGS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "", re.compile(r"\b(?!(?:I|We|They|He|She|It|You|The|My|Our|Your|His|Her|Their|This|That)\b)([A-Z][a-z]+) "
                             r"(?:has |have |just |sadly |finally )?(?:moved out|passed away|died|ran away|left us)\b")),
 )
-PEOPLE_AND_PETS = frozenset({*RELATIVES, "partner", "pet"})  # what a bare name's ending may end
+PEOPLE_AND_PETS = frozenset({*PEOPLE, "pet"})  # what a bare name's ending may end
 
 
 @dataclass(frozen=True)

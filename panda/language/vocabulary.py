@@ -49,6 +49,7 @@ SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status
 RELATIVES = ("sister", "brother", "mother", "mum", "mom", "father", "dad", "son", "daughter", "cousin", "aunt", "uncle",
              "niece", "nephew", "grandmother", "grandfather", "grandma", "grandpa", "stepson", "stepdaughter", "boss",
              "flatmate", "roommate")
+PEOPLE = (*RELATIVES, "partner")  # fact attributes whose values are people's names
 # What the user is watching, reading or listening to now ("I finished Severance and started watching The Bear").
 MEDIA = ("watching", "reading", "listening")
 # Attributes whose values are names or titles: a question about one ("What's my sister called?", "What show am I

@@ -200,6 +200,12 @@ def replaced(gathered: list[SearchResult], said: dict[str, Said | None]) -> set[
 
 
 
+def asks_after_the_user(query: str) -> bool:
+    """A question about the user or what was said, which only their memory answers (pure). Example: 'Which city do I
+    live in?' -> True; 'What did you recommend?' -> True; 'Hi there!' -> False; 'I live in Leeds.' -> False."""
+    return is_question(query) and about_the_user(query)
+
+
 def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Said | None], words: int = 220,
                    personal: bool = False, now: datetime | None = None) -> str:
     """The answer's context: facts and preferences (newest first), then the other items by score (newest first for
@@ -366,6 +372,12 @@ _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it
                          "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
                          "sorry", "noted", "based"} | _CALENDAR_WORDS)  # nor a date's
 _WORD = re.compile(r"[\w'’-]+")
+
+
+def asks_a_name(query: str) -> bool:
+    """Whether a question asks who, or for something's name. Example: "What's my partner's name?" -> True; "Who is my
+    flatmate?" -> True; "What does my partner do?" -> False."""
+    return bool(_ASKS_WHO.match(query) or _ASKS_NAME.search(query))
 
 
 def unanswered(query: str, answer: str, context: str) -> bool:

@@ -41,14 +41,13 @@ import numpy as np
 from panda.catalog.conversations import Conversations
 from panda.conversations.ingest import catalog_thread_id, summary_document_id
 from panda.home import Home
-from panda.language.text import is_question
 from panda.llm.roles import MIND, REFLEX
 from panda.llm.schemas import GatherSynthesis
-from panda.memory.conversation_signals import asked_role
 from panda.memory.links import follow_links
 from panda.memory.search import SearchRequest, SearchResult, retrieval_entry
 from panda.memory.session_cache import SessionCache
 from panda.pipeline import guards
+from panda.pipeline.evidence import asks_after_the_user
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.privacy import visibility
@@ -250,12 +249,6 @@ def retrieval_details(state: TurnState, results: list[SearchResult], session: Se
             "messages_in_context": len(session.messages), "cache_hit": session.cache_hit,
             "cache_key": SessionCache.key(session.session_id) if session.session_id else None,
             "classification_ms": round(classification, 3), "total_ms": round(classification + elapsed_ms, 3)}
-
-
-def asks_after_the_user(query: str) -> bool:
-    """A question about the user or what they said, which only memory answers (pure). Example: 'Which city do I live
-    in?' -> True; 'Hi there!' -> False; 'I live in Leeds.' -> False."""
-    return is_question(query) and asked_role(query) == "user"
 
 
 def route_text(state: TurnState) -> str:

@@ -1,12 +1,12 @@
 """Phase reflect (§1, REFLEX 0.3): PROCEED or CLARIFY. CLARIFY ends the turn with a question.
 
-CLARIFY is for a message with nothing to act on ("??", "asdf", "hm"). A small model copies its
-few-shot CLARIFY example onto clear questions ("How big should her cage be?" was gated as "no request
-in the message"), so a deterministic rule has the last word: a message with at least
-`MEANINGFUL_WORDS` words that are not stop words is clear. Since the rule would override any CLARIFY
-on such a message, the model is not asked about it at all (one sequential LLM round less per turn,
-on the turn's critical path); §1 says the rule decided. The model decides the rest, and a CLARIFY
-it gives there stands. The rule is a small-model guard (guards.py): on larger models the model decides.
+CLARIFY is for a message with nothing to act on ("??", "asdf", "hm"). A small model copies its few-shot
+CLARIFY example onto clear questions ("How big should her cage be?" was gated as "no request in the message"),
+so a deterministic rule has the last word: a message with at least `MEANINGFUL_WORDS` words that are not stop
+words is clear (a question about the user, with one). Since the rule would override any CLARIFY on such a
+message, the model is not asked about it at all (one sequential LLM round less per turn, on the turn's
+critical path); §1 says the rule decided. The model decides the rest, and a CLARIFY it gives there stands. The
+rule is a small-model guard (guards.py): on larger models the model decides.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from panda.language.text import STOP_WORDS, words
 from panda.llm.roles import REFLEX
 from panda.llm.schemas import ReflectionDecision
 from panda.pipeline import guards
+from panda.pipeline.evidence import asks_after_the_user
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 
@@ -23,9 +24,11 @@ MEANINGFUL_WORDS = 2
 
 
 def is_clear(query: str) -> bool:
-    """Example: is_clear('How big should her cage be?') -> True; is_clear('??') -> False; is_clear('hm ok') -> False."""
+    """Example: is_clear('How big should her cage be?') -> True; is_clear('??') -> False; is_clear('hm ok') -> False.
+    A question about the user needs one meaningful word: their memory answers it (set G: "What am I allergic to?"
+    was gated by the 0.5B model as "check a pet's allergy")."""
     meaningful = [w for w in words(query) if w not in STOP_WORDS and len(w) > 1 and w not in ("hm", "hmm", "ok", "okay")]
-    return len(meaningful) >= MEANINGFUL_WORDS
+    return len(meaningful) >= (1 if asks_after_the_user(query) else MEANINGFUL_WORDS)
 
 
 def run(state: TurnState, ctx: Home) -> Step[bool]:

@@ -32,7 +32,7 @@ from panda.documents.budgets import truncate_to_words
 from panda.home import Home
 from panda.language.metrics import abstained
 from panda.language.text import asks_for_a_suggestion, asks_for_advice, is_question, tokenize
-from panda.language.vocabulary import MEDIA, RULED_OUT, SINGLE_VALUED_ATTRIBUTES
+from panda.language.vocabulary import MEDIA, PEOPLE, RULED_OUT, SINGLE_VALUED_ATTRIBUTES
 from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
@@ -100,7 +100,8 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
     """The current facts a recall question names, each with its value's words beyond the question's (pure): by a word
     of the fact's key or value when the analysis calls the question recall, or, for an attribute with one current
     value, by the words that ask what it is now (`asks_current`: "Which city do I live in now?" names "residence:
-    York"; the 0.5B model called that question a plain question)."""
+    York"; the 0.5B model called that question a plain question). A fact naming one of the user's people names
+    nothing for a question that asks neither who nor a name ("What does my partner do?")."""
     if not is_question(state.query):
         return []
     recall = state.analysis is not None and state.analysis.query_type == "recall"
@@ -111,6 +112,8 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
         if r.kind != "fact" or r.superseded or ":" not in r.title:
             continue
         key, value = r.title.split(":", 1)
+        if split_key(key)[0] in PEOPLE and not evidence.asks_a_name(state.query):
+            continue  # set G: "partner: Sven" does not say what the partner does
         new_words = set(tokenize(value)) - asked
         if ((recall and asked & set(tokenize(key) + tokenize(value))) or split_key(key)[0] in cued) and new_words:
             out.append((r.title, new_words))

@@ -291,3 +291,17 @@ def test_a_question_about_the_user_routed_to_no_retrieval_searches_their_memory(
              write_jsonl(tmp_path / "hi.jsonl", [_turn("priya", "p4", "p3", "2026-07-01T12:00:00Z", "Hi there!")]))
     hello = ContextDocument.parse((ctx.vault.turn_dir("priya", 3) / "context.md").read_text()).latest("2")
     assert "**Retrieval route:** none" in hello
+
+
+def test_a_short_question_about_the_user_proceeds_and_a_persons_name_does_not_answer_what_they_do(ctx, tmp_path):
+    """Set G: "What am I allergic to?" (one meaningful word) was gated CLARIFY by the 0.5B model ("check a pet's
+    allergy"): a question about the user needs one meaningful word to be clear. And "What does my partner do?" answered
+    "Your partner is a nurse." was replaced by "From what you told me: partner: Sven.": a fact naming one of the user's
+    people answers only who or a name."""
+    from panda.pipeline.reflect import is_clear
+
+    assert is_clear("What am I allergic to?") and not is_clear("What about it?") and not is_clear("??")
+    lines = [_turn("ruth", "r1", "r1", "2026-02-03T17:02:00Z", "My partner Sven is a nurse."),
+             _turn("ruth", "r3", "r2", "2026-04-20T19:00:00Z", "What does my partner do?")]
+    doc = _last_turn(ctx, tmp_path, lines, _answers("partner do", "Your partner is a nurse.", query_type="recall"))
+    assert doc.latest("5").startswith("Your partner is a nurse.") and "partner: Sven" not in doc.latest("5")
