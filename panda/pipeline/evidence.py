@@ -198,8 +198,6 @@ def replaced(gathered: list[SearchResult], said: dict[str, Said | None]) -> set[
     return gone
 
 
-
-
 def asks_after_the_user(query: str) -> bool:
     """A question about the user or what was said, which only their memory answers (pure). Example: 'Which city do I
     live in?' -> True; 'What did you recommend?' -> True; 'Hi there!' -> False; 'I live in Leeds.' -> False."""
@@ -222,8 +220,8 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     gathered = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)]
     facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
     others = [r for r in gathered if r.kind not in ("fact", "preference")]
-    present = bool(_PRESENT.search(query))
-    if about_now(query):
+    present, current = bool(_PRESENT.search(query)), about_now(query)
+    if current:
         gone = replaced(others, said)
         others = [r for r in others if r.id not in gone]
     if present:
@@ -240,7 +238,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         ordered = facts + others
     lines: list[str] = []
     for result in ordered:
-        line = evidence_line(result, said.get(result.id), with_answers, with_questions, about_now(query))
+        line = evidence_line(result, said.get(result.id), with_answers, with_questions, current)
         if line and line not in lines:
             lines.append(line)
         if len(lines) == MAX_LINES:

@@ -20,7 +20,9 @@ me about your hobby."). Last, a recall question whose answer leaves out the reme
 (the 0.5B model answered "Remind me what budget I gave you" with a laptop from a research page, beside
 "budget: under $1000") is sent back with the fact in the hint; and one whose answer states that fact,
 with no denial, is approved by rule (the 0.5B validator RETRYed "your budget is under $1000" as "budget
-is not specified").
+is not specified"). A suggestion naming what the user's allergy or diet rules out is sent back (the 0.5B model
+suggested "the shellfish sandwich" beside "allergy: shellfish", and its validator approved it), and a statement
+synthesis said back by rule is approved by rule.
 """
 
 from __future__ import annotations
