@@ -29,7 +29,7 @@ from __future__ import annotations
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
-from panda.pipeline import evidence, guards
+from panda.pipeline import answer_checks, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import acknowledgement, is_statement
@@ -86,22 +86,22 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         mended = []
-        uncopied = evidence.uncopied_answer(state.query, state.response, state.answer_context)
+        uncopied = answer_checks.uncopied_answer(state.query, state.response, state.answer_context)
         if uncopied and guards.active(ctx, "copied_line_answered", VOICE):
             state.response = uncopied
             mended.append(f"; {guards.mark('copied_line_answered')}: the answer copied a context line's frame")
-        dated = evidence.dated_answer(state.response, state.answer_context)
+        dated = answer_checks.dated_answer(state.response, state.answer_context)
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
         about_user = evidence.about_the_user(state.query, personal(state))
-        undated = evidence.undated_answer(state.query, state.response, state.answer_context) if about_user else None
+        undated = answer_checks.undated_answer(state.query, state.response, state.answer_context) if about_user else None
         if undated and guards.active(ctx, "undated_when_answered", VOICE):
             state.response = undated
             mended.append(f"; {guards.mark('undated_when_answered')}: a when-question answered with no time")
-        if (about_user or evidence.told_about(state.query, state.answer_context)) \
+        if (about_user or answer_checks.told_about(state.query, state.answer_context)) \
                 and guards.active(ctx, "unanswered_abstained", VOICE) \
-                and evidence.unanswered(state.query, state.response, state.answer_context):
+                and answer_checks.unanswered(state.query, state.response, state.answer_context):
             state.response, state.answered_by_guard = UNKNOWN, "unanswered_abstained"
             mended.append(f"; {guards.mark('unanswered_abstained')}: the answer held no name, person or amount "
                           "the lines hold")

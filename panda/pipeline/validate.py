@@ -39,7 +39,7 @@ from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import attributes_asked, split_key
-from panda.pipeline import evidence, guards
+from panda.pipeline import answer_checks, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT
@@ -114,7 +114,7 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
         if r.kind != "fact" or r.superseded or ":" not in r.title:
             continue
         key, value = r.title.split(":", 1)
-        if split_key(key)[0] in PEOPLE and not evidence.asks_a_name(state.query):
+        if split_key(key)[0] in PEOPLE and not answer_checks.asks_a_name(state.query):
             continue  # set G: "partner: Sven" does not say what the partner does
         new_words = set(tokenize(value)) - asked
         if ((recall and asked & set(tokenize(key) + tokenize(value))) or split_key(key)[0] in cued) and new_words:
@@ -256,7 +256,7 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     if state.answered_by_guard == "unanswered_abstained" and on("unanswered_abstained"):
         # a remembered fact that answers the question wins
         fact = ignored_fact(state)
-        if on("ignored_fact_revised") and fact is not None and not evidence.unanswered(state.query, fact, fact):
+        if on("ignored_fact_revised") and fact is not None and not answer_checks.unanswered(state.query, fact, fact):
             return restate(fact)  # not "daughter: Ines" for "What is my daughter's teacher called?" (set F)
         return rule("unanswered_abstained", "APPROVE", 0.6, "an honest 'I don't know': the lines hold no answer of "
                     "the kind the question asks for")

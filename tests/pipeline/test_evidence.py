@@ -128,7 +128,7 @@ def test_a_personal_question_by_the_analysis_leaves_the_web_out_and_so_does_synt
 
 def test_a_relative_day_copied_from_a_dated_line_becomes_its_date():
     """Set A: "When did I pass my Spanish exam?" asked 16 days later was answered "yesterday"."""
-    from panda.pipeline.evidence import dated_answer
+    from panda.pipeline.answer_checks import dated_answer
 
     context = ('- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)\n'
                '- On 15 May 2026 the user said: “I moved last weekend.” (last weekend: 6-14 May 2026)')
@@ -147,7 +147,7 @@ def test_a_relative_day_copied_from_a_dated_line_becomes_its_date():
 def test_an_answer_that_copies_a_lines_frame_is_rewritten_from_that_line():
     """LoCoMo conv-30 (stop 44): the 0.5B model answered "Jon said:" (the string ended where the line's quote began)
     and "On 9 April 2023 Gina said: 'Thanks! Got the tattoo …" for when-questions."""
-    from panda.pipeline.evidence import uncopied_answer
+    from panda.pipeline.answer_checks import uncopied_answer
 
     context = ("- On 9 June 2023 Jon said: “Just back from Rome!”\n"
                "- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)")
@@ -190,7 +190,7 @@ def test_a_diet_stays_beside_a_request_whatever_its_score():
 
 def test_an_answer_without_the_name_person_or_amount_asked_for_is_unanswered():
     """Set D: the 0.5B model answered every question about something never said from some line."""
-    from panda.pipeline.evidence import unanswered
+    from panda.pipeline.answer_checks import unanswered
 
     guitar = "- On 3 March 2026 the user said: “I'm learning to play the guitar; I practise every evening after work.”"
     assert unanswered("Who is my guitar teacher?", "You're learning to play the guitar.", guitar)
@@ -215,7 +215,7 @@ def test_an_answer_without_the_name_person_or_amount_asked_for_is_unanswered():
 def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
     """Set E: "What is my cat's vet called?" -> "Your cat Pepper's vet is Pepper." (the cat's name); "What finishing
     time am I aiming for?" -> "You're aiming for the Berlin marathon in September." (no time)."""
-    from panda.pipeline.evidence import unanswered
+    from panda.pipeline.answer_checks import unanswered
 
     cat = "- On 2 February 2026 the user said: “My cat Pepper turned fourteen this month.”"
     assert unanswered("What is my cat's vet called?", "Your cat Pepper's vet is Pepper.", cat)
@@ -236,7 +236,7 @@ def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
 
 
 def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_matches():
-    from panda.pipeline.evidence import undated_answer
+    from panda.pipeline.answer_checks import undated_answer
 
     lines = ("- diet: lactose intolerant (told 5 May 2026)\n"
              "- On 5 May 2026 the user said: “I've started training for the Berlin marathon in September.”\n"
@@ -271,7 +271,7 @@ def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_match
 
 
 def test_a_question_naming_someone_the_user_spoke_of_is_about_the_user():
-    from panda.pipeline.evidence import told_about
+    from panda.pipeline.answer_checks import told_about
 
     mei = "- On 8 August 2026 the user said: “My sister Mei is getting married in Singapore in December.”"
     assert told_about("How many guests are coming to Mei's wedding?", mei)
@@ -296,7 +296,7 @@ def test_an_invented_amount_or_a_name_from_an_unrelated_line_is_unanswered():
     """Set F: "How much did Northwind pay for Lumen?" -> "$52,000" (said nowhere); "How much honey did I harvest last
     year?" -> "I have three hives now." (no line about honey); "Who conducts my orchestra?" -> "The orchestra lives
     in Lisbon." (the brother's city)."""
-    from panda.pipeline.evidence import amounts, unanswered
+    from panda.pipeline.answer_checks import amounts, unanswered
 
     assert amounts("Three hives, £1,200 and 2 am on 20 June") == {"3", "1200", "2", "20"}
     job = "- On 7 October 2026 the user said: “Lumen got acquired, so I joined a bigger company called Northwind.”"
