@@ -81,7 +81,8 @@ def asks_for_advice(text: str) -> bool:
 _REQUEST = re.compile(r"^\s*(?:please\b|(?:suggest|recommend|give|tell|find|show|list|help|write|make|plan|book|remind|"
                       r"explain|compare|describe|summari[sz]e|search|look|check|send|create|draft|translate|calculate|"
                       r"let me|pick|choose|name)\b)|\bI(?:'d| would)? (?:need|want|like|love) (?:a|an|some|to know|help|"
-                      r"ideas|you)\b|\bI(?:'m| am) (?:looking for|wondering)\b|\bI wonder\b|\bplease\b", re.I)
+                      r"ideas|you)\b|\bI(?:'m| am) (?:looking for|wondering|not sure)\b|\bI wonder\b|\bplease\b|"
+                      r"\bI (?:don't|do not|can't|cannot) (?:know|decide|choose|figure out|remember)\b", re.I)
 
 
 def asks_for_a_suggestion(text: str) -> bool:

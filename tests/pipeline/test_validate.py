@@ -22,7 +22,8 @@ def test_what_a_user_says_of_themselves_is_said_back_and_a_message_that_asks_is_
     assert second_person("Joe moved out.") == "Joe moved out."
     assert acknowledgement("I’m vegetarian but I eat fish") == "Noted - you're vegetarian but you eat fish."
     for asking in ("Suggest a dinner.", "I need a recipe for tonight.", "What am I allergic to?", "Can you help me",
-                   "I'm looking for a gift for my mum.", "Please remember my sister is Mei."):
+                   "I'm looking for a gift for my mum.", "Please remember my sister is Mei.",
+                   "I don't know what to cook tonight.", "I'm not sure which laptop suits me."):
         assert asks_something(asking) and acknowledgement(asking) is None, asking
     assert acknowledgement("Rust is fast.") is None  # not about the speaker
     assert acknowledgement("I told you my sister is Mei.") is None  # speaks to the assistant: the model answers
