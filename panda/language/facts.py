@@ -286,8 +286,9 @@ def end(entries: list[MemoryEntry], key: str, ended_value: str, when: datetime |
     Example: entries [likes=running (Jan)], end('likes', 'running', June) -> running.invalid_at = June; an empty
     key ends whichever of the user's people or pets the value names: end('', 'Joe', …) ends 'flatmate: Joe'.
     """
-    def ends_key(entry_key: str) -> bool:  # "" (or " (Caroline)"): any of PEOPLE_AND_PETS, the same speaker's
-        attribute, _, subject = key.partition(" (")
+    attribute, _, subject = key.partition(" (")  # "" (or " (Caroline)"): any of PEOPLE_AND_PETS, the same speaker's
+
+    def ends_key(entry_key: str) -> bool:
         entry_attribute, _, entry_subject = entry_key.partition(" (")
         return entry_key == key or (not attribute and entry_attribute in PEOPLE_AND_PETS and entry_subject == subject)
 

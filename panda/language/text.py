@@ -101,22 +101,21 @@ _SECOND_PERSON = {"i": "you", "i'm": "you're", "i've": "you've", "i'd": "you'd",
                   "my": "your", "mine": "yours", "myself": "yourself", "we": "you", "we're": "you're",
                   "we've": "you've", "we'd": "you'd", "we'll": "you'll", "us": "you", "our": "your", "ours": "yours",
                   "ourselves": "yourselves", "am": "are"}
-_FIRST_PERSON_WORD = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Ww]e're|"
-                                r"[Ww]e've|[Ww]e'd|[Ww]e'll|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves)(?![\w'’])")
-_PERSON_WORD = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|we'd|we'll|us|our|"
-                          r"ours|ourselves|(?<=I )am|(?<=I )was)(?![\w'’])", re.I)
+# The speaker's own words, capitalised only at a sentence's start: "US" (the country) and "ME" are not "us" and "me".
+_PERSON_WORD = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Ww]e're|[Ww]e've|"
+                          r"[Ww]e'd|[Ww]e'll|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves|(?<=I )am|(?<=I )was)(?![\w'’])")
 
 
 def first_person(text: str) -> bool:
     """Whether the speaker speaks of themselves. Example: first_person('My partner Sven is a nurse.') -> True;
     first_person('Rust is fast.') -> False."""
-    return bool(_FIRST_PERSON_WORD.search(text.replace("’", "'")))
+    return bool(_PERSON_WORD.search(text.replace("’", "'")))
 
 
 def second_person(text: str) -> str:
     """What a speaker said of themselves, said back to them. Example: second_person("I'm allergic to shellfish and
     my partner is a nurse.") -> "you're allergic to shellfish and your partner is a nurse."; "I was" -> "you were";
-    other words keep their case ("Joe moved out." is unchanged)."""
+    other words keep their case ("Joe moved out." is unchanged, and so is "the US")."""
     def swap(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.lower()

@@ -20,6 +20,7 @@ def test_what_a_user_says_of_themselves_is_said_back_and_a_message_that_asks_is_
         "you're allergic to shellfish and your partner is a nurse."
     assert second_person("I was born in Leeds and I am 40; we love it.") == "you were born in Leeds and you are 40; you love it."
     assert second_person("Joe moved out.") == "Joe moved out."
+    assert second_person("We moved to the US.") == "you moved to the US."  # the country is not "us"
     assert acknowledgement("I’m vegetarian but I eat fish") == "Noted - you're vegetarian but you eat fish."
     for asking in ("Suggest a dinner.", "I need a recipe for tonight.", "What am I allergic to?", "Can you help me",
                    "I'm looking for a gift for my mum.", "Please remember my sister is Mei.",
