@@ -6,6 +6,7 @@ catalog's; left out: what the index does with the rows (memory/index.py).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from panda.catalog.filters import GLOBAL_PARTITION, NO_OWNER_PARTITION
@@ -21,18 +22,32 @@ def _where(keys: list[str] | None) -> tuple[str, list[Any]]:
 
 
 def partition_rows(catalog: Catalog, keys: list[str] | None, text_chars: int) -> Any:
-    """One Arrow row per document of the partitions `keys` (None: all), ordered by partition and id."""
+    """One Arrow row per document of the partitions `keys` (None: all), ordered by partition and id; the
+    embeddings come apart, from partition_vectors."""
     where, params = _where(keys)
     return _arrow(catalog, f"""
         SELECT {KEY_SQL} AS key, d.id, d.kind, d.scope, d.session_id, d.primary_topic, d.content_types, d.keywords,
                coalesce(d.quality, 0.0) AS quality, coalesce(epoch(d.expires_at), 'inf'::DOUBLE) AS expires,
                coalesce(epoch(d.invalid_at), 'inf'::DOUBLE) AS invalid, coalesce(d.doc_length, 0) AS length,
-               d.embedding IS NOT NULL AS has_vector, d.embedding, coalesce(d.title, '') AS title,
+               d.embedding IS NOT NULL AS has_vector, coalesce(d.title, '') AS title,
                coalesce(d.doc_path, '') AS doc_path, left(coalesce(d.search_text, ''), {int(text_chars)}) AS text,
                coalesce(d.importance, 0.0) AS importance, coalesce(epoch(d.created_at), 'nan'::DOUBLE) AS created,
                coalesce(d.turn_number, -1) AS position,
                d.reference_count, d.usage_count, d.validation_count, d.validation_success
         FROM documents d {where} ORDER BY key, d.id""", params)
+
+
+def partition_vectors(catalog: Catalog, keys: list[str] | None, batch_rows: int) -> Iterator[Any]:
+    """The embeddings of the partitions `keys` (None: all) as Arrow record batches of `batch_rows` rows (key, id,
+    embedding; no order), streamed: a million 768-float vectors through one sorted table held the rows, the
+    table and their copies at once (over 20 GB). Read each batch before the connection runs anything else."""
+    where, params = _where(keys)
+    where = f"{where} AND d.embedding IS NOT NULL" if where else "WHERE d.embedding IS NOT NULL"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        reader = catalog.con.execute(f"SELECT {KEY_SQL} AS key, d.id, d.embedding FROM documents d {where}",
+                                     params).to_arrow_reader(batch_rows)
+    yield from reader
 
 
 def partition_postings(catalog: Catalog, keys: list[str] | None) -> Any:

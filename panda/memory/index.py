@@ -98,6 +98,19 @@ class _Partition:
 
 COUNTERS = ("reference_count", "usage_count", "validation_count", "validation_success")
 TEXT_CHARS = 4000  # ranking reads the first 150 words and the snippet the first 60
+VECTOR_BATCH_ROWS = 50_000  # embeddings streamed from the catalog this many rows at a time
+
+
+def _rows_by_partition(parts: dict[str, _Partition], keys: np.ndarray,
+                       ids: list[str]) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """A batch of (key, id) split by partition: per key, the batch positions and the partition rows they fill."""
+    out = []
+    names, which = np.unique(keys.astype(str), return_inverse=True)
+    for group, key in enumerate(names.tolist()):
+        at = np.flatnonzero(which == group)
+        row_of = parts[key].row_of
+        out.append((key, at, np.fromiter((row_of[ids[i]] for i in at), np.int64, len(at))))
+    return out
 
 
 class SearchIndex:
@@ -203,11 +216,15 @@ class SearchIndex:
         keys_col = table.column("key").to_numpy(zero_copy_only=False)
         bounds = np.flatnonzero(np.r_[True, keys_col[1:] != keys_col[:-1], True])
         columns = {name: table.column(name) for name in table.column_names}
+        loaded = {}
         for start, end in zip(bounds[:-1], bounds[1:], strict=True):
-            key = str(keys_col[start])
             part = self._partition(columns, int(start), int(end))
             part.is_note = part.kind == "note"
             part.first_expiry = float(min(part.expires.min(initial=math.inf), part.invalid.min(initial=math.inf)))
+            loaded[str(keys_col[start])] = part
+        del table, columns
+        self._fill_vectors(loaded, keys)
+        for key, part in loaded.items():
             if part.size >= self.ann.min_rows and int(part.has_vector.sum()) >= self.ann.min_rows:
                 part.ann = InvertedFileIndex(part.vectors, part.has_vector, self.ann)
             self.parts[key] = part
@@ -224,22 +241,34 @@ class SearchIndex:
             counts = self.part_df.setdefault(key, Counter())
             counts[term] = hi - lo
 
+    def _fill_vectors(self, parts: dict[str, _Partition], keys: list[str] | None) -> None:
+        """Each loaded partition's unit vectors, streamed from the catalog into one float32 matrix per partition:
+        its rows in the partition's order, zero rows where a document has none. Peak memory is the matrices and
+        one batch: a 1M x 768 partition is 3 GB, and read with the other columns in one sorted table it was killed
+        for memory on a 24 GB machine (stop 48). One width per catalog
+        (Catalog.check_dim); a partition without vectors keeps width 0 (its vector leg is skipped)."""
+        for batch in index_source.partition_vectors(self.catalog, keys, VECTOR_BATCH_ROWS):
+            embedding = batch.column("embedding")
+            flat = embedding.flatten().to_numpy(zero_copy_only=False)
+            block = flat.reshape(len(batch), -1).astype(np.float32, copy=False)
+            batch_keys = batch.column("key").to_numpy(zero_copy_only=False)
+            for key, at, rows in _rows_by_partition(parts, batch_keys, batch.column("id").to_pylist()):
+                part = parts[key]
+                if part.vectors.shape[1] != block.shape[1]:
+                    part.vectors = np.zeros((part.size, block.shape[1]), dtype=np.float32)
+                part.vectors[rows] = block[at]
+        for part in parts.values():
+            if part.vectors.shape[1]:
+                norms = np.linalg.norm(part.vectors, axis=1)
+                part.vectors /= np.where(norms > 0, norms, 1.0)[:, None]
+
     @staticmethod
     def _partition(columns: dict[str, Any], start: int, end: int) -> _Partition:
         def col(name: str) -> np.ndarray:
             return columns[name].slice(start, end - start).to_numpy(zero_copy_only=False)
 
-        embedding = columns["embedding"].slice(start, end - start).combine_chunks()
         has_vector = col("has_vector").astype(bool)
-        n = end - start
-        flat = embedding.flatten().to_numpy(zero_copy_only=False).astype(np.float32)  # null rows are left out
-        # one width per catalog (Catalog.check_dim); 0 for a partition without vectors (its vector leg is skipped)
-        width = flat.size // int(has_vector.sum()) if has_vector.any() else 0
-        vectors = np.zeros((n, width), dtype=np.float32)
-        if has_vector.any():
-            vectors[has_vector] = flat.reshape(-1, width)
-            norms = np.linalg.norm(vectors, axis=1)
-            vectors /= np.where(norms > 0, norms, 1.0)[:, None]
+        vectors = np.zeros((end - start, 0), dtype=np.float32)  # _fill_vectors
         ctypes = [tuple(x or ()) for x in columns["content_types"].slice(start, end - start).to_pylist()]
         keywords = [tuple(x or ()) for x in columns["keywords"].slice(start, end - start).to_pylist()]
         ids = col("id")
