@@ -10,6 +10,8 @@ or name), and any one can be switched off by name (`llm.guards.disabled`). Where
 
 from __future__ import annotations
 
+import re
+
 from panda.config import GUARDS
 from panda.home import Home
 from panda.llm.model_cache import DEFAULT_PROFILE
@@ -33,3 +35,14 @@ def active(ctx: Home, name: str, role: str) -> bool:
 def mark(name: str) -> str:
     """How context.md names a guard's decision. Example: mark('status_line_revised') -> 'guard: status_line_revised'."""
     return f"guard: {name}"
+
+
+_MARK_NOTE = re.compile(r"\s*\(guard: [a-z_]+[^)]*\)")
+
+
+def unmarked(text: str) -> str:
+    """A verdict's issues as the model is told them, without the note naming the guard that decided: the 0.5B model
+    asked to "fix" an issue ending "(guard: constraint_ignored_revised, no model call)" answered "Guard:
+    constraint_ignored_revised" (set H). Example: unmarked('Say the date (guard: dated_answer, no model call)')
+    -> 'Say the date'."""
+    return _MARK_NOTE.sub("", text).strip()

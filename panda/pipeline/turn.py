@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from panda.errors import LLMReplyError
 from panda.home import Home
-from panda.pipeline import analyze, gather, plan, reflect, save, synthesize, validate
+from panda.pipeline import analyze, gather, guards, plan, reflect, save, synthesize, validate
 from panda.pipeline.state import Step, TurnState
 
 
@@ -65,11 +65,11 @@ def _attempts(state: TurnState, ctx: Home) -> Step[None]:
             state.attempts_exhausted = True
             return
         if verdict.decision == "REVISE":
-            state.revise_hint = verdict.issues
+            state.revise_hint = guards.unmarked(verdict.issues)
             state.doc.begin_revise()
             replan = False
         else:
-            state.retry_hint = verdict.issues
+            state.retry_hint = guards.unmarked(verdict.issues)
             state.revise_hint = ""
             state.doc.begin_retry()
             replan = True

@@ -185,7 +185,9 @@ def ignored_fact(state: TurnState) -> str | None:
 
 _SENTENCE = re.compile(r"[^.!?;\n]+")
 _KEEPS_CLEAR = re.compile(r"\b(?:allerg\w*|without|free|avoid\w*|no|not|never|instead|skip\w*|swap\w*|replac\w*|"
-                         r"substitut\w*|\w+n't)\b", re.I)
+                         r"substitut\w*|\w+n't|vegan|vegetarian|veggie|pescatarian|plant-based|dairy-free)\b", re.I)
+# A diet's own name describes a dish that keeps it ("a vegan pizza"); an allergen's names the danger ("shellfish")
+_DIETS = frozenset({"vegan", "vegetarian", "pescatarian", "plant", "based"})
 
 
 def ignored_constraint(state: TurnState) -> str | None:
@@ -195,14 +197,15 @@ def ignored_constraint(state: TurnState) -> str | None:
 
     Set G: "Suggest something I could cook for Anika's birthday dinner." beside "allergy: shellfish" was answered
     "Cook the shellfish sandwich." and the validator APPROVEd it.
-    Example: that answer -> 'allergy: shellfish'; 'A shellfish-free paella.' -> None."""
+    Example: that answer -> 'allergy: shellfish'; 'A shellfish-free paella.' -> None; beside "diet: vegan", 'Bake a
+    vegan pizza.' -> None (set H had it sent back) and 'A cheesecake with cream.' -> 'diet: vegan'."""
     if not asks_for_a_suggestion(state.query):
         return None
     for result in state.gathered:
         if not evidence.constraint(result):
             continue
         named = set(re.findall(r"[a-z]+", result.title.split(":", 1)[1].lower()))
-        ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant"}
+        ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant"} - _DIETS
         for sentence in _SENTENCE.findall(state.response):
             words = set(re.findall(r"[a-z]+", sentence.lower()))
             if words & ruled_out and not _KEEPS_CLEAR.search(sentence):

@@ -272,6 +272,31 @@ def test_a_suggestion_naming_what_the_users_allergy_rules_out_is_sent_back(ctx, 
     assert ContextDocument.parse(text).latest("5").startswith("A mushroom risotto, shellfish-free.")
 
 
+def test_a_dish_named_for_the_users_diet_keeps_it_and_the_model_is_not_told_the_guards_name(ctx, tmp_path):
+    """Set H: beside "diet: vegan", "Bake a vegan pizza." was sent back as ignoring the diet (its own word, "vegan",
+    counted as a food it rules out), and the model, told to fix "… (guard: constraint_ignored_revised, no model
+    call)", answered "Guard: constraint_ignored_revised". A diet's name keeps it; the model is told the issue alone."""
+    for n, (first, kept) in enumerate([("Bake a vegan pizza.", True), ("A cheesecake with whipped cream.", False)]):
+        lines = [_turn("mina", f"m{n}a", f"m{n}a", "2026-05-05T12:00:00Z", "I'm vegan, so no meat, fish, eggs or dairy."),
+                 _turn("mina", f"m{n}b", f"m{n}b", "2026-07-30T16:00:00Z", "Suggest a dessert I could bake for the weekend.")]
+        answers = iter([first, "A dark chocolate and raspberry tart with coconut oil pastry."])
+
+        def careless(request, answers=answers):
+            if request.phase == "synthesize" and "dessert" in request.messages[-1]["content"]:
+                return {"answer": next(answers)}
+            return schema_responder(request)
+
+        backend = ScriptedBackend(responder=careless)
+        run_file(ctx, backend, write_jsonl(tmp_path / f"{n}.jsonl", lines))
+        text = (ctx.vault.turn_dir("mina", 2 + 2 * n) / "context.md").read_text()
+        prompts = [r.messages[-1]["content"] for batch in backend.history for r in batch if r.phase == "synthesize"]
+        assert ("constraint_ignored_revised" in text) is not kept, first
+        assert not any("guard" in prompt.lower() for prompt in prompts)
+        if not kept:
+            assert "Fix this in your answer: the suggestion names what the user must keep clear of" in prompts[-1]
+            assert ContextDocument.parse(text).latest("5").startswith("A dark chocolate and raspberry tart")
+
+
 def test_a_question_about_the_user_routed_to_no_retrieval_searches_their_memory(ctx, tmp_path):
     """Set G: the 0.5B analysis routed "Which city do I live in?" to no retrieval; gather took only the session's last
     messages and the answer was "I don't know". On the small profiles a question about the user searches their memory

@@ -29,3 +29,20 @@ def test_what_a_user_says_of_themselves_is_said_back_and_a_message_that_asks_is_
     assert acknowledgement("Rust is fast.") is None  # not about the speaker
     assert acknowledgement("I told you my sister is Mei.") is None  # speaks to the assistant: the model answers
     assert acknowledgement("I " + "really " * 40 + "like tea.") is None  # too long to be sure it asks nothing
+
+
+def test_a_dish_named_for_the_users_diet_keeps_it_and_one_naming_a_food_it_rules_out_does_not():
+    """Set H: beside "diet: vegan", "Bake a vegan pizza at the wedding." was sent back: the diet's own word counted as
+    a food it rules out. A diet's name describes a dish that keeps it; an allergen's own word still names the danger."""
+    from types import SimpleNamespace
+
+    from panda.pipeline.validate import ignored_constraint
+
+    def state(fact: str, response: str) -> SimpleNamespace:
+        return SimpleNamespace(query="Suggest a dessert I could bake for the wedding weekend.", response=response,
+                               gathered=[SimpleNamespace(kind="fact", superseded=False, title=fact)])
+
+    assert ignored_constraint(state("diet: vegan", "Bake a vegan pizza at the wedding.")) is None
+    assert ignored_constraint(state("diet: vegetarian", "A vegetarian lasagne.")) is None
+    assert ignored_constraint(state("diet: vegan", "A cheesecake with whipped cream.")) == "diet: vegan"
+    assert ignored_constraint(state("allergy: shellfish", "Cook the shellfish sandwich.")) == "allergy: shellfish"
