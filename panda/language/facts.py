@@ -35,7 +35,11 @@ _CLAUSE_END = (r"(?=[.,;!?]| and | but | because | since | so | with | for | at 
 # at punctuation or a new clause.
 _PREFERENCE_END = r"(?=[.,;!?]| and | but | because | since | so | now\b|$)"
 _ANIMAL = r"(?:dog|cat|puppy|kitten|hamster|rabbit|bunny|parrot|bird|fish|turtle|tortoise|guinea pig|horse|lizard|snake|ferret)"
-_PLACE = r"([A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*)"
+# A place is not a day or a month: "I've moved from Saturdays to Wednesday afternoons at the food bank" (set H) moved
+# a shift, not a home.
+_CALENDAR = (r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b|(?:January|February|March|April|May|June|July|August|"
+             r"September|October|November|December)\b")
+_PLACE = r"((?!" + _CALENDAR + r")[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*)"
 # A car bought is the car driven ("I finally bought a used Nissan Leaf!"): a maker's name says the thing is a car.
 _CAR_MAKER = (r"(?:Toyota|Honda|Nissan|Ford|Tesla|BMW|Audi|Volkswagen|VW|Kia|Hyundai|Mazda|Subaru|Volvo|Mercedes(?:-Benz)?|"
               r"Chevrolet|Chevy|Jeep|Fiat|Peugeot|Renault|Citro[eë]n|[SŠ]koda|Porsche|Lexus|Mini|Dodge|Buick|Cadillac|"

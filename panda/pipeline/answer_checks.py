@@ -12,7 +12,7 @@ from functools import partial
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, is_question, tokenize
 from panda.memory.current_facts import names_in
-from panda.pipeline.evidence import CALENDAR_WORDS, DATE_WORDS, word_stems
+from panda.pipeline.evidence import CALENDAR_WORDS, DATE_WORDS, reports_change_of, word_stems
 
 _DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
 
@@ -200,6 +200,7 @@ def told_about(query: str, context: str) -> bool:
 
 ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"
 _ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
+_ASKS_CHANGE = re.compile(r"\b(?:chang|switch|swap|mov|stopp?|quit|dropp?|replac|gave up|give up)\w*", re.I)
 
 
 def undated_answer(query: str, answer: str, context: str) -> str | None:
@@ -213,7 +214,11 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     training?" was answered "You started training for the Berlin marathon in September." (the race's month; the line
     was said on 5 May), and before that "You pulled a hamstring, …" (another line, no time at all); set F's "When
     did I get my puppy?" with the day of the puppy's classes, from another line. For any other question ("When is
-    our baby due?") an answer repeating a line's time stands.
+    our baby due?") an answer repeating a line's time stands, unless only lines sharing no word with the question hold
+    it (set H: "When do I do my long runs?" -> "You train for the Edinburgh marathon in May." beside "My long runs are
+    on Sunday mornings."). A question asking when something changed gets the line that says it changed what the best
+    line says (evidence.reports_change_of; set H: "When did I change my volunteering day?" was given "I volunteer at a
+    food bank on Saturdays." rather than "I've moved from Saturdays to Wednesday afternoons at the food bank.").
 
     Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
     “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
@@ -221,20 +226,24 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     if not _ASKS_WHEN.match(query):
         return None
     asked = word_stems(query)
-    best, shared, said = None, 0, []
+    best, shared, lines, unrelated = None, 0, [], []
     for line in context.splitlines():
         match = _LINE.match(line)
         if match is None or match.group("who") != "the user" or is_question(match.group("words")):
             continue
-        said.append(match.group("words"))
+        lines.append(match)
         overlap = len(asked & word_stems(match.group("words")))
         if overlap > shared:
             best, shared = match, overlap
+        if not overlap:
+            unrelated.append(match.group("words"))
     if best is None or (abstained(answer) and shared < ABSTENTION_OVERRULED_BY):
         return None
+    if _ASKS_CHANGE.search(query):  # "When did I change my volunteering day?": the line saying it changed
+        best = next((m for m in lines if m is not best and reports_change_of(m.group("words"), best.group("words"))), best)
     times = {w.lower() for w in DATE_WORDS.findall(answer)}
-    repeated = {w.lower() for w in DATE_WORDS.findall(" ".join(said))} if _ASKS_WHEN_DONE.match(query) else set()
-    if times - repeated:
+    said = [m.group("words") for m in lines] if _ASKS_WHEN_DONE.match(query) else unrelated
+    if times - {w.lower() for w in DATE_WORDS.findall(" ".join(said))}:
         return None  # a time of the answer's own
     relative = _DATED.search(best.string)
     if relative:

@@ -187,12 +187,16 @@ def replaced(gathered: list[SearchResult], said: dict[str, Said | None]) -> set[
     no longer, died, …) replaces nothing: "I also started swimming" leaves "I play tennis". The analysis's topics
     were tried first and dropped: the 0.5B model filed "I commute to work by train" beside the cat that died.
     Facts are not statements here: what they hold is current_facts' to say."""
-    statements = [(r, _subject_words(text), text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
-    gone: set[str] = set()
-    for newer, words, text in statements:
-        if _CHANGED.search(text):
-            gone |= {r.id for r, older, _ in statements if r.created_at < newer.created_at and words & older}
-    return gone
+    statements = [(r, text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
+    return {r.id for newer, text in statements for r, older in statements
+            if r.created_at < newer.created_at and reports_change_of(text, older)}
+
+
+def reports_change_of(newer: str, older: str) -> bool:
+    """Whether statement `newer` marks as changed what `older` says (pure): a change word (_CHANGED) and a word both
+    say that is not one of time or of change. Example: ("I've moved from Saturdays to Wednesday afternoons at the food
+    bank.", "I volunteer at a food bank on Saturdays.") -> True; ("I also started swimming.", "I play tennis.") -> False."""
+    return bool(_CHANGED.search(newer)) and bool(_subject_words(newer) & _subject_words(older))
 
 
 def asks_after_the_user(query: str) -> bool:

@@ -269,6 +269,10 @@ def test_a_person_or_pet_named_as_gone_is_no_longer_current_and_a_flat_in_a_city
         [("residence", "Manchester"), ("flatmate", "Joe")]
     assert [(s.key, s.value, s.ends) for s in extract_statements("Sadly Tofu died last week.")] == [("", "Tofu", True)]
     assert extract_statements("We moved out of London.") == []  # a pronoun names no one
+    # set H: a shift moved between days is no home ("residence: Wednesday" answered "Which day do I volunteer now?")
+    assert extract_statements("I've moved from Saturdays to Wednesday afternoons at the food bank.") == []
+    assert [(s.key, s.value) for s in extract_statements("We moved from Leeds to Sunderland in May.")] == \
+        [("residence", "Sunderland")]
     ingest(ctx, conversation(tmp_path, "priya", [
         ("2026-03-09T12:02:00Z", "I live in a flat in Manchester with my flatmate Joe."),
         ("2026-04-01T12:00:00Z", "I love Joe's cooking."),

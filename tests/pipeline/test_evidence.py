@@ -268,6 +268,19 @@ def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_match
         "You told me on 1 October 2026: “I just got a puppy, a border collie named Juno.”"  # "got" is "get"
     yesterday = "- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)"
     assert undated_answer("When did I pass my exam?", "You passed it.", yesterday).startswith("On 24 January 2026")
+    # set H: a time taken from a line that shares no word with the question is not the answer's own …
+    runs = ("- On 8 February 2026 the user said: “My long runs are on Sunday mornings.”\n"
+            "- On 8 February 2026 the user said: “I'm training for the Edinburgh marathon in May.”")
+    assert undated_answer("When do I do my long runs?", "You train for the Edinburgh marathon in May.", runs) == \
+        "You told me on 8 February 2026: “My long runs are on Sunday mornings.”"
+    assert undated_answer("When do I do my long runs?", "On Sunday mornings.", runs) is None
+    # … and when something changed is told by the line that says it changed
+    food_bank = ("- On 3 August 2026 the user said: “I volunteer at a food bank on Saturdays.”\n"
+                 "- On 15 September 2026 the user said: “I've moved from Saturdays to Wednesday afternoons at the food bank.”")
+    assert undated_answer("When did I change my volunteering day?", "You volunteer on Saturdays.", food_bank) == \
+        "You told me on 15 September 2026: “I've moved from Saturdays to Wednesday afternoons at the food bank.”"
+    assert undated_answer("When did I start volunteering?", "You volunteer on Saturdays.", food_bank) == \
+        "You told me on 3 August 2026: “I volunteer at a food bank on Saturdays.”"
 
 
 def test_a_question_naming_someone_the_user_spoke_of_is_about_the_user():
