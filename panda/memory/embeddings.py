@@ -1,6 +1,6 @@
 """Sentence embeddings by profile (memory/embedder_profiles.py): EmbeddingGemma-300M (`gemma`, 768-d,
-Matryoshka-truncatable; the default on a CPU with native bfloat16), all-MiniLM-L6-v2 (`minilm`, 384-d; the
-default elsewhere) or any local sentence-transformers folder,
+Matryoshka-truncatable; better recall, one setting away), all-MiniLM-L6-v2 (`minilm`, 384-d; the default, by
+issue 40's rule: embedder_profiles.DEFAULT_PROFILE) or any local sentence-transformers folder,
 including one built by `panda tune-embedder` (evaluation/embedder_tuning.py; opt-in, never at install).
 
 Queries and documents are embedded with the profile's own prompts (`embed_query` / `embed`). A model's
@@ -77,14 +77,9 @@ def tuned_model_path() -> Path:
     return cache_root() / TUNED_FOLDER
 
 
-def default_profile() -> str:
-    """The profile an unset embedding_model means on this CPU (embedder_profiles.default_profile)."""
-    return embedder_profiles.default_profile(native_bfloat16())
-
-
 def resolve_model(model: str | None) -> str:
     """The folder a model setting names: a profile's (fetched and verified the first time), else `model` itself."""
-    name = embedder_profiles.profile_name(model, default_profile())
+    name = embedder_profiles.profile_name(model)
     if name == "minilm":
         return default_model_path()
     if name == "gemma":
@@ -142,7 +137,7 @@ class SentenceEmbedder:
     """A sentence-transformers model by profile or folder (module docstring), on CPU."""
 
     def __init__(self, model: str | None = None, batch_size: int = 64, dim: int | None = None) -> None:
-        name = embedder_profiles.profile_name(model, default_profile())
+        name = embedder_profiles.profile_name(model)
         self.model_path = resolve_model(model)
         self.batch_size = batch_size
         manifest = read_manifest(self.model_path)

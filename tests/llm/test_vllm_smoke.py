@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 
 import pytest
 
@@ -47,6 +48,8 @@ def test_structured_outputs_parse_in_one_batch(vllm_backend):
     assert all(r.extra["batch_size"] == 4 for r in results)
     for r in results:
         ReflectionDecision.model_validate_json(r.text)  # schema-constrained: always parses
+        # and compact: no whitespace between the JSON's tokens for a small model to pad until max_tokens (set H)
+        assert not re.search(r"\s", re.sub(r'"(?:\\.|[^"\\])*"', '""', r.text)), r.text
 
 
 def test_two_users_run_end_to_end_on_the_real_engine(vllm_backend, tmp_path, embedder):
