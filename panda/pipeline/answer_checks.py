@@ -100,6 +100,8 @@ _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| 
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own).
 _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who|Where|When|How|That|It|There|Here)'s)"
                     r"[A-Z][a-z]+)['’]s ([a-z][\w-]*)")
+# The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
+_NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?[\w-]+)", re.I)
 _PERSON = re.compile(r"\b(?:mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|"
                      r"girlfriend|boyfriend|fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|"
                      r"co-?workers?|teacher|coach|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|"
@@ -154,7 +156,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     ("Which ambulance station am I based at?", "You work night shifts as a paramedic.", "…") -> True;
     ("What is my cat's vet called?", "Your cat Pepper's vet is Pepper.", "… “My cat Pepper turned fourteen.”") -> True
     (the name is the cat's: a line about a vet must hold it); ("What finishing time am I aiming for?", "The Berlin
-    marathon.", "…") -> True.
+    marathon.", "…") -> True; ("What's the name of my pottery teacher?", "The pottery teacher is Pepper.", "… “I started a
+    pottery class …” … “I've just adopted a greyhound named Pepper.”") -> True (set H: no line about pottery names Pepper).
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
@@ -173,6 +176,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     owned = _OWNED.search(query)
     if owned and owned.group(1) != "name":  # the name must come from a line about that thing, not its owner's
         context = _lines_about(context, set(tokenize(owned.group(1))))
+    elif (named := _NAME_OF.search(query)) and (about := _lines_about(context, set(tokenize(named.group(1))))):
+        context = about  # "the name of my pottery teacher": from a line about pottery or a teacher, when one is
     if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother
         context = _lines_about(context, set(tokenize(query)))
     lines = set(_WORD.findall(context))
@@ -200,6 +205,8 @@ def told_about(query: str, context: str) -> bool:
 
 ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"
 _ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
+_ASKS_WHEN_NOW = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\s+(?:do|does|am|is|are)\b",
+                            re.I)
 _ASKS_CHANGE = re.compile(r"\b(?:chang|switch|swap|mov|stopp?|quit|dropp?|replac|gave up|give up)\w*", re.I)
 
 
@@ -218,7 +225,9 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     it (set H: "When do I do my long runs?" -> "You train for the Edinburgh marathon in May." beside "My long runs are
     on Sunday mornings."). A question asking when something changed gets the line that says it changed what the best
     line says (evidence.reports_change_of; set H: "When did I change my volunteering day?" was given "I volunteer at a
-    food bank on Saturdays." rather than "I've moved from Saturdays to Wednesday afternoons at the food bank.").
+    food bank on Saturdays." rather than "I've moved from Saturdays to Wednesday afternoons at the food bank."). A
+    question in the present ("On which day do we rehearse?") is not answered by the day a line was said (set H: "On 20
+    February 2026.").
 
     Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
     “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
@@ -243,6 +252,8 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
         best = next((m for m in lines if m is not best and reports_change_of(m.group("words"), best.group("words"))), best)
     times = {w.lower() for w in DATE_WORDS.findall(answer)}
     said = [m.group("words") for m in lines] if _ASKS_WHEN_DONE.match(query) else unrelated
+    if _ASKS_WHEN_NOW.match(query):  # "On which day do we rehearse?" is not answered by the day it was said
+        said += [m.group("date") for m in lines]
     if times - {w.lower() for w in DATE_WORDS.findall(" ".join(said))}:
         return None  # a time of the answer's own
     relative = _DATED.search(best.string)

@@ -233,6 +233,11 @@ def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
     assert unanswered("Which ambulance station am I based at?", "You work night shifts as a paramedic.", cat)
     assert not unanswered("Which ambulance station am I based at?", "Riverside station.", job)
     assert not unanswered("Which race am I training for?", "The half marathon.", marathon)  # a race needs no name
+    # set H: a name asked "the other way round" comes from a line about that thing, when one speaks of it
+    pottery = ("- On 14 April 2026 the user said: “I started a pottery class at the community centre.”\n"
+               "- On 2 March 2026 the user said: “I've just adopted a greyhound named Pepper.”")
+    assert unanswered("What's the name of my pottery teacher?", "The pottery teacher is Pepper.", pottery)
+    assert not unanswered("What's the name of my dog?", "Your dog is Pepper.", pottery)  # no line says "dog"
 
 
 def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_matches():
@@ -281,6 +286,12 @@ def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_match
         "You told me on 15 September 2026: “I've moved from Saturdays to Wednesday afternoons at the food bank.”"
     assert undated_answer("When did I start volunteering?", "You volunteer on Saturdays.", food_bank) == \
         "You told me on 3 August 2026: “I volunteer at a food bank on Saturdays.”"
+    # a question in the present is not answered by the day a line was said
+    band = ("- On 12 January 2026 the user said: “We rehearse every Thursday evening in a church hall.”\n"
+            "- On 20 February 2026 the user said: “The band changed its name to Northern Static last week.”")
+    assert undated_answer("On which day do we rehearse?", "On 20 February 2026.", band) == \
+        "You told me on 12 January 2026: “We rehearse every Thursday evening in a church hall.”"
+    assert undated_answer("When did the band change its name?", "On 20 February 2026.", band) is None
 
 
 def test_a_question_naming_someone_the_user_spoke_of_is_about_the_user():
