@@ -103,13 +103,18 @@ VECTOR_BATCH_ROWS = 50_000  # embeddings streamed from the catalog this many row
 
 def _rows_by_partition(parts: dict[str, _Partition], keys: np.ndarray,
                        ids: list[str]) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """A batch of (key, id) split by partition: per key, the batch positions and the partition rows they fill."""
+    """A batch of (key, id) split by partition: per key, the batch positions and the partition rows they fill. A
+    document the rows did not hold (written between the two reads) is left for the next refresh, which reloads its
+    partition."""
     out = []
     names, which = np.unique(keys.astype(str), return_inverse=True)
     for group, key in enumerate(names.tolist()):
+        if key not in parts:
+            continue
         at = np.flatnonzero(which == group)
         row_of = parts[key].row_of
-        out.append((key, at, np.fromiter((row_of[ids[i]] for i in at), np.int64, len(at))))
+        rows = np.fromiter((row_of.get(ids[i], -1) for i in at), np.int64, len(at))
+        out.append((key, at[rows >= 0], rows[rows >= 0]))
     return out
 
 
