@@ -269,6 +269,9 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
         return rule("honest_unknown_approved", "APPROVE", 0.6, "an honest 'I don't know': neither memory nor the "
                     "tools hold anything on this")
     if on("acknowledged_question_revised") and acknowledges_a_question(state):
+        named = [title for title, _ in named_facts(state)]
+        if on("ignored_fact_revised") and named and state.revise_hint:
+            return restate(named[0])  # sent back once and said back again (the demo's "Remind me what budget …")
         return rule("acknowledged_question_revised", "REVISE", 0.2, "the message asks a question; acknowledging it "
                     "answers nothing. Answer it" + (f" from what the user said: {facts}" if facts else ""))
     if on("unknown_beside_facts_revised") and asks_and_abstains and facts:

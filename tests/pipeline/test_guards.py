@@ -209,6 +209,20 @@ def test_a_fact_about_the_owner_does_not_answer_for_the_thing_owned(ctx, tmp_pat
     assert "**Decision:** APPROVE" in doc.latest("6") and "Ines" not in doc.latest("5")
 
 
+def test_a_question_said_back_twice_beside_the_fact_it_names_gets_the_fact(ctx, tmp_path):
+    """`make demo` at stop 48: "Remind me what budget I gave you for a laptop." was answered "Noted - … your budget is
+    under $1000." three times, each sent back (acknowledged_question_revised), and the turn ended REVISE. Sent back
+    once and said back again, the remembered fact the question names is stated (ignored_fact_restated)."""
+    lines = [_turn("bob", "b1", "b1", "2026-03-03T10:00:00Z", "My budget is under $1000 for a gaming laptop."),
+             _turn("bob", "b2", "b2", "2026-03-10T10:00:00Z", "Remind me what budget I gave you for a laptop.")]
+    doc = _last_turn(ctx, tmp_path, lines, _answers("what budget", "Noted - your budget is under $1000.",
+                                                   query_type="recall"))
+    assert doc.latest("5").count("budget: under $1000") == 1 and "guard: ignored_fact_restated" in doc.latest("5")
+    assert "**Decision:** APPROVE" in doc.latest("6")
+    text = (ctx.vault.turn_dir("bob", 2) / "context.md").read_text()
+    assert text.count("guard: acknowledged_question_revised") == 1 and "guard: ignored_fact_revised" in text
+
+
 def test_i_dont_know_beside_the_fact_the_question_names_states_the_fact(ctx, tmp_path):
     """Set F: "What do I do for a living?" was answered "I don't know" three times, each sent back with the job in the
     hint (unknown_beside_facts_revised), and the turn ended REVISE; the fact is now stated (ignored_fact_restated)."""
