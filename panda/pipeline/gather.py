@@ -41,6 +41,7 @@ import numpy as np
 from panda.catalog.conversations import Conversations
 from panda.conversations.ingest import catalog_thread_id, summary_document_id
 from panda.home import Home
+from panda.language.text import is_question
 from panda.llm.roles import MIND, REFLEX
 from panda.llm.schemas import GatherSynthesis
 from panda.memory.links import follow_links
@@ -49,6 +50,7 @@ from panda.memory.session_cache import SessionCache
 from panda.pipeline import guards
 from panda.pipeline.evidence import asks_after_the_user
 from panda.pipeline.llm_step import ask, fit_section
+from panda.pipeline.reflect import is_clear
 from panda.pipeline.state import Step, TurnState
 from panda.privacy import visibility
 from panda.research.cache_first import cached_items
@@ -202,7 +204,7 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
     started = time.perf_counter()
     # route none (greeting, closing, small talk): seed 004's minimal context, the session's last 3 messages
     session = recent_session_messages(state, ctx, limit=MINIMAL_CONTEXT if route == "none" else 6)
-    if route == "none" and asks_after_the_user(state.query) and guards.active(ctx, "personal_question_retrieves", REFLEX):
+    if route == "none" and asks_for_something_known(state.query) and guards.active(ctx, "question_retrieves", REFLEX):
         route = "cross_thread"  # set G: "Which city do I live in?" routed to no retrieval, answered "I don't know"
     route = state.retrieval_route = widened_route(route, state.analysis.query_type, len(session.messages))
     if route != "none":
@@ -256,7 +258,16 @@ def route_text(state: TurnState) -> str:
     taken = state.retrieval_route or asked
     if taken == asked:
         return taken
-    return f"{taken} (widened from {asked}" + (f", {guards.mark('personal_question_retrieves')})" if asked == "none" else ")")
+    return f"{taken} (widened from {asked}" + (f", {guards.mark('question_retrieves')})" if asked == "none" else ")")
+
+
+def asks_for_something_known(query: str) -> bool:
+    """A question that memory or the saved pages may answer (pure): about the user, or asking anything in at least
+    two meaningful words (reflect.is_clear). `make demo` at stop 48: "Pineapple upside-down cake: what is the best
+    recipe?" was routed to no retrieval and answered "There's no recipe for pineapple upside-down cake." beside a saved
+    recipe page. Small talk stays unsearched. Example: 'Which city do I live in?' -> True; 'Pineapple upside-down
+    cake: what is the best recipe?' -> True; 'How are you?' -> False; 'Hi there!' -> False."""
+    return asks_after_the_user(query) or (is_question(query) and is_clear(query))
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:

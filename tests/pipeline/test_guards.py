@@ -314,7 +314,7 @@ def test_a_dish_named_for_the_users_diet_keeps_it_and_the_model_is_not_told_the_
 def test_a_question_about_the_user_routed_to_no_retrieval_searches_their_memory(ctx, tmp_path):
     """Set G: the 0.5B analysis routed "Which city do I live in?" to no retrieval; gather took only the session's last
     messages and the answer was "I don't know". On the small profiles a question about the user searches their memory
-    (personal_question_retrieves); a greeting routed to none stays none."""
+    (question_retrieves); a greeting routed to none stays none."""
     def no_retrieval(request):
         reply = schema_responder(request)
         if request.phase == "analyze":
@@ -324,12 +324,19 @@ def test_a_question_about_the_user_routed_to_no_retrieval_searches_their_memory(
     lines = [_turn("priya", "p1", "p1", "2026-03-09T12:02:00Z", "I live in a flat in Manchester with my flatmate Joe."),
              _turn("priya", "p3", "p2", "2026-06-30T12:02:00Z", "Which city do I live in?")]
     doc = _last_turn(ctx, tmp_path, lines, no_retrieval)
-    assert "cross_thread (widened from none, guard: personal_question_retrieves)" in doc.latest("2")
+    assert "cross_thread (widened from none, guard: question_retrieves)" in doc.latest("2")
     assert "Manchester" in doc.latest("5")
     run_file(ctx, ScriptedBackend(responder=no_retrieval),
              write_jsonl(tmp_path / "hi.jsonl", [_turn("priya", "p4", "p3", "2026-07-01T12:00:00Z", "Hi there!")]))
     hello = ContextDocument.parse((ctx.vault.turn_dir("priya", 3) / "context.md").read_text()).latest("2")
     assert "**Retrieval route:** none" in hello
+    # `make demo` at stop 48: a question asking for something, routed to none, answered "There's no recipe …"
+    run_file(ctx, ScriptedBackend(responder=no_retrieval), write_jsonl(tmp_path / "cake.jsonl", [
+        _turn("priya", "p5", "p4", "2026-07-02T12:00:00Z", "Pineapple upside-down cake: what is the best recipe?"),
+        _turn("priya", "p5", "p5", "2026-07-02T12:02:00Z", "How are you?")]))
+    cake, small_talk = (ContextDocument.parse((ctx.vault.turn_dir("priya", n) / "context.md").read_text()).latest("2")
+                        for n in (4, 5))
+    assert "widened from none, guard: question_retrieves" in cake and "**Retrieval route:** none" in small_talk
 
 
 def test_a_short_question_about_the_user_proceeds_and_a_persons_name_does_not_answer_what_they_do(ctx, tmp_path):
