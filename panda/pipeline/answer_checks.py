@@ -207,7 +207,8 @@ ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question tha
 _ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
 _ASKS_WHEN_NOW = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\s+(?:do|does|am|is|are)\b",
                             re.I)
-_ASKS_CHANGE = re.compile(r"\b(?:chang|switch|swap|mov|stopp?|quit|dropp?|replac|gave up|give up)\w*", re.I)
+_ASKS_CHANGE = re.compile(r"\b(?:chang\w*|switch\w*|swap\w*|mov(?:e|ed|es|ing)\b|stop\w*|quit\w*|drop\w*|replac\w*|"
+                          r"gave up|give up)", re.I)  # not "movie"
 
 
 def undated_answer(query: str, answer: str, context: str) -> str | None:
