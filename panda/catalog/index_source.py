@@ -39,8 +39,9 @@ def partition_rows(catalog: Catalog, keys: list[str] | None, text_chars: int) ->
 
 def partition_vectors(catalog: Catalog, keys: list[str] | None, batch_rows: int) -> Iterator[Any]:
     """The embeddings of the partitions `keys` (None: all) as Arrow record batches of `batch_rows` rows (key, id,
-    embedding; no order), streamed: a million 768-float vectors through one sorted table held the rows, the
-    table and their copies at once (over 20 GB). Read each batch before the connection runs anything else."""
+    embedding; no order), streamed: a million 768-float vectors read in one sorted table with every other column,
+    then copied, were killed for memory on a 24 GB machine (stop 48). Read each batch before the connection runs
+    anything else."""
     where, params = _where(keys)
     where = f"{where} AND d.embedding IS NOT NULL" if where else "WHERE d.embedding IS NOT NULL"
     with warnings.catch_warnings():
