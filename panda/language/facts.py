@@ -19,6 +19,7 @@ This is the behaviour mem0 gets wrong both ways (contradictions stored side by s
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import re
 from dataclasses import dataclass
@@ -37,8 +38,8 @@ _PREFERENCE_END = r"(?=[.,;!?]| and | but | because | since | so | now\b|$)"
 _ANIMAL = r"(?:dog|cat|puppy|kitten|hamster|rabbit|bunny|parrot|bird|fish|turtle|tortoise|guinea pig|horse|lizard|snake|ferret)"
 # A place is not a day or a month: "I've moved from Saturdays to Wednesday afternoons at the food bank" (set H) moved
 # a shift, not a home.
-_CALENDAR = (r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b|(?:January|February|March|April|May|June|July|August|"
-             r"September|October|November|December)\b")
+_CALENDAR = (r"(?:" + "|".join(calendar.day_name) + r")s?\b|(?:" + "|".join(filter(None, calendar.month_name))
+             + r")\b")
 _PLACE = r"((?!" + _CALENDAR + r")[A-Z][\w'-]*(?: (?!I\b)[A-Z][\w'-]*)*)"
 # A car bought is the car driven ("I finally bought a used Nissan Leaf!"): a maker's name says the thing is a car.
 _CAR_MAKER = (r"(?:Toyota|Honda|Nissan|Ford|Tesla|BMW|Audi|Volkswagen|VW|Kia|Hyundai|Mazda|Subaru|Volvo|Mercedes(?:-Benz)?|"

@@ -184,10 +184,11 @@ def ignored_fact(state: TurnState) -> str | None:
 
 
 _SENTENCE = re.compile(r"[^.!?;\n]+")
-_KEEPS_CLEAR = re.compile(r"\b(?:allerg\w*|without|free|avoid\w*|no|not|never|instead|skip\w*|swap\w*|replac\w*|"
-                         r"substitut\w*|\w+n't|vegan|vegetarian|veggie|pescatarian|plant-based|dairy-free)\b", re.I)
 # A diet's own name describes a dish that keeps it ("a vegan pizza"); an allergen's names the danger ("shellfish")
-_DIETS = frozenset({"vegan", "vegetarian", "pescatarian", "plant", "based"})
+_DIET_NAMES = ("vegan", "vegetarian", "veggie", "pescatarian", "plant-based")
+_DIETS = frozenset(word for name in _DIET_NAMES for word in name.split("-"))
+_KEEPS_CLEAR = re.compile(r"\b(?:allerg\w*|without|free|avoid\w*|no|not|never|instead|skip\w*|swap\w*|replac\w*|"
+                         r"substitut\w*|\w+n't|" + "|".join(_DIET_NAMES) + r")\b", re.I)  # "dairy-free": "free"
 
 
 def ignored_constraint(state: TurnState) -> str | None:
