@@ -30,13 +30,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from panda.config import POLICY_RELATIVE_PATH, Settings
+from panda.config import POLICY_RELATIVE_PATH
 from panda.errors import PandaError
 from panda.llm.backend import Backend, ChatRequest, ChatResult
 from panda.pipeline.scheduler import run_batch
 from panda.pipeline.turn_input import read_turns
 from panda.research.corpus import ingest_corpus
-from panda.runtime import make_backend, open_home
+from panda.runtime import make_backend, open_home, settings_for
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,7 +97,8 @@ def guards_in(home: Path) -> Counter[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", type=Path)
-    parser.add_argument("--model", default=None, help="a profile (tiny/small/base) or a model path; default: small")
+    parser.add_argument("--model", default=None, help="a profile (tiny/small/base) or a model path; default: small, "
+                        "the answers on base where the CPU computes bfloat16 natively (llm/model_cache.py)")
     parser.add_argument("--role-model", action="append", default=[], metavar="ROLE=MODEL",
                         help="serve one role with another model, e.g. VOICE=base (repeatable)")
     parser.add_argument("--guards", choices=("on", "off"), default="on")
@@ -118,7 +119,7 @@ def main() -> int:
         policy = home / POLICY_RELATIVE_PATH
         policy.parent.mkdir(parents=True, exist_ok=True)
         policy.write_text("llm:\n  guards:\n    profiles: []\n", encoding="utf-8")
-    settings = Settings(home=home, model=args.model, role_models=dict(r.split("=", 1) for r in args.role_model))
+    settings = settings_for(home, model=args.model, role_models=dict(r.split("=", 1) for r in args.role_model))
     started = time.perf_counter()
     backend = TimedBackend(make_backend(settings), args.requests_log)
     try:
@@ -143,7 +144,7 @@ def main() -> int:
         print(f"{mark} {item['turn_id']:10} {item['outcome']:8} {item['query'][:60]!r} want {want.strip()!r}\n"
               f"     -> {reply[:300]}")
     outcomes = dict(report.outcomes)
-    roles = "".join(f", {r}" for r in args.role_model)
+    roles = "".join(f", {r}={m}" for r, m in sorted(settings.role_models.items()))
     print(f"\n{args.file.name}, model {args.model or 'small (default)'}{roles}, guards {args.guards}: "
           f"{quality['correct']} of {quality['with_expected']} scored questions right; "
           f"outcomes {outcomes}, APPROVE {outcomes.get('APPROVE', 0)}/{sum(outcomes.values())}")

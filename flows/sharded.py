@@ -70,7 +70,8 @@ def process_turn_file_sharded(path: str, home: str | None = None, backend: str =
     turns, errors = read_turn_file(path)
     for error in errors:
         logger.warning("skipped %s", error)
-    settings = settings_for(home, backend, model, base_url, role_models, embedding_model, embedding_dim)
+    settings = settings_for(home, backend, model, base_url, role_models, embedding_model, embedding_dim,
+                            one_engine=True)
     run = sharding.start(turns, settings, shards)
     logger.info("sharded run %s: %d turns of %d users in %d shards", run.run_id, len(turns), len(run.users), len(run.specs))
     results: list[dict[str, Any] | BaseException] = [RuntimeError("not run")] * len(run.specs)

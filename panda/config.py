@@ -225,7 +225,7 @@ class RoleSetting(_Strict):
     max_tokens: int = 256
 
 
-GUARDS = {  # pipeline/guards.py: rules that override a model's decision on small models
+GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the embedded (small) models
     "unreferenced_query_kept": "analyze: a message with no word pointing back is its own resolved query",
     "clear_request_proceeds": "reflect: a message of 2+ meaningful words PROCEEDs without asking the model",
     "question_retrieves": "gather: a question about the user, or one asking anything in 2+ meaningful words, that the "
@@ -253,7 +253,10 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on smal
 class GuardPolicy(_Strict):
     """Small-model guards (pipeline/guards.py): on for the model profiles listed, each can be switched off by name."""
 
-    profiles: list[str] = Field(default_factory=lambda: ["tiny", "small"])
+    # base too, a departure from issue 43's "off for base", measured: with the answers on base and its guards off,
+    # held-out set I got 18 of 23 right and 36/47 APPROVE (the 0.5B validator FAILed the 1.5B's own abstentions);
+    # with them on, 21 of 23 and 46/47 (benchmarks/RESULTS.md, "Issue 43, stop 49"; set H: 17 and 19 of 23).
+    profiles: list[str] = Field(default_factory=lambda: ["tiny", "small", "base"])
     disabled: list[str] = Field(default_factory=list)  # ("off" would read as false in YAML)
 
     @model_validator(mode="after")

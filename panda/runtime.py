@@ -22,6 +22,7 @@ from panda.documents.vault import Vault
 from panda.errors import ConfigError
 from panda.home import Home
 from panda.llm.backend import Backend
+from panda.llm.model_cache import role_models_for
 from panda.memory import embedder_profiles
 from panda.memory.embeddings import BASE_IDENTITY, EMBEDDER_SETTING, Embedder, SentenceEmbedder
 from panda.memory.search import MemoryStore
@@ -53,13 +54,20 @@ BACKENDS: dict[str, Callable[[Settings], Backend]] = {"vllm": _vllm, "openai": _
 
 def settings_for(home: str | Path | None = None, backend: str | None = None, model: str | None = None,
                  base_url: str | None = None, role_models: dict[str, str] | None = None,
-                 embedding_model: str | None = None, embedding_dim: int | None = None, **overrides: Any) -> Settings:
+                 embedding_model: str | None = None, embedding_dim: int | None = None, one_engine: bool = False,
+                 **overrides: Any) -> Settings:
     """Settings from plain options — a flow's parameters, the CLI's flags (cli.engine_options); None keeps
-    the default (and the environment's: $PANDA_HOME, $PANDA_EMBEDDING_MODEL, ...)."""
+    the default (and the environment's: $PANDA_HOME, $PANDA_EMBEDDING_MODEL, ...). A run on the embedded engine
+    without --model takes this machine's model per role (llm/model_cache.role_models_for) unless `one_engine`
+    (a sharded run starts an engine in every shard)."""
     given: dict[str, Any] = {"home": Path(home) if home else None, "backend": backend, "model": model,
                              "openai_base_url": base_url, "role_models": role_models or None,
                              "embedding_model": embedding_model, "embedding_dim": embedding_dim}
-    return Settings(**{k: v for k, v in given.items() if v is not None}, **overrides)
+    settings = Settings(**{k: v for k, v in given.items() if v is not None}, **overrides)
+    if one_engine:
+        return settings
+    return settings.model_copy(update={"role_models": role_models_for(settings.backend, settings.model,
+                                                                      settings.role_models)})
 
 
 def make_backend(settings: Settings) -> Backend:

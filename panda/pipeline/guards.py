@@ -1,10 +1,11 @@
 """Small-model guards: every rule that overrides a model's decision, named, in one place, on per model profile.
 
-A 0.5B model copies its few-shot examples and misjudges its own answers, so on the small profiles a few decisions
+A 0.5B model copies its few-shot examples and misjudges its own answers, so on the embedded profiles a few decisions
 are taken by rule instead (each was measured on the bundled sample and the gate benchmark; the phase modules say
 why). On the 7B-30B models the seeds were written for, the rules would switch the seeds' gates off, so they are on
-only for the profiles `llm.guards.profiles` names (tiny and small by default; not base, not a model given by path
-or name), and any one can be switched off by name (`llm.guards.disabled`). Where a guard decides, context.md says
+only for the profiles `llm.guards.profiles` names (tiny, small and base by default: the 1.5B answers beside a 0.5B
+validator did better with them, config.GuardPolicy; never a model given by path or name), and any one can be
+switched off by name (`llm.guards.disabled`). Where a guard decides, context.md says
 "guard: <name>" (§1, §5 or §6), so a reader sees who decided.
 """
 

@@ -33,3 +33,32 @@ def test_float32_doubles_the_memory_a_16_bit_model_needs(tmp_path):
     check_memory(str(model), 1, gib + int(1.5 * (1 << 20)))  # bfloat16: 1.2 MiB of weights fit
     with pytest.raises(BackendUnavailableError, match="not enough free memory"):
         check_memory(str(model), 1, gib + int(1.5 * (1 << 20)), widened=True)  # float32: 2.4 MiB do not
+
+
+def test_the_answers_run_on_base_only_with_native_bfloat16_and_memory_for_two_engines():
+    from panda.llm.model_cache import default_role_models
+
+    gib = 1 << 30
+    assert default_role_models(True, 24 * gib) == {"VOICE": "base"}
+    assert default_role_models(False, 24 * gib) == {} and default_role_models(True, 16 * gib) == {}
+    assert default_role_models(True, None) == {}
+    assert cpu.total_memory() > gib  # this machine's, read
+
+
+@pytest.mark.parametrize(("given", "roles"), [
+    ({}, {"VOICE": "base"}),  # the embedded engine, no --model: this machine's default
+    ({"role_models": {"MIND": "base"}}, {"VOICE": "base", "MIND": "base"}),  # --role-model adds to it
+    ({"role_models": {"VOICE": "/models/big"}}, {"VOICE": "/models/big"}),  # and wins
+    ({"model": "small"}, {}),  # --model names every role's model
+    ({"one_engine": True}, {}),  # a sharded run: an engine in every shard
+    ({"backend": "openai"}, {}),  # a server's model is the operator's
+    ({"backend": "scripted"}, {}),
+])
+def test_a_runs_role_models_are_the_given_ones_over_this_machines(monkeypatch, tmp_path, given, roles):
+    from panda.runtime import settings_for
+
+    monkeypatch.setattr(cpu, "native_bfloat16", lambda: True)
+    monkeypatch.setattr(cpu, "total_memory", lambda: 24 << 30)
+    assert settings_for(tmp_path, **given).role_models == roles
+    monkeypatch.setattr(cpu, "native_bfloat16", lambda: False)
+    assert settings_for(tmp_path, **given).role_models == given.get("role_models", {})

@@ -1,5 +1,5 @@
-"""Small-model guards (pipeline/guards.py): on for the tiny and small profiles, off for base and for a model given by
-path, each switchable by name; where one decides, context.md says so; where none does, the model decides."""
+"""Small-model guards (pipeline/guards.py): on for the embedded profiles (tiny, small, base), off for a model given by
+path or name, each switchable by name; where one decides, context.md says so; where none does, the model decides."""
 
 import json
 
@@ -21,9 +21,9 @@ def _with(ctx, model=None, off=()):
     return ctx
 
 
-@pytest.mark.parametrize(("model", "on"), [(None, True), ("tiny", True), ("small", True), ("base", False),
+@pytest.mark.parametrize(("model", "on"), [(None, True), ("tiny", True), ("small", True), ("base", True),
                                            ("/models/Qwen2.5-7B-Instruct", False), ("gpt-4o-mini", False)])
-def test_guards_are_on_for_the_small_profiles_only(ctx, model, on):
+def test_guards_are_on_for_the_embedded_profiles_only(ctx, model, on):
     _with(ctx, model)
     assert all(guards.active(ctx, name, "MIND") is on for name in GUARDS)
 
@@ -76,7 +76,7 @@ def test_with_the_guards_off_the_model_decides_reflect_and_a_clarify_stands(ctx,
                     "clarification_question": "What would you like me to help with?"}
         return schema_responder(request)
 
-    _with(ctx, "base")
+    _with(ctx, "/models/Qwen2.5-7B-Instruct")  # a model given by path: the guards are off
     backend = ScriptedBackend(responder=clarify)
     report, _ = run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", LINES[:1]))
     assert _reflect_asked(backend) and report.outcomes == {"CLARIFY": 1}
@@ -120,7 +120,7 @@ def test_a_message_pointing_nowhere_keeps_its_own_words_as_the_resolved_query(ct
     assert "**Resolved query:** I am vegetarian, no meat for me. (guard: unreferenced_query_kept" in first
     assert "**Resolved query:** What is the name of the user's hospital?\n" in second  # "it": the model's
 
-    _with(ctx, "base")
+    _with(ctx, "/models/Qwen2.5-7B-Instruct")  # a model given by path: the guards are off
     run_file(ctx, ScriptedBackend(responder=copies), write_jsonl(tmp_path / "u.jsonl", [lines[0].replace("dan", "eve")]))
     third = ContextDocument.parse((ctx.vault.turn_dir("eve", 1) / "context.md").read_text()).latest("0")
     assert "**Resolved query:** What is the name of the user's hospital?\n" in third and "guard:" not in third
