@@ -67,6 +67,14 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION.search(text))
 
 
+def asked_part(text: str) -> str:
+    """The sentences of a message that ask, where it marks them with "?" (pure): what a statement before a question
+    names is not what the question asks. Example: asked_part('I just adopted a hamster named Biscuit. What should I
+    feed her?') -> 'What should I feed her?'; asked_part('Where does Dana live') -> 'Where does Dana live'."""
+    asked = [sentence.strip() for sentence in re.findall(r"[^.!?]*\?", text)]
+    return " ".join(asked) if asked else text
+
+
 _ADVICE = re.compile(r"\b(?:should|could|can you|could you|would you|will you|recommend|suggest|ideas?|tips?|advice|"
                      r"help me|how (?:can|should|could|might) I|what's a good|any good)\b", re.I)
 

@@ -64,6 +64,19 @@ ALIASES = {"location": "residence", "city": "residence", "hometown": "residence"
            "possession": "owns", "possessions": "owns"}
 
 
+CONSTRAINTS = frozenset({"diet", "allergy"})  # fact attributes (language/facts.py) no suggestion may ignore
+
+
+def constraints_of(entries: list[MemoryEntry], when: datetime) -> list[FactHit]:
+    """The user's own diets and allergies known and current at `when`, newest first (pure): what any suggestion must
+    respect, whatever a search ranks (set I: "Suggest a breakfast for me." for a lactose-intolerant user was
+    answered "Greek yogurt with granola …"; the search had ranked "diet: lactose intolerant" out).
+    Example: [diet: vegan (2026-03), allergy (Maya): nuts, job: nurse] -> [diet: vegan]."""
+    kept = [e for e in entries if split_key(e.key) in {(c, "") for c in CONSTRAINTS}
+            and (e.learned_at is None or e.learned_at <= when) and (e.invalid_at is None or e.invalid_at > when)]
+    return [FactHit("fact", e, False) for e in sorted(kept, key=lambda e: e.learned_at or when, reverse=True)]
+
+
 def attributes_asked(query: str) -> tuple[str, ...]:
     """The attributes a question asks about; a keyword search ('ferret Noodle') asks about none.
 

@@ -10,7 +10,7 @@ import re
 from functools import partial
 
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, is_question, tokenize
+from panda.language.text import STOP_WORDS, asked_part, is_question, tokenize
 from panda.memory.current_facts import names_in
 from panda.pipeline.evidence import CALENDAR_WORDS, DATE_WORDS, reports_change_of, word_stems
 
@@ -161,6 +161,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
+    query = asked_part(query)  # the bundled sample: "I just adopted a Syrian hamster named Biscuit. What should I feed
+    # her?" was taken to ask a name ("named"), and the 1.5B model's advice without one became "I don't know"
     if _ASKS_AMOUNT.match(query):
         counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
         if counted:

@@ -43,12 +43,12 @@ from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
 from panda.language.text import is_question, stem, tokenize
 from panda.memory.conversation_signals import asked_role
+from panda.memory.current_facts import CONSTRAINTS
 from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
 from panda.memory.search import SearchResult
 
 ASSISTANT_SPEAKERS = ("panda", "assistant")
 MAX_LINES = 6
-CONSTRAINTS = frozenset({"diet", "allergy"})  # fact attributes (language/facts.py) no suggestion may ignore
 MIN_SHARE = 0.25  # of the best item's score; chosen on set A (benchmarks/answer_sets.py), reported on set B
 _PRESENT = re.compile(r"\b(?:now|currently|current|still|anymore|any more|these days|at the moment|nowadays|latest)\b",
                       re.I)

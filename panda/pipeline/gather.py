@@ -20,8 +20,10 @@ summary where one exists. The route, with what
 it searched, is recorded in retrieval_operations. Synthesis: the MIND role keeps what matters and
 says which items it used; those are the documents whose usage and trust the save phase updates. §2
 links every source with a relative markdown link (prior context.md, transcripts, memory notes,
-preferences.md). Cache-first (seed 002 §5): the webpage cache of the user's earlier research turns that
-were gathered is read before any tool runs, in the seed's priority order (research/cache_first.py).
+preferences.md). A message asking for a suggestion gets the user's current diets and allergies whatever the route
+(set I: a lactose-intolerant user's breakfast was suggested without them). Cache-first (seed 002 §5): the webpage
+cache of the user's earlier research turns that were gathered is read before any tool runs, in the seed's priority
+order (research/cache_first.py).
 Over budget, NERVES compresses.
 """
 
@@ -32,7 +34,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +43,12 @@ import numpy as np
 from panda.catalog.conversations import Conversations
 from panda.conversations.ingest import catalog_thread_id, summary_document_id
 from panda.home import Home
-from panda.language.text import is_question
+from panda.language.text import asks_for_a_suggestion, is_question
 from panda.llm.roles import MIND, REFLEX
 from panda.llm.schemas import GatherSynthesis
+from panda.memory.current_facts import constraints_of
 from panda.memory.links import follow_links
-from panda.memory.search import SearchRequest, SearchResult, retrieval_entry
+from panda.memory.search import SearchRequest, SearchResult, fact_result, retrieval_entry
 from panda.memory.session_cache import SessionCache
 from panda.pipeline import guards
 from panda.pipeline.evidence import asks_after_the_user
@@ -196,6 +199,12 @@ def other_threads(state: TurnState, ctx: Home, limit: int = 5) -> list[SearchRes
         content_types=["summary", "thread_summary"]) for r in rows]
 
 
+def constraints(ctx: Home, user_id: str, now: datetime) -> list[SearchResult]:
+    """The user's current diets and allergies (current_facts.constraints_of) as search results, from their own facts."""
+    rel = ctx.vault.layout.relative(ctx.vault.layout.memory_path(user_id, "fact"))
+    return [fact_result(hit, rel, 1.0) for hit in constraints_of(ctx.vault.memory_file(user_id, "fact").entries, now)]
+
+
 def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
     """Everything the route asks for, de-duplicated, recent session messages first. One retrieval row per
     turn with seed 004's fields, route `none` included."""
@@ -227,6 +236,9 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
         for kinds in needed_kinds(state.analysis.data_needs):
             seen = (base.exclude_ids or set()) | {r.id for r in found}
             found += ctx.memory.search(replace(base, kinds=kinds, limit=2, exclude_ids=seen))
+    if asks_for_a_suggestion(state.query):  # the user's diets and allergies, whatever the searches ranked (any route)
+        known = {r.id for r in recent + found}
+        found += [r for r in constraints(ctx, state.user_id, state.input.timestamp) if r.id not in known]
     results = recent + with_summaries(relevant(found), ctx, state.user_id)
     if route == "cross_thread":  # seed 004: "Related Past Conversations", the other threads' summaries
         results += other_threads(state, ctx)
@@ -276,9 +288,11 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     query = a.resolved_query if a.resolved_query.lower() == state.query.lower() else f"{state.query} {a.resolved_query}"
     state.gathered = retrieve(state, ctx, query)
     if state.gathered and state.retrieval_route == "none":  # the minimal context: no synthesis asked for it
-        state.gather_summary = "Minimal context (no retrieval): the session's last messages."
+        constraints = any(r.kind == "fact" for r in state.gathered)
+        state.gather_summary = "Minimal context (no retrieval): the session's last messages" + \
+            (" and the user's diets and allergies." if constraints else ".")
         lines = [f"**Retrieval route:** {route_text(state)}", f"**Synthesis:** {state.gather_summary}", "",
-                 "### Recent messages"]
+                 "### Recent messages" + (", diets and allergies" if constraints else "")]
         lines += [f"- {' '.join(r.snippet.split()[:60])}" for r in state.gathered]
         state.doc.write("2", "\n".join(lines))
         return

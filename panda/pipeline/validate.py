@@ -189,6 +189,9 @@ _DIET_NAMES = ("vegan", "vegetarian", "veggie", "pescatarian", "plant-based")
 _DIETS = frozenset(word for name in _DIET_NAMES for word in name.split("-"))
 _KEEPS_CLEAR = re.compile(r"\b(?:allerg\w*|without|free|avoid\w*|no|not|never|instead|skip\w*|swap\w*|replac\w*|"
                          r"substitut\w*|\w+n't|" + "|".join(_DIET_NAMES) + r")\b", re.I)  # "dairy-free": "free"
+# A plant's milk is no dairy ("oat milk" keeps a lactose-free breakfast), but the plant stays ("almond milk": nuts)
+_PLANT_DAIRY = re.compile(r"\b(oat|almond|soy|soya|coconut|rice|cashew|hemp|pea)[ -](?:milk|yogh?urt|cream|butter|cheese)\b",
+                          re.I)
 
 
 def ignored_constraint(state: TurnState) -> str | None:
@@ -199,7 +202,9 @@ def ignored_constraint(state: TurnState) -> str | None:
     Set G: "Suggest something I could cook for Anika's birthday dinner." beside "allergy: shellfish" was answered
     "Cook the shellfish sandwich." and the validator APPROVEd it.
     Example: that answer -> 'allergy: shellfish'; 'A shellfish-free paella.' -> None; beside "diet: vegan", 'Bake a
-    vegan pizza.' -> None (set H had it sent back) and 'A cheesecake with cream.' -> 'diet: vegan'."""
+    vegan pizza.' -> None (set H had it sent back) and 'A cheesecake with cream.' -> 'diet: vegan'; beside "diet:
+    lactose intolerant", 'Porridge with oat milk.' -> None; beside "allergy: nuts", 'An almond milk latte.' -> 'allergy:
+    nuts'."""
     if not asks_for_a_suggestion(state.query):
         return None
     for result in state.gathered:
@@ -208,7 +213,7 @@ def ignored_constraint(state: TurnState) -> str | None:
         named = set(re.findall(r"[a-z]+", result.title.split(":", 1)[1].lower()))
         ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant"} - _DIETS
         for sentence in _SENTENCE.findall(state.response):
-            words = set(re.findall(r"[a-z]+", sentence.lower()))
+            words = set(re.findall(r"[a-z]+", _PLANT_DAIRY.sub(r"\1", sentence).lower()))
             if words & ruled_out and not _KEEPS_CLEAR.search(sentence):
                 return result.title
     return None

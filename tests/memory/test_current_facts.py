@@ -284,3 +284,17 @@ def test_a_person_or_pet_named_as_gone_is_no_longer_current_and_a_flat_in_a_city
     assert "flatmate: Joe" not in current and "likes: Joe's cooking" in current  # only people and pets end
     city = ctx.memory.search(SearchRequest("Which city do I live in?", user_id="priya", now=now, record=False))
     assert city[0].title == "residence: Manchester"
+
+
+def test_the_constraints_are_the_users_own_current_diets_and_allergies():
+    from panda.documents.user_memory import MemoryEntry
+    from panda.memory.current_facts import constraints_of
+
+    def entry(key, value, learned, invalid=None):
+        return MemoryEntry(id=f"f_{key}_{learned}", key=key, value=value, learned_at=datetime(2026, learned, 1, tzinfo=UTC),
+                           invalid_at=invalid and datetime(2026, invalid, 1, tzinfo=UTC))
+
+    entries = [entry("diet", "vegetarian", 1, invalid=3), entry("diet", "vegan", 3), entry("allergy (Maya)", "nuts", 2),
+               entry("job", "nurse", 2), entry("allergy", "shellfish", 5), entry("allergy", "peanuts", 9)]
+    got = constraints_of(entries, datetime(2026, 6, 1, tzinfo=UTC))
+    assert [(h.entry.key, h.entry.value) for h in got] == [("allergy", "shellfish"), ("diet", "vegan")]

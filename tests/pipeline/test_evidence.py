@@ -210,6 +210,10 @@ def test_an_answer_without_the_name_person_or_amount_asked_for_is_unanswered():
     assert not unanswered("When did I start learning guitar?", "In March.", guitar)
     assert not unanswered("Who is my guitar teacher?", "I don't know - you haven't told me.", guitar)
     assert not unanswered("I just adopted a hamster named Biscuit.", "Noted - you adopted a hamster.", guitar)
+    # the bundled sample: a statement naming something before a question asking advice asks no name
+    assert not unanswered("I just adopted a Syrian hamster named Biscuit. What should I feed her?",
+                          "Feed her a good hamster mix with fresh vegetables.", "No prior memory matched this query.")
+    assert unanswered("I met Ana's brother. What's his name?", "He is nice.", guitar)
 
 
 def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():

@@ -351,3 +351,27 @@ def test_a_short_question_about_the_user_proceeds_and_a_persons_name_does_not_an
              _turn("ruth", "r3", "r2", "2026-04-20T19:00:00Z", "What does my partner do?")]
     doc = _last_turn(ctx, tmp_path, lines, _answers("partner do", "Your partner is a nurse.", query_type="recall"))
     assert doc.latest("5").startswith("Your partner is a nurse.") and "partner: Sven" not in doc.latest("5")
+
+
+def test_a_suggestion_gets_the_users_diet_whatever_the_search_ranked(ctx, tmp_path):
+    """Set I: "Suggest a breakfast for me." for a lactose-intolerant user was answered "Greek yogurt with granola …" and
+    APPROVEd: the searches had ranked "diet: lactose intolerant" out, so neither the model nor the validator saw it.
+    A message asking for a suggestion gets the user's current diets and allergies whatever the route (here none)."""
+    lines = [_turn("sami", "s1", "s1", "2026-02-02T10:00:00Z", "I'm lactose intolerant."),
+             _turn("sami", "s2", "s2", "2026-06-17T13:04:00Z", "Suggest a breakfast for me.")]
+    answers = iter(["Greek yogurt with granola and berries.", "Porridge made with water, banana and berries."])
+
+    def careless(request):
+        reply = schema_responder(request)
+        if "breakfast" in request.messages[-1]["content"]:
+            if request.phase == "analyze":
+                reply.update(needs_retrieval="none", query_type="task")
+            if request.phase == "synthesize":
+                return {"answer": next(answers)}
+        return reply
+
+    run_file(ctx, ScriptedBackend(responder=careless), write_jsonl(tmp_path / "t.jsonl", lines))
+    text = (ctx.vault.turn_dir("sami", 2) / "context.md").read_text()
+    doc = ContextDocument.parse(text)
+    assert "diet: lactose intolerant" in doc.latest("2") and text.count("guard: constraint_ignored_revised") == 1
+    assert doc.latest("5").startswith("Porridge made with water")

@@ -46,3 +46,8 @@ def test_a_dish_named_for_the_users_diet_keeps_it_and_one_naming_a_food_it_rules
     assert ignored_constraint(state("diet: vegetarian", "A vegetarian lasagne.")) is None
     assert ignored_constraint(state("diet: vegan", "A cheesecake with whipped cream.")) == "diet: vegan"
     assert ignored_constraint(state("allergy: shellfish", "Cook the shellfish sandwich.")) == "allergy: shellfish"
+    # a plant's milk is no dairy, but the plant stays what it is
+    assert ignored_constraint(state("diet: lactose intolerant", "Porridge with oat milk and berries.")) is None
+    assert ignored_constraint(state("diet: vegan", "A coconut-yogurt parfait.")) is None
+    assert ignored_constraint(state("diet: lactose intolerant", "Greek yogurt with granola.")) == "diet: lactose intolerant"
+    assert ignored_constraint(state("allergy: nuts", "An almond milk latte.")) == "allergy: nuts"
