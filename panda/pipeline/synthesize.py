@@ -7,9 +7,7 @@ The context the model sees is the gathered items in their own words, dated (pipe
 current facts and preferences first ("budget: under $1000 (told 3 March 2026)"), then what the user said. A
 small model's §2 summary dropped the one detail a recall question asked for, or spoke of another item, and the
 answer copied it; the summary stays in §2 as gather's record of what it used. A message that states something
-about the user and asks nothing is marked as a statement to acknowledge, not to answer; a question about neither the
-user nor anyone their lines name is marked as general, to answer from what the model knows when the lines do not
-(the 1.5B model answered the sample's "How long does the recipe bake it?" with "you haven't told me").
+about the user and asks nothing is marked as a statement to acknowledge, not to answer.
 
 A recall answer that left out the remembered fact its question names (validate.ignored_fact) is
 rewritten by rule on the small profiles (guard ignored_fact_restated, guards.py), not by the model: "From what
@@ -29,7 +27,6 @@ research.search results beside its lines.
 from __future__ import annotations
 
 from panda.home import Home
-from panda.language.text import is_question
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
 from panda.pipeline import answer_checks, evidence, guards
@@ -79,18 +76,13 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     else:
         state.answer_context = context_of(state, ctx)
         state.revise_fact = ""  # with the restating guard off, the model rewrites from the hint that names the fact
-        about_user = evidence.about_the_user(state.query, personal(state))
-        # the demo: the 1.5B model answered "How long does the recipe bake it?" with "you haven't told me"
-        general = is_question(state.query) and not about_user and not answer_checks.told_about(
-            state.query, state.answer_context)
         reply = yield from ask(state, ctx, phase="synthesize", role=VOICE, prompt="synthesize", schema=Response,
                                variables={"query": state.query,
                                           "context": state.answer_context,
                                           "statement": is_statement(state),
-                                          "general": general,
                                           "tool_results": tool_results_text(
                                               state, 150, evidence_only=True, without_memory=True,
-                                              without_web=about_user),
+                                              without_web=evidence.about_the_user(state.query, personal(state))),
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         mended = []
@@ -102,6 +94,7 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
+        about_user = evidence.about_the_user(state.query, personal(state))
         undated = answer_checks.undated_answer(state.query, state.response, state.answer_context) if about_user else None
         if undated and guards.active(ctx, "undated_when_answered", VOICE):
             state.response = undated

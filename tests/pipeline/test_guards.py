@@ -375,20 +375,3 @@ def test_a_suggestion_gets_the_users_diet_whatever_the_search_ranked(ctx, tmp_pa
     doc = ContextDocument.parse(text)
     assert "diet: lactose intolerant" in doc.latest("2") and text.count("guard: constraint_ignored_revised") == 1
     assert doc.latest("5").startswith("Porridge made with water")
-
-
-def test_a_question_about_neither_the_user_nor_their_people_is_told_to_use_what_the_model_knows(ctx, tmp_path):
-    """The bundled sample on the 1.5B model: "How long does the recipe bake it?" was answered "I don't know - you
-    haven't told me …" (the prompt's rule for questions about the user) and RETRYed. The prompt now says which
-    questions are not about the user; questions about the user, or someone their lines name, are not so marked."""
-    lines = [_turn("dave", "d1", "d1", "2026-03-05T10:00:00Z", "My sister Mei bakes a lot."),
-             _turn("dave", "d1", "d2", "2026-03-05T10:10:00Z", "How long does a pineapple upside-down cake bake?"),
-             _turn("dave", "d1", "d3", "2026-03-05T10:12:00Z", "What do I like to bake?"),
-             _turn("dave", "d1", "d4", "2026-03-05T10:14:00Z", "What does Mei bake?")]
-    backend = ScriptedBackend(responder=schema_responder)
-    run_file(ctx, backend, write_jsonl(tmp_path / "t.jsonl", lines))
-    prompts = {r.messages[-1]["content"].split("\n")[0]: r.messages[-1]["content"]
-               for batch in backend.history for r in batch if r.phase == "synthesize"}
-    marked = {message for message, prompt in prompts.items() if "This question is not about the user" in prompt}
-    assert {"Message: What do I like to bake?", "Message: What does Mei bake?"} <= prompts.keys()
-    assert marked == {"Message: How long does a pineapple upside-down cake bake?"}
