@@ -205,6 +205,42 @@ def told_about(query: str, context: str) -> bool:
     return any(name in said for name in names_in(query))
 
 
+def _same_word(a: str, b: str) -> bool:
+    """Two stems of one word: equal, or the shorter (4+ letters) begins the longer ('swimm' of "swimming" and 'swim',
+    'build' and 'builder'), the crude stemmer's doubled consonants and agent nouns."""
+    short, long = sorted((a, b), key=len)
+    return short == long or (len(short) >= 4 and long.startswith(short))
+
+
+_ASKING_WORDS = frozenset("what who whom whose which where when why how".split())
+
+
+def told_line(query: str, answer: str, context: str) -> str | None:
+    """An "I don't know" to a question beside a line of the user's holding every meaningful word of the question (two
+    or more): that line, quoted with its day (pure). The 1.5B model abstained with the answer's line in its context
+    (set J: "What's my bakery called?" -> "No information given about the bakery's name." beside "I run a bakery in
+    Bristol called Crumb and Co."; "What is my swimming goal?" -> "I am not sure …" beside "My goal is to swim 5 km in
+    one go by the summer."). A line missing any of them does not count ("Where does my book club meet?" beside "I'm
+    reading Middlemarch for my book club": never said), nor does a question of fewer words.
+
+    Example: ("What's my bakery called?", "No information given.", '- On 8 January 2026 the user said: “I run a
+    bakery in Bristol called Crumb and Co.”') -> 'You told me on 8 January 2026: “I run a bakery in Bristol called
+    Crumb and Co.”'"""
+    if not abstained(answer) or not is_question(query):
+        return None
+    asked = {w for w in word_stems(asked_part(query)) if w not in _ASKING_WORDS}
+    if len(asked) < 2:
+        return None
+    for line in context.splitlines():
+        match = _LINE.match(line)
+        if match is None or match.group("who") != "the user" or is_question(match.group("words")):
+            continue
+        said = word_stems(match.group("words"))
+        if all(any(_same_word(a, w) for w in said) for a in asked):
+            return f"You told me on {match.group('date')}: “{match.group('words')}”"
+    return None
+
+
 ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"
 _ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
 _ASKS_WHEN_NOW = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\s+(?:do|does|am|is|are)\b",

@@ -20,8 +20,9 @@ April 2023 Gina said: …", or only "Jon said:") becomes the line's date for a w
 (`copied_line_answered`), and a relative day copied from a dated line ("yesterday") becomes its date
 (`relative_day_dated`). A when-question about the user answered with no time of its own gets the user's line that
 shares most words with it, quoted with its day (`undated_when_answered`), and a question asking a name, a person or an amount
-answered without one the lines hold gets "I don't know" (`unanswered_abstained`). A question about the user gets no
-research.search results beside its lines.
+answered without one the lines hold gets "I don't know" (`unanswered_abstained`); an "I don't know" beside a line of
+the user's holding every meaningful word of the question gets that line, quoted with its day (`told_line_quoted`).
+A question about the user gets no research.search results beside its lines.
 """
 
 from __future__ import annotations
@@ -94,17 +95,23 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
-        about_user = evidence.about_the_user(state.query, personal(state))
+        # about the user, or someone their lines name (set J: "When did Leo start piano lessons?" beside "My son Leo …")
+        about_user = evidence.about_the_user(state.query, personal(state)) \
+            or answer_checks.told_about(state.query, state.answer_context)
         undated = answer_checks.undated_answer(state.query, state.response, state.answer_context) if about_user else None
         if undated and guards.active(ctx, "undated_when_answered", VOICE):
             state.response = undated
             mended.append(f"; {guards.mark('undated_when_answered')}: a when-question answered with no time")
-        if (about_user or answer_checks.told_about(state.query, state.answer_context)) \
+        if about_user \
                 and guards.active(ctx, "unanswered_abstained", VOICE) \
                 and answer_checks.unanswered(state.query, state.response, state.answer_context):
             state.response, state.answered_by_guard = UNKNOWN, "unanswered_abstained"
             mended.append(f"; {guards.mark('unanswered_abstained')}: the answer held no name, person or amount "
                           "the lines hold")
+        told = answer_checks.told_line(state.query, state.response, state.answer_context) if about_user else None
+        if told and guards.active(ctx, "told_line_quoted", VOICE):  # the model's "I don't know", or that guard's
+            state.response, state.answered_by_guard = told, ""
+            mended.append(f"; {guards.mark('told_line_quoted')}: 'I don't know' beside the line that says it")
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`{''.join(mended)})_"
     body = yield from fit_section(state, ctx, "5", f"{state.response}\n\n{note}")
     state.doc.write("5", body)

@@ -377,3 +377,22 @@ def test_a_later_statement_marking_a_change_to_the_same_thing_replaces_the_earli
     swim = result("s1", "message", "x", "user: I also started swimming every week.", 10, 6)
     gym = result("s2", "message", "x", "user: I stopped going to the gym every week.", 11, 6)
     assert "tennis" in answer_context("Which sports do I do now?", [tennis, swim, gym], {})
+
+
+def test_an_i_dont_know_beside_the_line_holding_every_word_of_the_question_gets_that_line():
+    """Set J on the 1.5B model: "What's my bakery called?" -> "No information given about the bakery's name." beside the
+    line that says it; a line missing any of the question's words is no answer ("Where does my book club meet?")."""
+    from panda.pipeline.answer_checks import told_line
+
+    bakery = "- On 8 January 2026 the user said: “I run a bakery in Bristol called Crumb and Co.”"
+    assert told_line("What's my bakery called?", "No information given about the bakery's name.", bakery) == \
+        "You told me on 8 January 2026: “I run a bakery in Bristol called Crumb and Co.”"
+    goal = "- On 9 February 2026 the user said: “My goal is to swim 5 km in one go by the summer.”\n" + bakery
+    assert told_line("What is my swimming goal?", "I am not sure what your swimming goal is.", goal).endswith(
+        "“My goal is to swim 5 km in one go by the summer.”")  # swimming ~ swim
+    club = "- On 15 September 2026 the user said: “I'm reading Middlemarch for my book club.”"
+    assert told_line("Where does my book club meet?", "I don't know - you haven't told me that.", club) is None
+    assert told_line("What's my bakery called?", "Crumb and Co.", bakery) is None  # an answer stands
+    assert told_line("Bakery?", "I don't know.", bakery) is None  # one word is too few
+    asked = "- On 8 January 2026 the user said: “What's my bakery called?”"
+    assert told_line("What's my bakery called?", "I don't know.", asked) is None  # a question the user asked

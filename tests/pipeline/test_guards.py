@@ -375,3 +375,33 @@ def test_a_suggestion_gets_the_users_diet_whatever_the_search_ranked(ctx, tmp_pa
     doc = ContextDocument.parse(text)
     assert "diet: lactose intolerant" in doc.latest("2") and text.count("guard: constraint_ignored_revised") == 1
     assert doc.latest("5").startswith("Porridge made with water")
+
+
+def test_an_i_dont_know_beside_the_users_own_line_becomes_that_line(ctx, tmp_path):
+    """Set J on the 1.5B answers: "What's my bakery called?" -> "No information given about the bakery's name." beside
+    "I run a bakery in Bristol called Crumb and Co." (`told_line_quoted`), and "When did Leo start piano lessons?" ->
+    "It is currently not known …" beside "My son Leo started piano lessons this month.": a question about someone
+    the user's lines name gets the when-guard too. With the guards off, the model's answers stand."""
+    def abstains(request):
+        content = request.messages[-1]["content"]
+        if request.phase == "synthesize" and "bakery called?" in content:
+            return {"answer": "No information given about the bakery's name."}
+        if request.phase == "synthesize" and "piano lessons?" in content:
+            return {"answer": "It is currently not known when Leo started piano lessons."}
+        return schema_responder(request)
+
+    for user, model in (("hugo", None), ("hana", "/models/Qwen2.5-7B-Instruct")):
+        _with(ctx, model)
+        lines = [_turn(user, "h1", "h1", "2026-01-08T09:00:00Z", "I run a bakery in Bristol called Crumb and Co."),
+                 _turn(user, "h1", "h2", "2025-09-15T09:02:00Z", "My son Leo started piano lessons this month."),
+                 _turn(user, "h2", "h3", "2026-04-02T10:00:00Z", "What's my bakery called?"),
+                 _turn(user, "h2", "h4", "2026-04-02T10:02:00Z", "When did Leo start piano lessons?")]
+        run_file(ctx, ScriptedBackend(responder=abstains), write_jsonl(tmp_path / f"{user}.jsonl", lines))
+        bakery, piano = (ContextDocument.parse((ctx.vault.turn_dir(user, n) / "context.md").read_text()).latest("5")
+                         for n in (3, 4))
+        if model is None:
+            assert bakery.startswith("You told me on 8 January 2026: “I run a bakery in Bristol called Crumb and Co.”")
+            assert "guard: told_line_quoted" in bakery
+            assert "September 2025" in piano and "guard: undated_when_answered" in piano
+        else:
+            assert bakery.startswith("No information given") and piano.startswith("It is currently not known")
