@@ -97,9 +97,11 @@ _ASKS_WHO = re.compile(r"^\s*who\b", re.I)
 # "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
 _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
                           re.I)
-# The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own).
+# The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
+# last of two words ("Leo's drum teacher" -> 'teacher': set J's "The drum teacher is your son Leo." named Leo from the
+# line about drums), "called"/"named" left out.
 _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who|Where|When|How|That|It|There|Here)'s)"
-                    r"[A-Z][a-z]+)['’]s ([a-z][\w-]*)")
+                    r"[A-Z][a-z]+)['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
 # The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
 _NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?[\w-]+)", re.I)
 _PERSON = re.compile(r"\b(?:mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|"
@@ -176,8 +178,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         return False
     asked = {w.lower() for w in _WORD.findall(query)}
     owned = _OWNED.search(query)
-    if owned and owned.group(1) != "name":  # the name must come from a line about that thing, not its owner's
-        context = _lines_about(context, set(tokenize(owned.group(1))))
+    thing = (owned.group(2) or owned.group(1)) if owned else None
+    if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
+        context = _lines_about(context, set(tokenize(thing)))
     elif (named := _NAME_OF.search(query)) and (about := _lines_about(context, set(tokenize(named.group(1))))):
         context = about  # "the name of my pottery teacher": from a line about pottery or a teacher, when one is
     if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother
@@ -195,14 +198,19 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     return True
 
 
+_OURS = re.compile(r"\b(?:us|our|ours)\b", re.I)  # not "we": "How much flour do we need?" asks in general
+
+
 def told_about(query: str, context: str) -> bool:
-    """Whether a question names someone or something the user's own lines speak of (pure): "How many guests are
-    coming to Mei's wedding?" asks about the user's sister, whom a line names, though it says neither "I" nor "my".
+    """Whether a question names someone or something the user's own lines speak of, or asks after the user's household
+    ("our", "us") (pure): "How many guests are coming to Mei's wedding?" asks about the user's sister, whom a line
+    names, though it says neither "I" nor "my"; set J's "How much is the renovation costing us?" was answered "about
+    $50,000", never said.
     Example: ("Where does Mei live?", '- On 8 August 2026 the user said: “My sister Mei …”') -> True;
-    ("Where does Obama live?", same) -> False."""
+    ("Where does Obama live?", same) -> False; ("What's the name of our street?", "") -> True."""
     said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := _LINE.match(line))
                                       and m.group("who") == "the user")))
-    return any(name in said for name in names_in(query))
+    return bool(_OURS.search(query)) or any(name in said for name in names_in(query))
 
 
 def _same_word(a: str, b: str) -> bool:

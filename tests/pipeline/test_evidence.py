@@ -223,6 +223,11 @@ def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
 
     cat = "- On 2 February 2026 the user said: “My cat Pepper turned fourteen this month.”"
     assert unanswered("What is my cat's vet called?", "Your cat Pepper's vet is Pepper.", cat)
+    drums = ("- On 20 January 2026 the user said: “Leo has switched from piano to drums.”\n"
+             "- On 15 September 2025 the user said: “My son Leo started piano lessons this month.”")
+    assert unanswered("What's Leo's drum teacher called?", "The drum teacher is your son Leo.", drums)  # set J
+    assert not unanswered("What's Leo's drum teacher called?", "Mr Price.", drums.replace(
+        "to drums.", "to drums; his teacher is Mr Price."))
     assert not unanswered("What's my cat's name?", "Your cat is called Pepper.", cat)  # the cat's own name
     vet = cat + "\n- On 3 February 2026 the user said: “Pepper's vet, Dr Okafor, says she is fine.”"
     assert not unanswered("What is my cat's vet called?", "Dr Okafor.", vet)
@@ -304,6 +309,8 @@ def test_a_question_naming_someone_the_user_spoke_of_is_about_the_user():
     mei = "- On 8 August 2026 the user said: “My sister Mei is getting married in Singapore in December.”"
     assert told_about("How many guests are coming to Mei's wedding?", mei)
     assert not told_about("Where does Obama live?", mei) and not told_about("Mei", "")
+    assert told_about("How much is the renovation costing us?", "") and told_about("What is our street called?", "")  # set J
+    assert not told_about("How much flour do we need for a loaf?", "")  # "we" asks in general as often
 
 
 def test_a_turn_that_stated_a_value_no_longer_true_is_no_line_for_a_question_about_now():
