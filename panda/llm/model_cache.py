@@ -77,16 +77,19 @@ def role_models_for(backend: str, model: str | None, role_models: dict[str, str]
     embedded vLLM engine run without --model (a model given by path, name or server is the operator's choice)."""
     if backend != "vllm" or model is not None:
         return dict(role_models)
+    return {**machine_role_models(), **role_models}
+
+
+def machine_role_models() -> dict[str, str]:
+    """default_role_models on this machine (probes the CPU once a process, llm/cpu.py)."""
     from panda.llm.cpu import native_bfloat16, total_memory
 
-    return {**default_role_models(native_bfloat16(), total_memory()), **role_models}
+    return default_role_models(native_bfloat16(), total_memory())
 
 
 def machine_profiles() -> list[str]:
     """The profiles a run on this machine uses by default (what setup prepares): DEFAULT_PROFILE and the roles'."""
-    from panda.llm.cpu import native_bfloat16, total_memory
-
-    return list(dict.fromkeys([DEFAULT_PROFILE, *default_role_models(native_bfloat16(), total_memory()).values()]))
+    return list(dict.fromkeys([DEFAULT_PROFILE, *machine_role_models().values()]))
 
 
 def resolve_model(model: str | None) -> str:

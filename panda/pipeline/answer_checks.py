@@ -213,6 +213,12 @@ def told_about(query: str, context: str) -> bool:
     return bool(_OURS.search(query)) or any(name in said for name in names_in(query))
 
 
+def _user_statements(context: str) -> list[re.Match[str]]:
+    """The context lines in which the user said something, not asked it."""
+    return [m for line in context.splitlines() if (m := _LINE.match(line)) and m.group("who") == "the user"
+            and not is_question(m.group("words"))]
+
+
 def _same_word(a: str, b: str) -> bool:
     """Two stems of one word: equal, or the shorter (4+ letters) begins the longer ('swimm' of "swimming" and 'swim',
     'build' and 'builder'), the crude stemmer's doubled consonants and agent nouns."""
@@ -239,10 +245,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     asked = {w for w in word_stems(asked_part(query)) if w not in _ASKING_WORDS}
     if len(asked) < 2:
         return None
-    for line in context.splitlines():
-        match = _LINE.match(line)
-        if match is None or match.group("who") != "the user" or is_question(match.group("words")):
-            continue
+    for match in _user_statements(context):
         said = word_stems(match.group("words"))
         if all(any(_same_word(a, w) for w in said) for a in asked):
             return f"You told me on {match.group('date')}: “{match.group('words')}”"
@@ -282,12 +285,9 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     if not _ASKS_WHEN.match(query):
         return None
     asked = word_stems(query)
-    best, shared, lines, unrelated = None, 0, [], []
-    for line in context.splitlines():
-        match = _LINE.match(line)
-        if match is None or match.group("who") != "the user" or is_question(match.group("words")):
-            continue
-        lines.append(match)
+    best, shared, unrelated = None, 0, []
+    lines = _user_statements(context)
+    for match in lines:
         overlap = len(asked & word_stems(match.group("words")))
         if overlap > shared:
             best, shared = match, overlap
