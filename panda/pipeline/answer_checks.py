@@ -100,6 +100,7 @@ _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| 
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
 # last of two words ("Leo's drum teacher" -> 'teacher': set J's "The drum teacher is your son Leo." named Leo from the
 # line about drums), "called"/"named" left out.
+_NOT_A_NOUN = STOP_WORDS | {"again", "now", "still", "today", "anymore", "these", "days"}
 _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who|Where|When|How|That|It|There|Here)'s)"
                     r"[A-Z][a-z]+)['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
 # The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
@@ -178,7 +179,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         return False
     asked = {w.lower() for w in _WORD.findall(query)}
     owned = _OWNED.search(query)
-    thing = (owned.group(2) or owned.group(1)) if owned else None
+    thing = owned.group(1) if owned else None
+    if owned and thing != "name" and owned.group(2) and owned.group(2) not in _NOT_A_NOUN:
+        thing = owned.group(2)  # "Leo's drum teacher"; not "my hamster's name again" (the bundled sample)
     if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
         context = _lines_about(context, set(tokenize(thing)))
     elif (named := _NAME_OF.search(query)) and (about := _lines_about(context, set(tokenize(named.group(1))))):

@@ -144,8 +144,10 @@ def similarity(ctx: Home, query: str, texts: list[str]) -> list[float]:
 
 def relevant(found: list[SearchResult]) -> list[SearchResult]:
     """What is worth putting in §2: nothing at score 0.00 (pages below the relevance floor never come back
-    from memory.search)."""
-    return [r for r in found if r.score >= 0.005]
+    from memory.search), and each item once (every search leads with the facts a question asks about: the bundled
+    sample's §2 listed "pet: Syrian hamster named Biscuit" three times)."""
+    first = {r.id: r for r in reversed(found)}  # the first of each id wins
+    return [r for r in found if r.score >= 0.005 and first.pop(r.id, None) is r]
 
 
 def widened_route(route: str, query_type: str, earlier_in_session: int) -> str:

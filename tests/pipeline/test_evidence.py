@@ -226,6 +226,10 @@ def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
     drums = ("- On 20 January 2026 the user said: “Leo has switched from piano to drums.”\n"
              "- On 15 September 2025 the user said: “My son Leo started piano lessons this month.”")
     assert unanswered("What's Leo's drum teacher called?", "The drum teacher is your son Leo.", drums)  # set J
+    hamster = "- On 2 March 2026 the user said: “I just adopted a Syrian hamster named Biscuit.”"
+    assert not unanswered("What is my hamster's name again?", "Your hamster is Biscuit.", hamster)  # the sample
+    assert not unanswered("What's my cat's vet called now?", "Dr Okafor.", "- On 3 February 2026 the user said: "
+                          "“Pepper's vet, Dr Okafor, says she is fine.”")
     assert not unanswered("What's Leo's drum teacher called?", "Mr Price.", drums.replace(
         "to drums.", "to drums; his teacher is Mr Price."))
     assert not unanswered("What's my cat's name?", "Your cat is called Pepper.", cat)  # the cat's own name

@@ -264,3 +264,24 @@ def test_a_planner_reply_that_never_parses_leaves_a_turn_answered_without_tools(
     second = context(ctx, 2)
     assert "did not parse" in second.latest("3") and "no tools" in second.latest("3")
     assert "Biscuit" in second.latest("5")  # answered from the first turn, which gather found
+
+
+def test_gather_lists_each_item_once(ctx, tmp_path):
+    """The bundled sample: every search leads with the facts a question asks about, so §2 of "What is my hamster's name
+    again?" listed "pet: Syrian hamster named Biscuit" three times."""
+    path = write_jsonl(tmp_path / "t.jsonl", [
+        '{"user_id": "alice", "session_id": "s1", "timestamp": "2026-03-02T09:00:00Z", '
+        '"query": "I just adopted a Syrian hamster named Biscuit."}',
+        '{"user_id": "alice", "session_id": "s2", "timestamp": "2026-03-09T18:30:00Z", '
+        '"query": "What is my hamster\'s name again?"}'])
+    def asks_facts(request):  # as the sample's analysis did
+        reply = schema_responder(request)
+        if request.phase == "analyze" and "name again" in request.messages[-1]["content"]:
+            reply.update(needs_retrieval="cross_thread", data_needs=["turn_history", "facts"], query_type="recall")
+        return reply
+
+    turns, _ = read_turns(path)
+    run_batch(turns, ctx, ScriptedBackend(responder=asks_facts))
+    sources = ContextDocument.parse((ctx.vault.turn_dir("alice", 2) / "context.md").read_text()).latest("2")
+    links = [line for line in sources.splitlines() if line.startswith("- [")]
+    assert any("hamster" in line for line in links) and len(links) == len(set(links))
