@@ -183,7 +183,9 @@ def ignored_fact(state: TurnState) -> str | None:
     return next((title for title, new_words in named_facts(state) if not new_words & answer), None)
 
 
-_SENTENCE = re.compile(r"[^.!?;\n]+")
+# A sentence, or a clause a comma and "so"/"but"/"then"/"or" begin (set J: "It's best to avoid shellfish, so you might
+# want to try fish tacos or grilled shrimp." kept clear in its first clause and named shrimp in its second)
+_CLAUSE_BREAK = re.compile(r"[.!?;\n]+|,\s*(?=(?:so|but|then|or)\b)", re.I)
 # A diet's own name describes a dish that keeps it ("a vegan pizza"); an allergen's names the danger ("shellfish")
 _DIET_NAMES = ("vegan", "vegetarian", "veggie", "pescatarian", "plant-based")
 _DIETS = frozenset(word for name in _DIET_NAMES for word in name.split("-"))
@@ -204,7 +206,8 @@ def ignored_constraint(state: TurnState) -> str | None:
     Example: that answer -> 'allergy: shellfish'; 'A shellfish-free paella.' -> None; beside "diet: vegan", 'Bake a
     vegan pizza.' -> None (set H had it sent back) and 'A cheesecake with cream.' -> 'diet: vegan'; beside "diet:
     lactose intolerant", 'Porridge with oat milk.' -> None; beside "allergy: nuts", 'An almond milk latte.' -> 'allergy:
-    nuts'."""
+    nuts'; beside "allergy: shellfish", 'Avoid shellfish, so try grilled shrimp.' -> 'allergy: shellfish' (each clause
+    on its own) and 'No prawns, crab or mussels, just a vegetable paella.' -> None."""
     if not asks_for_a_suggestion(state.query):
         return None
     for result in state.gathered:
@@ -212,7 +215,7 @@ def ignored_constraint(state: TurnState) -> str | None:
             continue
         named = set(re.findall(r"[a-z]+", result.title.split(":", 1)[1].lower()))
         ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant"} - _DIETS
-        for sentence in _SENTENCE.findall(state.response):
+        for sentence in filter(str.strip, _CLAUSE_BREAK.split(state.response)):
             words = set(re.findall(r"[a-z]+", _PLANT_DAIRY.sub(r"\1", sentence).lower()))
             if words & ruled_out and not _KEEPS_CLEAR.search(sentence):
                 return result.title

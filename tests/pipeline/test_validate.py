@@ -51,3 +51,8 @@ def test_a_dish_named_for_the_users_diet_keeps_it_and_one_naming_a_food_it_rules
     assert ignored_constraint(state("diet: vegan", "A coconut-yogurt parfait.")) is None
     assert ignored_constraint(state("diet: lactose intolerant", "Greek yogurt with granola.")) == "diet: lactose intolerant"
     assert ignored_constraint(state("allergy: nuts", "An almond milk latte.")) == "allergy: nuts"
+    # each clause on its own (set J): keeping clear in one does not excuse naming the allergen in the next
+    assert ignored_constraint(state("allergy: shellfish", "It's best to avoid shellfish, so you might want to try fish "
+                                    "tacos or grilled shrimp on a salad.")) == "allergy: shellfish"
+    assert ignored_constraint(state("allergy: shellfish", "No prawns, crab or mussels, just a vegetable paella.")) is None
+    assert ignored_constraint(state("allergy: shellfish", "Avoid prawns, but mussels are a treat.")) == "allergy: shellfish"
