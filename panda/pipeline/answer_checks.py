@@ -222,6 +222,11 @@ def _user_statements(context: str) -> list[re.Match[str]]:
             and not is_question(m.group("words"))]
 
 
+def _quoted(line: re.Match[str]) -> str:
+    """A user's line said back with its day: 'You told me on 8 January 2026: “…”'."""
+    return f"You told me on {line.group('date')}: “{line.group('words')}”"
+
+
 def _same_word(a: str, b: str) -> bool:
     """Two stems of one word: equal, or the shorter (4+ letters) begins the longer ('swimm' of "swimming" and 'swim',
     'build' and 'builder'), the crude stemmer's doubled consonants and agent nouns."""
@@ -251,7 +256,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     for match in _user_statements(context):
         said = word_stems(match.group("words"))
         if all(any(_same_word(a, w) for w in said) for a in asked):
-            return f"You told me on {match.group('date')}: “{match.group('words')}”"
+            return _quoted(match)
     return None
 
 
@@ -309,4 +314,4 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     relative = _DATED.search(best.string)
     if relative:
         return f"{_capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
-    return f"You told me on {best.group('date')}: “{best.group('words')}”"
+    return _quoted(best)

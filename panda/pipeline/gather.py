@@ -238,9 +238,8 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
         for kinds in needed_kinds(state.analysis.data_needs):
             seen = (base.exclude_ids or set()) | {r.id for r in found}
             found += ctx.memory.search(replace(base, kinds=kinds, limit=2, exclude_ids=seen))
-    if asks_for_a_suggestion(state.query):  # the user's diets and allergies, whatever the searches ranked (any route)
-        known = {r.id for r in recent + found}
-        found += [r for r in constraints(ctx, state.user_id, state.input.timestamp) if r.id not in known]
+    if asks_for_a_suggestion(state.query):  # the user's diets and allergies, whatever the searches ranked (any route;
+        found += constraints(ctx, state.user_id, state.input.timestamp)  # one already found is kept once: relevant())
     results = recent + with_summaries(relevant(found), ctx, state.user_id)
     if route == "cross_thread":  # seed 004: "Related Past Conversations", the other threads' summaries
         results += other_threads(state, ctx)
@@ -290,11 +289,11 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     query = a.resolved_query if a.resolved_query.lower() == state.query.lower() else f"{state.query} {a.resolved_query}"
     state.gathered = retrieve(state, ctx, query)
     if state.gathered and state.retrieval_route == "none":  # the minimal context: no synthesis asked for it
-        constraints = any(r.kind == "fact" for r in state.gathered)
+        kept = any(r.kind == "fact" for r in state.gathered)  # the user's diets and allergies (retrieve)
         state.gather_summary = "Minimal context (no retrieval): the session's last messages" + \
-            (" and the user's diets and allergies." if constraints else ".")
+            (" and the user's diets and allergies." if kept else ".")
         lines = [f"**Retrieval route:** {route_text(state)}", f"**Synthesis:** {state.gather_summary}", "",
-                 "### Recent messages" + (", diets and allergies" if constraints else "")]
+                 "### Recent messages" + (", diets and allergies" if kept else "")]
         lines += [f"- {' '.join(r.snippet.split()[:60])}" for r in state.gathered]
         state.doc.write("2", "\n".join(lines))
         return
