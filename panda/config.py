@@ -245,6 +245,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
                              "user's line sharing most words with it, quoted with its day",
     "told_line_quoted": "synthesize: a question about the user answered 'I don't know' beside a line of the user's "
                         "holding every meaningful word of the question gets that line, quoted with its day",
+    "superseded_value_unsaid": "synthesize: an answer about what holds now that says a change 'from <old> to <new>' "
+                               "(or 'instead of <old>') keeps only the new value",
     "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
     "statement_acknowledged": "synthesize: a message in which the user tells something of themselves and asks nothing "
                               "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",

@@ -12,7 +12,7 @@ from functools import partial
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, asked_part, is_question, tokenize
 from panda.memory.current_facts import names_in
-from panda.pipeline.evidence import CALENDAR_WORDS, DATE_WORDS, reports_change_of, word_stems
+from panda.pipeline.evidence import CALENDAR_WORDS, DATE_WORDS, about_now, reports_change_of, word_stems
 
 _DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
 
@@ -92,8 +92,13 @@ def uncopied_answer(query: str, answer: str, context: str) -> str | None:
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
                         r"company|firm|employer|city|town|village|country|street|university|college|gym|club|team|"
-                        r"restaurant|hotel|airport|bank|shop|store|church)\b", re.I)  # a place or a body has a name
+                        r"restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|"
+                        r"salon|barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|"
+                        r"kennels?|cattery|airline|agency|charity)\b", re.I)  # a place or a body has a name
 _ASKS_WHO = re.compile(r"^\s*who\b", re.I)
+# "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said
+_ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|reference)\W*$", re.I)
+_WITH_FIGURE = re.compile(r"\b[\w-]*\d[\w-]*\b")
 # "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
 _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
                           re.I)
@@ -160,12 +165,18 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     ("What is my cat's vet called?", "Your cat Pepper's vet is Pepper.", "… “My cat Pepper turned fourteen.”") -> True
     (the name is the cat's: a line about a vet must hold it); ("What finishing time am I aiming for?", "The Berlin
     marathon.", "…") -> True; ("What's the name of my pottery teacher?", "The pottery teacher is Pepper.", "… “I started a
-    pottery class …” … “I've just adopted a greyhound named Pepper.”") -> True (set H: no line about pottery names Pepper).
+    pottery class …” … “I've just adopted a greyhound named Pepper.”") -> True (set H: no line about pottery names Pepper);
+    ("What's my car's registration number?", "That's the registration number for your Kia Niro.", "…") -> True (set L:
+    a number or a code asked needs a token with a figure that a line holds).
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
     query = asked_part(query)  # the bundled sample: "I just adopted a Syrian hamster named Biscuit. What should I feed
     # her?" was taken to ask a name ("named"), and the 1.5B model's advice without one became "I don't know"
+    if _ASKS_NUMBER.search(query):  # set L: "What's my car's registration number?" -> "That's the registration number
+        # for your electric Kia Niro." (never said): a number or code is a token with a figure in it that a line holds
+        said = set(_WITH_FIGURE.findall(_DAY.sub(" ", context)))
+        return not any(token in said for token in _WITH_FIGURE.findall(answer))
     if _ASKS_AMOUNT.match(query):
         counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
         if counted:
@@ -235,6 +246,12 @@ def _same_word(a: str, b: str) -> bool:
 
 
 _ASKING_WORDS = frozenset("what who whom whose which where when why how".split())
+_NAMING = frozenset(word_stems("name named called"))  # "What's my physio's name?" is said "My physio is called …"
+
+
+def _said_word(asked: str, said: set[str]) -> bool:
+    """Whether a question's word stem is among a line's: the same word (_same_word), or a word of naming for one."""
+    return any(_same_word(asked, w) for w in said) or (asked in _NAMING and bool(_NAMING & said))
 
 
 def told_line(query: str, answer: str, context: str) -> str | None:
@@ -247,7 +264,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
 
     Example: ("What's my bakery called?", "No information given.", '- On 8 January 2026 the user said: “I run a
     bakery in Bristol called Crumb and Co.”') -> 'You told me on 8 January 2026: “I run a bakery in Bristol called
-    Crumb and Co.”'"""
+    Crumb and Co.”'; a name asked is a name given: ("What's my physio's name?", "No information given about your
+    physio's name.", '- On 16 March 2026 the user said: “My physio is called Hannah Okafor.”') -> that line (set L)."""
     if not abstained(answer) or not is_question(query):
         return None
     asked = {w for w in word_stems(asked_part(query)) if w not in _ASKING_WORDS}
@@ -255,7 +273,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
         return None
     for match in _user_statements(context):
         said = word_stems(match.group("words"))
-        if all(any(_same_word(a, w) for w in said) for a in asked):
+        if all(_said_word(a, said) for a in asked):
             return _quoted(match)
     return None
 
@@ -315,3 +333,29 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     if relative:
         return f"{_capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
     return _quoted(best)
+
+
+# "pushed back from April to September", "switched my lessons from cello to viola": a change's verb, up to three words,
+# then "from <the old value> to <the new>"
+_CHANGED_FROM = re.compile(r"\b(?P<verb>(?:pushed|brought|put|moved|switched|changed|swapped|shifted|rescheduled|"
+                           r"postponed|upgraded|downgraded|transferred|gone|went|cut|reduced|increased|dropped|raised|"
+                           r"lowered)(?: (?:back|forward|up|down|over))?(?: [\w'’-]+){0,3}?) from [^,.;!?]+? "
+                           r"(?P<to>to|into) ", re.I)
+_INSTEAD_OF = re.compile(r",? (?:instead of|rather than) [^,.;!?]+", re.I)  # "You play the viola now instead of the cello"
+
+
+def superseded_unsaid(query: str, answer: str) -> str | None:
+    """An answer to a question about what holds now, with the value the user has since changed taken out of it (pure):
+    "from <old> to <new>" after a verb of change keeps "to <new>", and "instead of <old>" goes. The 1.5B model
+    answered set L's "When is my trip to Lisbon now?" with the user's own line, "The Lisbon trip has been pushed back
+    from April to September.": right, but it says the old month as well, and the issue's knowledge updates ask that the
+    stale value not appear. A question about the change itself ("What did I switch from?", "When did I change …?")
+    keeps it; None when nothing changes.
+
+    Example: ("When is my trip to Lisbon now?", "The Lisbon trip has been pushed back from April to September.") ->
+    'The Lisbon trip has been pushed back to September.'; ("What did I switch from?", "You switched from cello to
+    viola.") -> None."""
+    if not about_now(query) or _ASKS_CHANGE.search(query):
+        return None
+    mended = _INSTEAD_OF.sub("", _CHANGED_FROM.sub(lambda m: f"{m.group('verb')} {m.group('to')} ", answer))
+    return mended if mended != answer else None

@@ -87,6 +87,13 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         mended = []
+        # about the user, or someone their lines name (set J: "When did Leo start piano lessons?" beside "My son Leo …")
+        about_user = evidence.about_the_user(state.query, personal(state)) \
+            or answer_checks.told_about(state.query, state.answer_context)
+        current = answer_checks.superseded_unsaid(state.query, state.response) if about_user else None
+        if current and guards.active(ctx, "superseded_value_unsaid", VOICE):
+            state.response = current
+            mended.append(f"; {guards.mark('superseded_value_unsaid')}: the changed value taken out of an answer about now")
         uncopied = answer_checks.uncopied_answer(state.query, state.response, state.answer_context)
         if uncopied and guards.active(ctx, "copied_line_answered", VOICE):
             state.response = uncopied
@@ -95,9 +102,6 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
-        # about the user, or someone their lines name (set J: "When did Leo start piano lessons?" beside "My son Leo …")
-        about_user = evidence.about_the_user(state.query, personal(state)) \
-            or answer_checks.told_about(state.query, state.answer_context)
         undated = answer_checks.undated_answer(state.query, state.response, state.answer_context) if about_user else None
         if undated and guards.active(ctx, "undated_when_answered", VOICE):
             state.response = undated

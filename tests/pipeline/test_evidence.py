@@ -407,3 +407,54 @@ def test_an_i_dont_know_beside_the_line_holding_every_word_of_the_question_gets_
     assert told_line("Bakery?", "I don't know.", bakery) is None  # one word is too few
     asked = "- On 8 January 2026 the user said: “What's my bakery called?”"
     assert told_line("What's my bakery called?", "I don't know.", asked) is None  # a question the user asked
+
+
+def test_a_name_asked_is_a_name_given_by_called_or_named():
+    """Set L on the 1.5B model: "What's my physio's name?" -> "No information given about your physio's name." beside
+    "My physio is called Hannah Okafor."; the question says "name", the line "called"."""
+    from panda.pipeline.answer_checks import told_line
+
+    physio = "- On 16 March 2026 the user said: “My physio is called Hannah Okafor.”"
+    assert told_line("What's my physio's name?", "No information given about your physio's name.", physio) == \
+        "You told me on 16 March 2026: “My physio is called Hannah Okafor.”"
+    assert told_line("What's my physio called?", "I don't know.", physio.replace("is called", "is named")) is not None
+    assert told_line("What's my dentist's name?", "I don't know.", physio) is None  # the dentist is never named
+
+
+def test_a_number_or_code_asked_needs_a_figure_a_line_holds():
+    """Set L: "What's my car's registration number?" -> "That's the registration number for your electric Kia Niro."
+    (never said); "Which vet do we take Pepper to?" -> "The vet at the city animal shelter …" (never said)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    car = ("- On 11 April 2026 the user said: “I sold the Civic last week and bought an electric Kia Niro.”\n"
+           "- On 20 January 2026 the user said: “I commute 25 miles each way to Reading.”")
+    assert unanswered("What's my car's registration number?", "That's the registration number for your electric Kia "
+                      "Niro.", car)
+    assert unanswered("What's my car's registration number?", "It's 25.", car) is False  # a figure the lines hold
+    flat = "- On 2 May 2026 the user said: “Our flat is number 14B on Elm Road.”"
+    assert unanswered("What's our flat number?", "Your flat is 14B.", flat) is False
+    assert unanswered("What's our flat number?", "Your flat is number 12.", flat)
+    assert unanswered("What's our flat number?", "I don't know.", flat) is False  # an abstention stands
+    pepper = ("- On 10 March 2026 the user said: “Pepper is scared of thunderstorms.”\n"
+              "- On 10 March 2026 the user said: “We adopted a greyhound called Pepper in February.”")
+    assert unanswered("Which vet do we take Pepper to?", "The vet at the city animal shelter is recommended for Pepper.",
+                      pepper)
+    vets = pepper + "\n- On 12 March 2026 the user said: “Pepper sees Dr Shaw at Riverside Vets.”"
+    assert unanswered("Which vet do we take Pepper to?", "Pepper goes to Riverside Vets.", vets) is False
+
+
+def test_an_answer_about_now_keeps_only_the_new_value_of_a_change():
+    """Set L on the 1.5B model: "When is my trip to Lisbon now?" -> the user's own line, "The Lisbon trip has been pushed
+    back from April to September.", which says the stale month too; a question about the change keeps it."""
+    from panda.pipeline.answer_checks import superseded_unsaid
+
+    assert superseded_unsaid("When is my trip to Lisbon now?", "The Lisbon trip has been pushed back from April to "
+                             "September.") == "The Lisbon trip has been pushed back to September."
+    assert superseded_unsaid("Which instrument do I play?", "You switched from cello to viola this spring.") == \
+        "You switched to viola this spring."
+    assert superseded_unsaid("What car do I drive now?", "You drive a Kia Niro now instead of the Civic.") == \
+        "You drive a Kia Niro now."
+    assert superseded_unsaid("What did I switch from?", "You switched from cello to viola.") is None
+    assert superseded_unsaid("When did I change my appointment?", "You moved it from Tuesday to Friday.") is None
+    assert superseded_unsaid("Where am I cycling to?", "You are cycling from London to Paris.") is None  # no change
+    assert superseded_unsaid("What are my hours?", "You work from 9 to 5.") is None

@@ -405,3 +405,27 @@ def test_an_i_dont_know_beside_the_users_own_line_becomes_that_line(ctx, tmp_pat
             assert "September 2025" in piano and "guard: undated_when_answered" in piano
         else:
             assert bakery.startswith("No information given") and piano.startswith("It is currently not known")
+
+
+def test_an_answer_about_now_says_the_new_value_only(ctx, tmp_path):
+    """Set L on the 1.5B answers: "When is my trip to Lisbon now?" was answered with the user's line, "The Lisbon trip
+    has been pushed back from April to September." (`superseded_value_unsaid` keeps "to September"). With the guards
+    off (a model given by path), the model's answer stands."""
+    def copies(request):
+        if request.phase == "synthesize" and "Lisbon now?" in request.messages[-1]["content"]:
+            return {"answer": "The Lisbon trip has been pushed back from April to September."}
+        return schema_responder(request)
+
+    for user, model in (("hana", None), ("hugo", "/models/Qwen2.5-7B-Instruct")):
+        _with(ctx, model)
+        lines = [_turn(user, "h1", "h1", "2026-02-08T20:00:00Z", "I'm learning Portuguese before a trip to Lisbon."),
+                 _turn(user, "h2", "h2", "2026-03-25T19:00:00Z", "The Lisbon trip has been pushed back from April to "
+                       "September."),
+                 _turn(user, "h3", "h3", "2026-05-05T18:00:00Z", "When is my trip to Lisbon now?")]
+        run_file(ctx, ScriptedBackend(responder=copies), write_jsonl(tmp_path / f"{user}.jsonl", lines))
+        answer = ContextDocument.parse((ctx.vault.turn_dir(user, 3) / "context.md").read_text()).latest("5")
+        if model is None:
+            assert answer.startswith("The Lisbon trip has been pushed back to September.")
+            assert "guard: superseded_value_unsaid" in answer
+        else:
+            assert answer.startswith("The Lisbon trip has been pushed back from April to September.")
