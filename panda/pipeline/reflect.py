@@ -19,6 +19,7 @@ from panda.pipeline import guards
 from panda.pipeline.evidence import asks_after_the_user
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
+from panda.pipeline.statements import acknowledgement
 
 MEANINGFUL_WORDS = 2
 
@@ -26,9 +27,11 @@ MEANINGFUL_WORDS = 2
 def is_clear(query: str) -> bool:
     """Example: is_clear('How big should her cage be?') -> True; is_clear('??') -> False; is_clear('hm ok') -> False.
     A question about the user needs one meaningful word: their memory answers it (set G: "What am I allergic to?"
-    was gated by the 0.5B model as "check a pet's allergy")."""
+    was gated by the 0.5B model as "check a pet's allergy"), and so does the user telling something of themselves (set
+    L: "I'm pescatarian." got the 0.5B model's CLARIFY, "What would you like me to help with?")."""
     meaningful = [w for w in words(query) if w not in STOP_WORDS and len(w) > 1 and w not in ("hm", "hmm", "ok", "okay")]
-    return len(meaningful) >= (1 if asks_after_the_user(query) else MEANINGFUL_WORDS)
+    of_the_user = asks_after_the_user(query) or acknowledgement(query) is not None
+    return len(meaningful) >= (1 if of_the_user else MEANINGFUL_WORDS)
 
 
 def run(state: TurnState, ctx: Home) -> Step[bool]:
