@@ -6,6 +6,7 @@ as the text the model saw.
 
 from __future__ import annotations
 
+import calendar
 import re
 from functools import partial
 
@@ -99,6 +100,9 @@ _ASKS_WHO = re.compile(r"^\s*who\b", re.I)
 # "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said
 _ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|reference)\W*$", re.I)
 _WITH_FIGURE = re.compile(r"\b[\w-]*\d[\w-]*\b")
+_MONTH = "|".join(m for m in calendar.month_name if m)
+_DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{_MONTH})\b(?:,? \d{{4}})?|"
+                           rf"\b(?:{_MONTH}) \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?|\b(?:{_MONTH}) \d{{4}}\b", re.I)
 # "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
 _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
                           re.I)
@@ -134,8 +138,9 @@ _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 202
 
 
 def _lines_about(context: str, stems: set[str]) -> str:
-    """The context lines that share a word stem with `stems`."""
-    return "\n".join(line for line in context.splitlines() if stems & set(tokenize(line)))
+    """The context lines that share a word stem with `stems` (_same_word: "teaches" and "teacher" share 'teache')."""
+    return "\n".join(line for line in context.splitlines()
+                     if any(_same_word(a, w) for a in stems for w in set(tokenize(line))))
 
 
 _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
@@ -175,8 +180,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     # her?" was taken to ask a name ("named"), and the 1.5B model's advice without one became "I don't know"
     if _ASKS_NUMBER.search(query):  # set L: "What's my car's registration number?" -> "That's the registration number
         # for your electric Kia Niro." (never said): a number or code is a token with a figure in it that a line holds
-        said = set(_WITH_FIGURE.findall(_DAY.sub(" ", context)))
-        return not any(token in said for token in _WITH_FIGURE.findall(answer))
+        said = set(_WITH_FIGURE.findall(_DATE_FIGURES.sub(" ", context)))  # a date's figures are no number of a thing
+        return not any(token in said for token in _WITH_FIGURE.findall(_DATE_FIGURES.sub(" ", answer)))
     if _ASKS_AMOUNT.match(query):
         counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
         if counted:

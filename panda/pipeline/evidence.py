@@ -59,6 +59,9 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(r"\b(?:instead|rather than|switched|swapped|changed|dropped|no longer|any ?more|stopped|quit|"
                       r"gave up|replaced|moved out|moved (?:[\w-]+ )?from|died|passed away|sold)\b", re.I)
+# A statement that names someone: "My teacher is called Rui.", "My physio is Hannah Okafor."
+_NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) [A-Z][a-z]")
+_ASKS_WHO = re.compile(r"^\s*who\b", re.I)
 _ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
 
 
@@ -209,7 +212,8 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
                    personal: bool = False, now: datetime | None = None) -> str:
     """The answer's context: facts and preferences (newest first), then the other items by score (newest first for
     a question about the present), one line each, de-duplicated, at most MAX_LINES, cut to `words`; an item under
-    MIN_SHARE of the best score is left out (unscored ones, the open session's last messages, are kept). A question
+    MIN_SHARE of the best score is left out (unscored ones, the open session's last messages, are kept; for a question
+    asking who, so are the user's statements naming someone). A question
     that names a time ("on January 12th", "in March", "last week", asked at `now`) gets the items of that time
     first, before the facts, which say what holds now, and the items of other times only when that time has none.
     `said`: the earlier turns' evidence by document id; `personal`: the analysis calls the question personal."""
@@ -218,7 +222,9 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     if about_the_user(query, personal):
         gathered = [r for r in gathered if r.kind in USER_KINDS]
     best = max((r.score for r in gathered), default=0.0)
-    gathered = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)]
+    asks_who = bool(_ASKS_WHO.match(query))  # set L: "Who teaches me Portuguese?" scored "My teacher is called Rui."
+    gathered = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)
+                or (asks_who and names_someone(r, said.get(r.id)))]
     facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
     others = [r for r in gathered if r.kind not in ("fact", "preference")]
     present, current = bool(_PRESENT.search(query)), about_now(query)
@@ -245,6 +251,13 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         if len(lines) == MAX_LINES:
             break
     return truncate_to_words("\n".join(f"- {line}" for line in lines), words) if lines else ""
+
+
+def names_someone(result: SearchResult, said: Said | None) -> bool:
+    """Whether a gathered item is the user's statement naming someone, kept for any question asking who whatever its
+    score: "Who teaches me Portuguese?" shares no word with "My teacher is called Rui." (pure)."""
+    text = _statement(result, said)
+    return text is not None and bool(_NAMES_SOMEONE.search(text))
 
 
 def _words(text: str, limit: int) -> str:

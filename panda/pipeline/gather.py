@@ -217,6 +217,9 @@ def retrieve(state: TurnState, ctx: Home, query: str) -> list[SearchResult]:
     session = recent_session_messages(state, ctx, limit=MINIMAL_CONTEXT if route == "none" else 6)
     if route == "none" and asks_for_something_known(state.query) and guards.active(ctx, "question_retrieves", REFLEX):
         route = "cross_thread"  # set G: "Which city do I live in?" routed to no retrieval, answered "I don't know"
+    if route == "session_only" and not told_in(session.messages) and asks_for_something_known(state.query) \
+            and guards.active(ctx, "question_retrieves", REFLEX):
+        route = "cross_thread"  # set L: "Which vet do we take Pepper to?", the fifth question of a session of questions
     route = state.retrieval_route = widened_route(route, state.analysis.query_type, len(session.messages))
     if route != "none":
         state.entities = entities_named(state.query, Conversations(ctx.catalog).known_entities(state.user_id))
@@ -272,6 +275,11 @@ def route_text(state: TurnState) -> str:
     if taken == asked:
         return taken
     return f"{taken} (widened from {asked}" + (f", {guards.mark('question_retrieves')})" if asked == "none" else ")")
+
+
+def told_in(messages: list[SearchResult]) -> bool:
+    """Whether the user stated anything (not only asked) among a session's messages: what a session_only route reads."""
+    return any("user" in m.content_types and not is_question(m.snippet.partition(": ")[2]) for m in messages)
 
 
 def asks_for_something_known(query: str) -> bool:

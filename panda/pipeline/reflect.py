@@ -12,7 +12,7 @@ rule is a small-model guard (guards.py): on larger models the model decides.
 from __future__ import annotations
 
 from panda.home import Home
-from panda.language.text import STOP_WORDS, words
+from panda.language.text import STOP_WORDS, is_question, words
 from panda.llm.roles import REFLEX
 from panda.llm.schemas import ReflectionDecision
 from panda.pipeline import guards
@@ -28,9 +28,10 @@ def is_clear(query: str) -> bool:
     """Example: is_clear('How big should her cage be?') -> True; is_clear('??') -> False; is_clear('hm ok') -> False.
     A question about the user needs one meaningful word: their memory answers it (set G: "What am I allergic to?"
     was gated by the 0.5B model as "check a pet's allergy"), and so does the user telling something of themselves (set
-    L: "I'm pescatarian." got the 0.5B model's CLARIFY, "What would you like me to help with?")."""
+    L: "I'm pescatarian." got the 0.5B model's CLARIFY, "What would you like me to help with?"), and so does any
+    question (set L: "When is the concert?" got that CLARIFY too)."""
     meaningful = [w for w in words(query) if w not in STOP_WORDS and len(w) > 1 and w not in ("hm", "hmm", "ok", "okay")]
-    of_the_user = asks_after_the_user(query) or acknowledgement(query) is not None
+    of_the_user = asks_after_the_user(query) or acknowledgement(query) is not None or is_question(query)
     return len(meaningful) >= (1 if of_the_user else MEANINGFUL_WORDS)
 
 

@@ -431,6 +431,9 @@ def test_a_number_or_code_asked_needs_a_figure_a_line_holds():
     assert unanswered("What's my car's registration number?", "That's the registration number for your electric Kia "
                       "Niro.", car)
     assert unanswered("What's my car's registration number?", "It's 25.", car) is False  # a figure the lines hold
+    bought = "- On 11 April 2026 the user said: “I bought a Kia Niro last week.” (last week: 29 March - 7 April 2026)"
+    assert unanswered("What's my car's registration number?", "You bought an electric Kia Niro between 29 March and "
+                      "7 April 2026.", bought)  # a date's figures are no registration
     flat = "- On 2 May 2026 the user said: “Our flat is number 14B on Elm Road.”"
     assert unanswered("What's our flat number?", "Your flat is 14B.", flat) is False
     assert unanswered("What's our flat number?", "Your flat is number 12.", flat)
@@ -458,3 +461,17 @@ def test_an_answer_about_now_keeps_only_the_new_value_of_a_change():
     assert superseded_unsaid("When did I change my appointment?", "You moved it from Tuesday to Friday.") is None
     assert superseded_unsaid("Where am I cycling to?", "You are cycling from London to Paris.") is None  # no change
     assert superseded_unsaid("What are my hours?", "You work from 9 to 5.") is None
+
+
+def test_a_question_asking_who_keeps_the_users_lines_that_name_someone():
+    """Set L: "Who teaches me Portuguese?" scored "My teacher is called Rui." under a quarter of the best item, so the
+    answer's context left it out; a question asking anything else still does."""
+    from dataclasses import replace
+
+    learning = replace(result("m1", "message", "x", "user: I'm learning Portuguese before a trip to Lisbon.", 8, 2),
+                       score=0.9)
+    teacher = replace(result("m2", "message", "x", "user: My teacher is called Rui.", 8, 2), score=0.1)
+    trip = replace(result("m3", "message", "x", "user: The trip is in May and I can't wait.", 8, 2), score=0.1)
+    who = answer_context("Who teaches me Portuguese?", [learning, teacher, trip], {})
+    assert "My teacher is called Rui." in who and "can't wait" not in who
+    assert "Rui" not in answer_context("Where am I learning Portuguese?", [learning, teacher, trip], {})

@@ -348,6 +348,7 @@ def test_a_short_question_about_the_user_proceeds_and_a_persons_name_does_not_an
 
     assert is_clear("What am I allergic to?") and not is_clear("What about it?") and not is_clear("??")
     assert is_clear("I'm pescatarian.") and not is_clear("I'm here.")  # set L: one word the user tells of themselves
+    assert is_clear("When is the concert?") and not is_clear("Why?")  # set L: a question of one meaningful word
     lines = [_turn("ruth", "r1", "r1", "2026-02-03T17:02:00Z", "My partner Sven is a nurse."),
              _turn("ruth", "r3", "r2", "2026-04-20T19:00:00Z", "What does my partner do?")]
     doc = _last_turn(ctx, tmp_path, lines, _answers("partner do", "Your partner is a nurse.", query_type="recall"))

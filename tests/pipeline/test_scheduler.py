@@ -462,3 +462,17 @@ def test_gathered_items_the_synthesis_did_not_name_are_not_counted_as_used(ctx, 
     context = (ctx.vault.turn_dir("alice", 2) / "context.md").read_text()
     assert "· seen" in context and "· used" not in context
     assert all(row["usage_count"] == 0 for row in ctx.catalog.table_rows("documents", "usage_count"))
+
+
+def test_a_question_routed_to_a_session_of_questions_searches_memory(ctx, tmp_path):
+    """Set L: "Which vet do we take Pepper to?", the fifth question of a session in which the user only asked, was
+    routed to session_only and saw nothing the user had said; a session holding a statement keeps the route
+    (tests/pipeline/test_routing_and_feedback.py)."""
+    backend = ScriptedBackend(responder=lambda r: {**schema_responder(r), **(
+        {"needs_retrieval": "session_only"} if r.phase == "analyze" else {})})
+    lines = ['{"user_id": "sofia", "session_id": "s1", "timestamp": "2026-03-10T17:00:00Z", "query": "Pepper is scared of thunderstorms."}',
+             '{"user_id": "sofia", "session_id": "s2", "timestamp": "2026-06-01T10:00:00Z", "query": "What kind of dog is Pepper?"}',
+             '{"user_id": "sofia", "session_id": "s2", "timestamp": "2026-06-01T10:02:00Z", "query": "What is Pepper afraid of?"}']
+    run_file(ctx, backend, write_jsonl(tmp_path / "v.jsonl", lines))
+    section2 = ContextDocument.parse((ctx.vault.turn_dir("sofia", 3) / "context.md").read_text()).latest("2")
+    assert "**Retrieval route:** cross_thread (widened from session_only)" in section2 and "thunderstorms" in section2
