@@ -388,6 +388,11 @@ def test_a_later_statement_marking_a_change_to_the_same_thing_replaces_the_earli
     swim = result("s1", "message", "x", "user: I also started swimming every week.", 10, 6)
     gym = result("s2", "message", "x", "user: I stopped going to the gym every week.", 11, 6)
     assert "tennis" in answer_context("Which sports do I do now?", [tennis, swim, gym], {})
+    # set K: a new job replaces the job it shares a word with
+    cardiff = result("w1", "message", "x", "user: I'm a primary school teacher in Cardiff.", 25, 1)
+    swansea = result("w2", "message", "x", "user: I got a new job as deputy head at a school in Swansea.", 8, 7)
+    assert "Cardiff" not in answer_context("Which city do I work in now?", [cardiff, swansea], {})
+    assert "Cardiff" in answer_context("Where did I work before?", [cardiff, swansea], {})
 
 
 def test_an_i_dont_know_beside_the_line_holding_every_word_of_the_question_gets_that_line():
