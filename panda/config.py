@@ -248,6 +248,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
                         "holding every meaningful word of the question gets that line, quoted with its day",
     "superseded_value_unsaid": "synthesize: an answer about what holds now that says a change 'from <old> to <new>' "
                                "(or 'instead of <old>') keeps only the new value",
+    "stated_line_approved": "validate: an answer to a question about the user that says only what one of the user's "
+                            "lines sharing a word with the question says is APPROVEd",
     "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
     "statement_acknowledged": "synthesize: a message in which the user tells something of themselves and asks nothing "
                               "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",

@@ -113,6 +113,8 @@ _NOT_A_NOUN = STOP_WORDS | {"again", "now", "still", "today", "anymore", "these"
 _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who|Where|When|How|That|It|There|Here)'s)"
                     r"[A-Z][a-z]+)['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
 # The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
+_CALLED_WHAT = re.compile(r"\b(?:my|our) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)  # "What's my X called?"
+_CALLED_NAME = re.compile(r"\b(?:called|named) [A-Z]")
 _NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?[\w-]+)", re.I)
 _PERSON = re.compile(r"\b(?:mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|"
                      r"girlfriend|boyfriend|fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|"
@@ -200,6 +202,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         thing = owned.group(2)  # "Leo's drum teacher"; not "my hamster's name again" (the bundled sample)
     if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
         context = _lines_about(context, set(tokenize(thing)))
+    elif called := _CALLED_WHAT.search(query):  # set K: "What's my ward manager called?" -> "The ward manager is a
+        # nurse at St Luke's." (from "I work night shifts as a nurse at St Luke's hospital"): from a line about a ward
+        # or a manager, or one naming something outright ("We adopted a greyhound called Pepper" for "my dog")
+        context = "\n".join(line for line in context.splitlines()
+                             if _lines_about(line, set(tokenize(called.group(1)))) or _CALLED_NAME.search(line))
     elif (named := _NAME_OF.search(query)) and (about := _lines_about(context, set(tokenize(named.group(1))))):
         context = about  # "the name of my pottery teacher": from a line about pottery or a teacher, when one is
     if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother
@@ -217,7 +224,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     return True
 
 
-_OURS = re.compile(r"\b(?:us|our|ours)\b", re.I)  # not "we": "How much flour do we need?" asks in general
+# not "we" alone: "How much flour do we need?" asks in general; "Which hotel did we book?" (set K) does not
+_OURS = re.compile(r"\b(?:us|our|ours)\b|\b(?:did|were|have|had|was) we\b", re.I)
 
 
 def told_about(query: str, context: str) -> bool:
@@ -364,3 +372,30 @@ def superseded_unsaid(query: str, answer: str) -> str | None:
         return None
     mended = _INSTEAD_OF.sub("", _CHANGED_FROM.sub(lambda m: f"{m.group('verb')} {m.group('to')} ", answer))
     return mended if mended != answer else None
+
+
+_TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # _quoted's frame: the line itself follows
+_DENIES = re.compile(r"\b(?:not|never|no|nothing|none|unknown)\b|n't\b", re.I)
+
+
+def stated_line(query: str, answer: str, context: str) -> str | None:
+    """The user's line an answer says again, and nothing else (pure): every word of the answer that is not the
+    question's is in one statement of the user's that shares a word with the question, with no denial. The 0.5B
+    validator sent back the 1.5B model's "They are afraid of thunderstorms." for "What is Pepper afraid of?" beside
+    "Pepper is scared of thunderstorms." (set L), and the model's next answer was "I don't know"; it FAILed the user's
+    own line quoted with its day. None for an answer with a word of its own, or a line sharing nothing with the
+    question ("Our next concert is on 14 June." for "Which instrument do I play now?").
+
+    Example: ("What is Pepper afraid of?", "They are afraid of thunderstorms.", '- On 10 March 2026 the user said:
+    “Pepper is scared of thunderstorms.”') -> 'Pepper is scared of thunderstorms.'"""
+    if not is_question(query) or abstained(answer) or _DENIES.search(answer):
+        return None
+    asked = word_stems(asked_part(query)) - _ASKING_WORDS
+    own = {w for w in word_stems(_TOLD_FRAME.sub("", answer)) if not any(_same_word(w, a) for a in asked)}
+    if not own:
+        return None
+    for match in _user_statements(context):
+        said = word_stems(match.group("words"))
+        if any(_same_word(a, w) for a in asked for w in said) and all(_said_word(w, said) for w in own):
+            return match.group("words")
+    return None

@@ -22,7 +22,9 @@ me about your hobby."). Last, a recall question whose answer leaves out the reme
 with no denial, is approved by rule (the 0.5B validator RETRYed "your budget is under $1000" as "budget
 is not specified"). A suggestion naming what the user's allergy or diet rules out is sent back (the 0.5B model
 suggested "the shellfish sandwich" beside "allergy: shellfish", and its validator approved it), and a statement
-synthesis said back by rule is approved by rule.
+synthesis said back by rule is approved by rule. An answer about the user that says only what one of their lines
+says is approved by rule (the 0.5B validator sent back "They are afraid of thunderstorms." beside "Pepper is scared of
+thunderstorms.", and FAILed the user's lines quoted with their day).
 """
 
 from __future__ import annotations
@@ -222,6 +224,17 @@ def ignored_constraint(state: TurnState) -> str | None:
     return None
 
 
+def restated_line(state: TurnState) -> str | None:
+    """The user's line that a recall answer says again and nothing else (answer_checks.stated_line), for a question
+    about the user or someone their lines name that asks for no suggestion or advice (pure)."""
+    query, context = state.query, state.answer_context
+    personal = state.analysis is not None and state.analysis.intent == "personal"
+    if asks_for_a_suggestion(query) or asks_for_advice(query) or not (
+            evidence.about_the_user(query, personal) or answer_checks.told_about(query, context)):
+        return None
+    return answer_checks.stated_line(query, state.response, context)
+
+
 def goals_text(state: TurnState) -> str:
     return "; ".join(f"{g.id} {g.description}" for g in state.plan.goals) if state.plan and state.plan.goals else "(none)"
 
@@ -296,6 +309,9 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     if on("constraint_ignored_revised") and (kept := ignored_constraint(state)) is not None:
         return rule("constraint_ignored_revised", "REVISE", 0.1, f"the suggestion names what the user must keep clear "
                     f"of ({kept}). Suggest something without it")
+    if on("stated_line_approved") and (line := restated_line(state)) is not None:
+        return rule("stated_line_approved", "APPROVE", 0.8, f"a question about the user answered with what they "
+                    f"said: “{line}”")
     if on("status_line_revised") and echoes_tool_status(state):
         return rule("status_line_revised", "REVISE", 0.1, "the reply repeats a tool's status line instead of "
                     "answering the question from the gathered context")

@@ -480,3 +480,36 @@ def test_a_question_asking_who_keeps_the_users_lines_that_name_someone():
     who = answer_context("Who teaches me Portuguese?", [learning, teacher, trip], {})
     assert "My teacher is called Rui." in who and "can't wait" not in who
     assert "Rui" not in answer_context("Where am I learning Portuguese?", [learning, teacher, trip], {})
+
+
+def test_an_answer_saying_only_a_users_line_that_shares_a_word_with_the_question():
+    from panda.pipeline.answer_checks import stated_line
+
+    lines = ("- On 10 March 2026 the user said: “Pepper is scared of thunderstorms.”\n"
+             "- On 12 January 2026 the user said: “Our next concert is on 14 June at the Corn Exchange.”")
+    assert stated_line("What is Pepper afraid of?", "They are afraid of thunderstorms.", lines) == \
+        "Pepper is scared of thunderstorms."
+    assert stated_line("What is Pepper afraid of?", "You told me on 10 March 2026: “Pepper is scared of "
+                       "thunderstorms.”", lines) == "Pepper is scared of thunderstorms."  # the told-line frame
+    # a line sharing nothing with the question; a word of the answer's own; a denial; an abstention
+    assert stated_line("Which instrument do I play now?", "Our next concert is on 14 June at the Corn Exchange.",
+                       lines) is None
+    assert stated_line("What is Pepper afraid of?", "Pepper is scared of thunderstorms and fireworks.", lines) is None
+    assert stated_line("What is Pepper afraid of?", "Pepper is not scared of thunderstorms.", lines) is None
+    assert stated_line("What is Pepper afraid of?", "I don't know.", lines) is None
+
+
+def test_what_something_is_called_is_named_by_a_line_about_it_or_one_naming_outright():
+    """Set K: "What's my ward manager called?" -> "The ward manager is a nurse at St Luke's." (never said: "St Luke's" is
+    the hospital's); "Which hotel did we book?" -> "No hotel was booked based on your information." asks about the
+    user's household ("did we"), so the guards read it."""
+    from panda.pipeline.answer_checks import told_about, unanswered
+
+    nurse = "- On 10 January 2026 the user said: “I work night shifts as a nurse at St Luke's hospital.”"
+    assert unanswered("What's my ward manager called?", "The ward manager is a nurse at St Luke's.", nurse)
+    named = ("- On 1 March 2026 the user said: “We adopted a greyhound called Pepper.”\n"
+             "- On 1 March 2026 the user said: “I run a bakery in Bristol called Crumb and Co.”")
+    assert unanswered("What's my dog called?", "Your dog is called Pepper.", named) is False  # named outright
+    assert unanswered("What's my bakery called?", "It is Crumb and Co.", named) is False
+    assert told_about("Which hotel did we book?", "") and not told_about("How much flour do we need?", "")
+    assert unanswered("Which hotel did we book?", "No hotel was booked based on your information.", named)

@@ -431,3 +431,22 @@ def test_an_answer_about_now_says_the_new_value_only(ctx, tmp_path):
             assert "guard: superseded_value_unsaid" in answer
         else:
             assert answer.startswith("The Lisbon trip has been pushed back from April to September.")
+
+
+def test_an_answer_saying_the_users_own_line_is_approved_without_the_validator(ctx, tmp_path):
+    """Set L: the 0.5B validator REVISEd the 1.5B model's "They are afraid of thunderstorms." beside "Pepper is scared of
+    thunderstorms.", and the next answer was "I don't know". With the guard off, the validator's REVISE stands."""
+    def revises(request):
+        if request.phase == "validate":
+            return {"decision": "REVISE", "quality": 0.3, "issues": "answer is about pepper", "goals": []}
+        return _answers("afraid of?", "They are afraid of thunderstorms.")(request)
+
+    lines = [_turn("sofia", "s1", "s1", "2026-03-10T17:00:00Z", "Pepper is scared of thunderstorms."),
+             _turn("sofia", "s2", "s2", "2026-06-01T10:02:00Z", "What is Pepper afraid of?")]
+    doc = _last_turn(ctx, tmp_path, lines, revises)
+    assert doc.latest("5").startswith("They are afraid of thunderstorms.")
+    assert "guard: stated_line_approved" in doc.latest("6") and "APPROVE" in doc.latest("6")
+    _with(ctx, None, off=["stated_line_approved"])
+    lines = [line.replace("sofia", "sam") for line in lines]
+    doc = _last_turn(ctx, tmp_path, lines, revises)
+    assert "stated_line_approved" not in doc.latest("6") and "REVISE" in doc.latest("6")
