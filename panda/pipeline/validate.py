@@ -44,7 +44,7 @@ from panda.memory.current_facts import attributes_asked, split_key
 from panda.pipeline import answer_checks, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
-from panda.pipeline.synthesize import ACKNOWLEDGEMENT
+from panda.pipeline.synthesize import ACKNOWLEDGEMENT, personal
 from panda.pipeline.tool_log import tool_results_text
 
 
@@ -228,9 +228,8 @@ def restated_line(state: TurnState) -> str | None:
     """The user's line that a recall answer says again and nothing else (answer_checks.stated_line), for a question
     about the user or someone their lines name that asks for no suggestion or advice (pure)."""
     query, context = state.query, state.answer_context
-    personal = state.analysis is not None and state.analysis.intent == "personal"
     if asks_for_a_suggestion(query) or asks_for_advice(query) or not (
-            evidence.about_the_user(query, personal) or answer_checks.told_about(query, context)):
+            evidence.about_the_user(query, personal(state)) or answer_checks.told_about(query, context)):
         return None
     return answer_checks.stated_line(query, state.response, context)
 
