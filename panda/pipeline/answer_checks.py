@@ -202,13 +202,14 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         thing = owned.group(2)  # "Leo's drum teacher"; not "my hamster's name again" (the bundled sample)
     if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
         context = _lines_about(context, set(tokenize(thing)))
-    elif called := _CALLED_WHAT.search(query):  # set K: "What's my ward manager called?" -> "The ward manager is a
-        # nurse at St Luke's." (from "I work night shifts as a nurse at St Luke's hospital"): from a line about a ward
-        # or a manager, or one naming something outright ("We adopted a greyhound called Pepper" for "my dog")
-        context = "\n".join(line for line in context.splitlines()
-                             if _lines_about(line, set(tokenize(called.group(1)))) or _CALLED_NAME.search(line))
-    elif (named := _NAME_OF.search(query)) and (about := _lines_about(context, set(tokenize(named.group(1))))):
-        context = about  # "the name of my pottery teacher": from a line about pottery or a teacher, when one is
+    elif named := _CALLED_WHAT.search(query) or _NAME_OF.search(query):
+        # "What's the name of my pottery teacher?", "What's my ward manager called?": from a line about pottery or a
+        # teacher when one is (set H: not "a greyhound named Pepper"), else from one naming something outright ("We
+        # adopted a greyhound called Pepper" for "my dog"); set K: "The ward manager is a nurse at St Luke's." (from
+        # "I work … as a nurse at St Luke's hospital"), set J: "The name of our new street is Leeds." (from "I live in
+        # Leeds …")
+        context = _lines_about(context, set(tokenize(named.group(1)))) or \
+            "\n".join(line for line in context.splitlines() if _CALLED_NAME.search(line))
     if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother
         context = _lines_about(context, set(tokenize(query)))
     lines = set(_WORD.findall(context))

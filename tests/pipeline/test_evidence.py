@@ -512,4 +512,9 @@ def test_what_something_is_called_is_named_by_a_line_about_it_or_one_naming_outr
     assert unanswered("What's my dog called?", "Your dog is called Pepper.", named) is False  # named outright
     assert unanswered("What's my bakery called?", "It is Crumb and Co.", named) is False
     assert told_about("Which hotel did we book?", "") and not told_about("How much flour do we need?", "")
+    leeds = "- On 12 January 2026 the user said: “I live in Leeds with my two kids, Sara and Yusuf.”"
+    assert unanswered("What's the name of our new street?", "The name of our new street is Leeds.", leeds)  # set J
+    pottery = ("- On 2 March 2026 the user said: “I started a pottery class on Mondays.”\n"
+               "- On 3 March 2026 the user said: “I've just adopted a greyhound named Pepper.”")
+    assert unanswered("What's the name of my pottery teacher?", "The pottery teacher is Pepper.", pottery)  # set H
     assert unanswered("Which hotel did we book?", "No hotel was booked based on your information.", named)
