@@ -240,8 +240,9 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
     "ignored_fact_restated": "synthesize: that REVISE states the fact instead of asking the model again",
     "relative_day_dated": "synthesize: a relative day ('yesterday') copied from a dated line becomes its date",
     "copied_line_answered": "synthesize: an answer copying a line's 'On <date> X said:' becomes its date or words",
-    "unanswered_abstained": "synthesize: a question about the user asking a name, a person or an amount, answered "
-                            "without one the lines hold, gets 'I don't know' (and validate APPROVEs it)",
+    "unanswered_abstained": "synthesize: a question about the user asking a name, a person, an amount or a number, "
+                            "answered without one the lines hold, or what the user's thing is, answered with no word "
+                            "of its own a line says, gets 'I don't know' (and validate APPROVEs it)",
     "undated_when_answered": "synthesize: a when-question about the user answered with no time of its own gets the "
                              "user's line sharing most words with it, quoted with its day",
     "told_line_quoted": "synthesize: a question about the user answered 'I don't know' beside a line of the user's "

@@ -57,8 +57,13 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:an? (?:[a-z]+ ){0,2}?"
                                      r"(?:flat|house|apartment|cottage|studio|bungalow|condo|houseboat|village|town|suburb) "
                                      r"(?:in|near|outside) )?(?:the )?" + _PLACE)),
-    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)? moved (?:from (?:the )?"
-                                     r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)* )?to (?:the )?" + _PLACE)),
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)? moved (?:house |home )?"
+                                     r"(?:from (?:the )?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* )?to (?:the )?" + _PLACE)),
+    # "We moved into the Brighton house", "I moved into a flat in Leeds", "We've moved into our new home in Bath"
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)? moved into (?:the|our|my|an?) "
+                                     r"(?:(?:new|own|first) )?(?:(?:flat|house|home|apartment|cottage|bungalow|place) "
+                                     r"(?:in|near) (?:the )?|(?=[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?:flat|house|home|"
+                                     r"apartment|cottage|bungalow|place)\b))" + _PLACE)),
     ("fact", "job", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:[a-z]+ )?(?:nurse|teacher|engineer|doctor|developer|"
                                r"designer|student|lawyer|writer|artist|counselor|chef|manager|scientist|programmer|"

@@ -174,7 +174,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     marathon.", "…") -> True; ("What's the name of my pottery teacher?", "The pottery teacher is Pepper.", "… “I started a
     pottery class …” … “I've just adopted a greyhound named Pepper.”") -> True (set H: no line about pottery names Pepper);
     ("What's my car's registration number?", "That's the registration number for your Kia Niro.", "…") -> True (set L:
-    a number or a code asked needs a token with a figure that a line holds).
+    a number or a code asked needs a token with a figure that a line holds); ("What's Mango's favourite toy?", "Mango's
+    favourite toy is a blue rubber ball.", "… “Our cat Mango is twelve.”") -> True (set M: what the user's thing is
+    needs a word of the answer's own that a line says).
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
@@ -193,8 +195,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
         return not given or bool({a for a in given if float(a) >= 10} - amounts(_DAY.sub(" ", context)))  # said
     asks_who = bool(_ASKS_WHO.match(query))
-    if not (asks_who or _ASKS_NAME.search(query)):
-        return False
+    if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
+        # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
+        return bool(_ASKS_WHAT_OF.match(query)) and not _holds_a_said_word(query, answer, context)
     asked = {w.lower() for w in _WORD.findall(query)}
     owned = _OWNED.search(query)
     thing = owned.group(1) if owned else None
@@ -226,6 +229,20 @@ def unanswered(query: str, answer: str, context: str) -> bool:
 
 
 # not "we" alone: "How much flour do we need?" asks in general; "Which hotel did we book?" (set K) does not
+_ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
+_FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
+
+
+def _holds_a_said_word(query: str, answer: str, context: str) -> bool:
+    """Whether the answer has a word of its own (not the question's) that the user's lines or facts say."""
+    asked = word_stems(query)
+    own = [w for w in word_stems(answer) if not any(_same_word(w, a) for a in asked)]
+    said = set().union(*(word_stems(m.group("words")) for m in _user_statements(context)),
+                       *(word_stems(m.group("words")) for line in context.splitlines()
+                         if not _LINE.match(line) and (m := _FACT_LINE.match(line))))
+    return any(_same_word(w, s) for w in own for s in said)
+
+
 _OURS = re.compile(r"\b(?:us|our|ours)\b|\b(?:did|were|have|had|was) we\b", re.I)
 
 

@@ -58,6 +58,12 @@ def test_statement_extraction():
     assert extract_statements("I live in New York City I think", "Ann") == [
         Statement("fact", "residence", "New York City", "Ann")]
     assert extract_statements("What do you think about Boston?") == []
+    # moving into a home names where one lives now (set M: "We moved into the Brighton house last weekend." left
+    # "residence: Hackney" current, and "Where do we live now?" was answered "in a flat in Hackney")
+    for moved, place in (("We moved into the Brighton house last weekend.", "Brighton"), ("I moved into a flat in Leeds.",
+                         "Leeds"), ("We've moved into our new home in Bath.", "Bath"), ("We moved house to York.", "York")):
+        assert extract_statements(moved) == [Statement("fact", "residence", place)]
+    assert extract_statements("We moved into the new house.") == []
     assert Statement("fact", "residence", "Denver", "Caroline").key == "residence (Caroline)"
 
 

@@ -518,3 +518,17 @@ def test_what_something_is_called_is_named_by_a_line_about_it_or_one_naming_outr
                "- On 3 March 2026 the user said: “I've just adopted a greyhound named Pepper.”")
     assert unanswered("What's the name of my pottery teacher?", "The pottery teacher is Pepper.", pottery)  # set H
     assert unanswered("Which hotel did we book?", "No hotel was booked based on your information.", named)
+
+
+def test_what_the_users_thing_is_needs_a_word_of_the_answers_own_that_a_line_says():
+    """Set M: "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue rubber ball." (never said)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    mango = ("- diet: vegan (told 11 January 2026)\n"
+             "- On 22 January 2026 the user said: “Our cat Mango is twelve.”\n"
+             "- On 22 January 2026 the user said: “Mango has kidney disease and eats a special renal diet.”")
+    assert unanswered("What's Mango's favourite toy?", "Mango's favourite toy is a blue rubber ball.", mango)
+    assert unanswered("What are my plans for the weekend?", "You are going hiking.", mango)
+    assert unanswered("What is Mango's illness?", "Kidney disease.", mango) is False
+    assert unanswered("What's my diet?", "You are vegan.", mango) is False  # a fact's word
+    assert unanswered("What's the best way to cook rice?", "Rinse it first.", mango) is False  # not the user's thing
