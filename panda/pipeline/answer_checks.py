@@ -99,6 +99,9 @@ _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+
 _ASKS_WHO = re.compile(r"^\s*who\b", re.I)
 # "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said
 _ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|reference)\W*$", re.I)
+# "What's my mortgage rate?", "What is our rent?": an amount of a thing
+_ASKS_PRICE = re.compile(r"^\s*(?i:what)(?:['’]s| is| was) (?:[Mm]y|[Oo]ur|[Tt]he) ((?:[\w-]+ )?(?:rate|price|cost|budget|"
+                         r"rent|fee|deposit|score))\b")
 _WITH_FIGURE = re.compile(r"\b[\w-]*\d[\w-]*\b")
 _MONTH = "|".join(m for m in calendar.month_name if m)
 _DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{_MONTH})\b(?:,? \d{{4}})?|"
@@ -186,6 +189,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # for your electric Kia Niro." (never said): a number or code is a token with a figure in it that a line holds
         said = set(_WITH_FIGURE.findall(_DATE_FIGURES.sub(" ", context)))  # a date's figures are no number of a thing
         return not any(token in said for token in _WITH_FIGURE.findall(_DATE_FIGURES.sub(" ", answer)))
+    if priced := _ASKS_PRICE.match(query):  # set N: "What's my mortgage rate?" -> "You have £12,000 saved for the
+        # deposit.": an amount, said, but by a line about savings; a line about a mortgage or a rate must say it
+        context = _lines_about(context, set(tokenize(priced.group(1))))
+        given = amounts(_DATE_FIGURES.sub(" ", answer))
+        return not given or not context or bool(given - amounts(_DATE_FIGURES.sub(" ", context)))
     if _ASKS_AMOUNT.match(query):
         counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
         if counted:
@@ -278,11 +286,15 @@ def _same_word(a: str, b: str) -> bool:
 
 _ASKING_WORDS = frozenset("what who whom whose which where when why how".split())
 _NAMING = frozenset(word_stems("name named called"))  # "What's my physio's name?" is said "My physio is called …"
+_TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "my time" is said "in 1 hour 58 minutes"
+_TIME = frozenset(word_stems("time"))
 
 
 def _said_word(asked: str, said: set[str]) -> bool:
-    """Whether a question's word stem is among a line's: the same word (_same_word), or a word of naming for one."""
-    return any(_same_word(asked, w) for w in said) or (asked in _NAMING and bool(_NAMING & said))
+    """Whether a question's word stem is among a line's: the same word (_same_word), a word of naming for one, or a
+    length of time for "time"."""
+    return any(_same_word(asked, w) for w in said) or (asked in _NAMING and bool(_NAMING & said)) \
+        or (asked in _TIME and bool(_TIMING & said))
 
 
 def told_line(query: str, answer: str, context: str) -> str | None:
@@ -302,11 +314,24 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     asked = {w for w in word_stems(asked_part(query)) if w not in _ASKING_WORDS}
     if len(asked) < 2:
         return None
+    asks_who = bool(_ASKS_WHO.match(query))
     for match in _user_statements(context):
         said = word_stems(match.group("words"))
-        if all(_said_word(a, said) for a in asked):
+        if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
             return _quoted(match)
     return None
+
+
+_POSSESSIVE_END = re.compile(r"['’]s$")
+
+
+def _names_someone_else(query: str, line: str) -> bool:
+    """Whether a line names someone the question does not: a capitalised word past its first, or a person's word
+    (set N: "Who did I run the Bath half with?" is not answered by "I ran the Bath half in 1 hour 58 minutes!")."""
+    asked = {_POSSESSIVE_END.sub("", w.lower()) for w in _WORD.findall(query)}
+    named = [t for t in _WORD.findall(line)[1:] if t[:1].isupper() and _POSSESSIVE_END.sub("", t.lower()) not in asked
+             and t.lower() not in _NOT_A_NAME and t != "I"]
+    return bool(named or {m.lower() for m in _PERSON.findall(line)} - asked)
 
 
 ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"

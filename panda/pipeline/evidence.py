@@ -58,9 +58,11 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
                          r"last|earlier|old)\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(r"\b(?:instead|rather than|switched|swapped|changed|dropped|no longer|any ?more|stopped|quit|"
-                      r"gave up|replaced|moved out|moved (?:[\w-]+ )?from|died|passed away|sold|"
+                      r"gave up|replaced|moved out|moved (?:[\w-]+ )?from|died|passed away|sold|left|now|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car))\b", re.I)
-# ("a new job" replaces the job: set K's "I got a new job as deputy head at a school in Swansea" left "I'm a primary
+# ("now" and "left": set N's "I've now saved £12,000 for the deposit" and "I've left Salt and now run my own food truck"
+# left "… I've got £8,000 so far" and "I work as a chef at a tapas bar called Salt" as what holds now;
+# "a new job" replaces the job: set K's "I got a new job as deputy head at a school in Swansea" left "I'm a primary
 # school teacher in Cardiff" standing, and "Which city do I work in now?" was answered with both cities)
 # A statement that names someone: "My teacher is called Rui.", "My physio is Hannah Okafor."
 _NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) [A-Z][a-z]")

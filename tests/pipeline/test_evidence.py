@@ -393,6 +393,13 @@ def test_a_later_statement_marking_a_change_to_the_same_thing_replaces_the_earli
     swansea = result("w2", "message", "x", "user: I got a new job as deputy head at a school in Swansea.", 8, 7)
     assert "Cardiff" not in answer_context("Which city do I work in now?", [cardiff, swansea], {})
     assert "Cardiff" in answer_context("Where did I work before?", [cardiff, swansea], {})
+    # set N: "now" and "left" mark a change too
+    saved = result("d1", "message", "x", "user: I'm saving for a deposit on a flat and I've got £8,000 so far.", 5, 1)
+    more = result("d2", "message", "x", "user: I've now saved £12,000 for the deposit.", 30, 4)
+    assert "8,000" not in answer_context("How much have I saved for the deposit?", [saved, more], {})
+    salt = result("e1", "message", "x", "user: I work as a chef at a tapas bar called Salt.", 9, 2)
+    truck = result("e2", "message", "x", "user: I've left Salt and now run my own food truck.", 18, 5)
+    assert "tapas" not in answer_context("Where do I work now?", [salt, truck], {})
 
 
 def test_an_i_dont_know_beside_the_line_holding_every_word_of_the_question_gets_that_line():
@@ -532,3 +539,31 @@ def test_what_the_users_thing_is_needs_a_word_of_the_answers_own_that_a_line_say
     assert unanswered("What is Mango's illness?", "Kidney disease.", mango) is False
     assert unanswered("What's my diet?", "You are vegan.", mango) is False  # a fact's word
     assert unanswered("What's the best way to cook rice?", "Rinse it first.", mango) is False  # not the user's thing
+
+
+def test_a_who_question_is_not_answered_by_a_line_naming_no_one_else():
+    """Set N: "Who did I run the Bath half with?" and "Who is Skye's agility trainer?" were answered with the user's
+    line holding every word of the question and no one else's name; "What was my time in the Bath half?" is answered
+    by "in 1 hour 58 minutes" (told_line_quoted)."""
+    from panda.pipeline.answer_checks import told_line
+
+    lines = ("- On 16 March 2026 the user said: “I ran the Bath half in 1 hour 58 minutes!”\n"
+             "- On 4 May 2026 the user said: “I'm training my border collie Skye for agility competitions.”")
+    assert told_line("Who did I run the Bath half with?", "I don't know.", lines) is None
+    assert told_line("Who is Skye's agility trainer?", "I don't know.", lines) is None
+    assert told_line("What was my time in the Bath half?", "I don't know.", lines) == \
+        "You told me on 16 March 2026: “I ran the Bath half in 1 hour 58 minutes!”"
+    jo = "- On 16 March 2026 the user said: “I ran the Bath half with my friend Jo.”"
+    assert told_line("Who did I run the Bath half with?", "I don't know.", jo).endswith("“I ran the Bath half with my "
+                                                                                      "friend Jo.”")
+
+
+def test_an_amount_of_a_thing_comes_from_a_line_about_that_thing():
+    """Set N: "What's my mortgage rate?" -> "You have £12,000 saved for the deposit." (an amount said of the savings)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    lines = ("- On 30 April 2026 the user said: “I've now saved £12,000 for the deposit.”\n"
+             "- On 5 January 2026 the user said: “Our rent is £900 a month.”")
+    assert unanswered("What's my mortgage rate?", "You have £12,000 saved for the deposit.", lines)
+    assert unanswered("What's our rent?", "Your rent is £900 a month.", lines) is False
+    assert unanswered("What's our rent?", "Your rent is £1,200.", lines)
