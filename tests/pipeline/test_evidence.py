@@ -388,18 +388,16 @@ def test_a_later_statement_marking_a_change_to_the_same_thing_replaces_the_earli
     swim = result("s1", "message", "x", "user: I also started swimming every week.", 10, 6)
     gym = result("s2", "message", "x", "user: I stopped going to the gym every week.", 11, 6)
     assert "tennis" in answer_context("Which sports do I do now?", [tennis, swim, gym], {})
-    # set K: a new job replaces the job it shares a word with
-    cardiff = result("w1", "message", "x", "user: I'm a primary school teacher in Cardiff.", 25, 1)
-    swansea = result("w2", "message", "x", "user: I got a new job as deputy head at a school in Swansea.", 8, 7)
-    assert "Cardiff" not in answer_context("Which city do I work in now?", [cardiff, swansea], {})
-    assert "Cardiff" in answer_context("Where did I work before?", [cardiff, swansea], {})
-    # set N: "now" and "left" mark a change too
-    saved = result("d1", "message", "x", "user: I'm saving for a deposit on a flat and I've got £8,000 so far.", 5, 1)
-    more = result("d2", "message", "x", "user: I've now saved £12,000 for the deposit.", 30, 4)
-    assert "8,000" not in answer_context("How much have I saved for the deposit?", [saved, more], {})
-    salt = result("e1", "message", "x", "user: I work as a chef at a tapas bar called Salt.", 9, 2)
-    truck = result("e2", "message", "x", "user: I've left Salt and now run my own food truck.", 18, 5)
-    assert "tapas" not in answer_context("Where do I work now?", [salt, truck], {})
+    # a new job (set K), "now" and "left" (set N) mark a change too: (older, newer, a question about now, the stale words)
+    for older, newer, asked, stale in (
+            ("I'm a primary school teacher in Cardiff.", "I got a new job as deputy head at a school in Swansea.",
+             "Which city do I work in now?", "Cardiff"),
+            ("I'm saving for a deposit on a flat and I've got £8,000 so far.", "I've now saved £12,000 for the deposit.",
+             "How much have I saved for the deposit?", "8,000"),
+            ("I work as a chef at a tapas bar called Salt.", "I've left Salt and now run my own food truck.",
+             "Where do I work now?", "tapas")):
+        pair = [result("o1", "message", "x", f"user: {older}", 25, 1), result("n1", "message", "x", f"user: {newer}", 8, 7)]
+        assert stale not in answer_context(asked, pair, {}) and stale in answer_context("What was it before?", pair, {})
 
 
 def test_an_i_dont_know_beside_the_line_holding_every_word_of_the_question_gets_that_line():
