@@ -23,6 +23,7 @@ _ABSTAIN = re.compile(
 
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+_CURRENCY = re.compile(r"[£€¥₹]")  # string.punctuation has "$" but not these
 
 
 def normalize(text: str) -> str:
@@ -54,8 +55,10 @@ def answer_contains(prediction: str, gold: str) -> bool:
 
     Example: answer_contains('Your hamster is called Biscuit.', 'Biscuit') -> True;
     answer_contains('You said $1,000.', '$1000') -> True; answer_contains('I do not know.', 'Biscuit') -> False;
-    a possessive names its owner: answer_contains("You work at St Mary’s hospital.", 'St Mary') -> True."""
-    words = set(normalize(prediction).split()) | set(normalize(_POSSESSIVE.sub("", str(prediction))).split())
+    a possessive names its owner: answer_contains("You work at St Mary’s hospital.", 'St Mary') -> True; a currency's
+    sign is punctuation as "$" is: answer_contains("You've saved £12,000.", '12,000') -> True (set N)."""
+    prediction, gold = _CURRENCY.sub("", str(prediction)), _CURRENCY.sub("", str(gold))
+    words = set(normalize(prediction).split()) | set(normalize(_POSSESSIVE.sub("", prediction)).split())
     wanted = normalize(gold).split()
     return bool(wanted) and all(w in words for w in wanted)
 
