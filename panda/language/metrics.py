@@ -56,8 +56,9 @@ def answer_contains(prediction: str, gold: str) -> bool:
     Example: answer_contains('Your hamster is called Biscuit.', 'Biscuit') -> True;
     answer_contains('You said $1,000.', '$1000') -> True; answer_contains('I do not know.', 'Biscuit') -> False;
     a possessive names its owner: answer_contains("You work at St Mary’s hospital.", 'St Mary') -> True; a currency's
-    sign is punctuation as "$" is: answer_contains("You've saved £12,000.", '12,000') -> True (set N)."""
-    prediction, gold = _CURRENCY.sub("", str(prediction)), _CURRENCY.sub("", str(gold))
+    sign is punctuation as "$" is: answer_contains("You've saved £12,000.", '12,000') -> True (set N); a hyphen parts
+    words: answer_contains('Your topic is flood-resilient housing.', 'flood') -> True (set M)."""
+    prediction, gold = (_CURRENCY.sub("", str(text)).replace("-", " ") for text in (prediction, gold))
     words = set(normalize(prediction).split()) | set(normalize(_POSSESSIVE.sub("", prediction)).split())
     wanted = normalize(gold).split()
     return bool(wanted) and all(w in words for w in wanted)

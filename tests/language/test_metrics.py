@@ -41,6 +41,8 @@ def test_answer_contains_needs_every_expected_word():
     # set N: "£" is punctuation as "$" is, so "£12,000" holds 12,000 and a stale "8,000" is seen in "£8,000"
     assert answer_contains("You've saved £12,000 for the deposit.", "12,000")
     assert answer_contains("You've saved £8,000 so far.", "8000") and answer_contains("It costs €40.", "€40")
+    assert answer_contains("You've switched to flood-resilient housing.", "flood")  # set M: a hyphen parts words
+    assert answer_contains("She is a co-worker.", "co-worker") and not answer_contains("A flood.", "flood-resilient")
 
 
 def test_answer_correct_reads_alternatives_stale_values_and_abstention():
