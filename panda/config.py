@@ -227,8 +227,9 @@ class RoleSetting(_Strict):
 
 GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the embedded (small) models
     "unreferenced_query_kept": "analyze: a message with no word pointing back is its own resolved query",
-    "clear_request_proceeds": "reflect: a message of 2+ meaningful words PROCEEDs without asking the model",
-    "question_retrieves": "gather: a question about the user, or one asking anything in 2+ meaningful words, that the "
+    "clear_request_proceeds": "reflect: a message of 2+ meaningful words, or a question or a statement about the "
+                              "user of one, PROCEEDs without asking the model",
+    "question_retrieves": "gather: a question about the user, or one asking anything in a meaningful word, that the "
                           "analysis routed to no retrieval, or to the open session when the user stated nothing in it, "
                           "searches memory and the saved pages (cross_thread)",
     "question_not_saved": "execute: memory.save of a message that only asks is refused",

@@ -13,7 +13,7 @@ from functools import partial
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, asked_part, is_question, tokenize
 from panda.memory.current_facts import names_in
-from panda.pipeline.evidence import CALENDAR_WORDS, DATE_WORDS, about_now, reports_change_of, word_stems
+from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, DATE_WORDS, about_now, reports_change_of, word_stems
 
 _DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
 
@@ -96,7 +96,6 @@ _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+
                         r"restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|"
                         r"salon|barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|"
                         r"kennels?|cattery|airline|agency|charity)\b", re.I)  # a place or a body has a name
-_ASKS_WHO = re.compile(r"^\s*who\b", re.I)
 # "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said
 _ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|reference)\W*$", re.I)
 # "What's my mortgage rate?", "What is our rent?": an amount of a thing
@@ -157,7 +156,7 @@ _WORD = re.compile(r"[\w'’-]+")
 def asks_a_name(query: str) -> bool:
     """Whether a question asks who, or for something's name. Example: "What's my partner's name?" -> True; "Who is my
     flatmate?" -> True; "What does my partner do?" -> False."""
-    return bool(_ASKS_WHO.match(query) or _ASKS_NAME.search(query))
+    return bool(ASKS_WHO.match(query) or _ASKS_NAME.search(query))
 
 
 def unanswered(query: str, answer: str, context: str) -> bool:
@@ -202,7 +201,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
                 return True
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
         return not given or bool({a for a in given if float(a) >= 10} - amounts(_DAY.sub(" ", context)))  # said
-    asks_who = bool(_ASKS_WHO.match(query))
+    asks_who = bool(ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
         return bool(_ASKS_WHAT_OF.match(query)) and not _holds_a_said_word(query, answer, context)
@@ -236,7 +235,6 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     return True
 
 
-# not "we" alone: "How much flour do we need?" asks in general; "Which hotel did we book?" (set K) does not
 _ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
 _FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
 
@@ -251,6 +249,7 @@ def _holds_a_said_word(query: str, answer: str, context: str) -> bool:
     return any(_same_word(w, s) for w in own for s in said)
 
 
+# not "we" alone: "How much flour do we need?" asks in general; "Which hotel did we book?" (set K) does not
 _OURS = re.compile(r"\b(?:us|our|ours)\b|\b(?:did|were|have|had|was) we\b", re.I)
 
 
@@ -290,6 +289,11 @@ _TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "
 _TIME = frozenset(word_stems("time"))
 
 
+def _asked_words(query: str) -> set[str]:
+    """The word stems of what a question asks, without its asking words ("what", "who", …)."""
+    return word_stems(asked_part(query)) - _ASKING_WORDS
+
+
 def _said_word(asked: str, said: set[str]) -> bool:
     """Whether a question's word stem is among a line's: the same word (_same_word), a word of naming for one, or a
     length of time for "time"."""
@@ -311,10 +315,10 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     physio's name.", '- On 16 March 2026 the user said: “My physio is called Hannah Okafor.”') -> that line (set L)."""
     if not abstained(answer) or not is_question(query):
         return None
-    asked = {w for w in word_stems(asked_part(query)) if w not in _ASKING_WORDS}
+    asked = _asked_words(query)
     if len(asked) < 2:
         return None
-    asks_who = bool(_ASKS_WHO.match(query))
+    asks_who = bool(ASKS_WHO.match(query))
     for match in _user_statements(context):
         said = word_stems(match.group("words"))
         if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
@@ -433,7 +437,7 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
     “Pepper is scared of thunderstorms.”') -> 'Pepper is scared of thunderstorms.'"""
     if not is_question(query) or abstained(answer) or _DENIES.search(answer):
         return None
-    asked = word_stems(asked_part(query)) - _ASKING_WORDS
+    asked = _asked_words(query)
     own = {w for w in word_stems(_TOLD_FRAME.sub("", answer)) if not any(_same_word(w, a) for a in asked)}
     if not own:
         return None

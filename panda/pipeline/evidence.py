@@ -66,7 +66,7 @@ _CHANGED = re.compile(r"\b(?:instead|rather than|switched|swapped|changed|droppe
 # school teacher in Cardiff" standing, and "Which city do I work in now?" was answered with both cities)
 # A statement that names someone: "My teacher is called Rui.", "My physio is Hannah Okafor."
 _NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) [A-Z][a-z]")
-_ASKS_WHO = re.compile(r"^\s*who\b", re.I)
+ASKS_WHO = re.compile(r"^\s*who\b", re.I)  # read by answer_checks too
 _ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
 
 
@@ -227,7 +227,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     if about_the_user(query, personal):
         gathered = [r for r in gathered if r.kind in USER_KINDS]
     best = max((r.score for r in gathered), default=0.0)
-    asks_who = bool(_ASKS_WHO.match(query))  # set L: "Who teaches me Portuguese?" scored "My teacher is called Rui."
+    asks_who = bool(ASKS_WHO.match(query))  # set L: "Who teaches me Portuguese?" scored "My teacher is called Rui."
     gathered = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)
                 or (asks_who and names_someone(r, said.get(r.id)))]
     facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)

@@ -283,8 +283,8 @@ def told_in(messages: list[SearchResult]) -> bool:
 
 
 def asks_for_something_known(query: str) -> bool:
-    """A question that memory or the saved pages may answer (pure): about the user, or asking anything in at least
-    two meaningful words (reflect.is_clear). `make demo` at stop 48: "Pineapple upside-down cake: what is the best
+    """A question that memory or the saved pages may answer (pure): about the user, or asking anything in a meaningful
+    word (reflect.is_clear). `make demo` at stop 48: "Pineapple upside-down cake: what is the best
     recipe?" was routed to no retrieval and answered "There's no recipe for pineapple upside-down cake." beside a saved
     recipe page. Small talk stays unsearched. Example: 'Which city do I live in?' -> True; 'Pineapple upside-down
     cake: what is the best recipe?' -> True; 'How are you?' -> False; 'Hi there!' -> False."""

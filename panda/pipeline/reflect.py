@@ -16,7 +16,6 @@ from panda.language.text import STOP_WORDS, is_question, words
 from panda.llm.roles import REFLEX
 from panda.llm.schemas import ReflectionDecision
 from panda.pipeline import guards
-from panda.pipeline.evidence import asks_after_the_user
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import acknowledgement
@@ -31,8 +30,7 @@ def is_clear(query: str) -> bool:
     L: "I'm pescatarian." got the 0.5B model's CLARIFY, "What would you like me to help with?"), and so does any
     question (set L: "When is the concert?" got that CLARIFY too)."""
     meaningful = [w for w in words(query) if w not in STOP_WORDS and len(w) > 1 and w not in ("hm", "hmm", "ok", "okay")]
-    of_the_user = asks_after_the_user(query) or acknowledgement(query) is not None or is_question(query)
-    return len(meaningful) >= (1 if of_the_user else MEANINGFUL_WORDS)
+    return len(meaningful) >= (1 if is_question(query) or acknowledgement(query) is not None else MEANINGFUL_WORDS)
 
 
 def run(state: TurnState, ctx: Home) -> Step[bool]:

@@ -60,6 +60,13 @@ def personal(state: TurnState) -> bool:
     return state.analysis is not None and state.analysis.intent == "personal"
 
 
+def about_user(state: TurnState) -> bool:
+    """Whether the answer's guards read this question: about the user, or someone their lines name (set J: "When did
+    Leo start piano lessons?" beside "My son Leo …"), read against the answer's context."""
+    return evidence.about_the_user(state.query, personal(state)) \
+        or answer_checks.told_about(state.query, state.answer_context)
+
+
 def run(state: TurnState, ctx: Home) -> Step[None]:
     state.answered_by_guard = ""
     acknowledged = acknowledgement(state.query) if guards.active(ctx, "statement_acknowledged", VOICE) else None
@@ -87,10 +94,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         mended = []
-        # about the user, or someone their lines name (set J: "When did Leo start piano lessons?" beside "My son Leo …")
-        about_user = evidence.about_the_user(state.query, personal(state)) \
-            or answer_checks.told_about(state.query, state.answer_context)
-        current = answer_checks.superseded_unsaid(state.query, state.response) if about_user else None
+        guarded = about_user(state)
+        current = answer_checks.superseded_unsaid(state.query, state.response) if guarded else None
         if current and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current
             mended.append(f"; {guards.mark('superseded_value_unsaid')}: the changed value taken out of an answer about now")
@@ -102,17 +107,17 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
-        undated = answer_checks.undated_answer(state.query, state.response, state.answer_context) if about_user else None
+        undated = answer_checks.undated_answer(state.query, state.response, state.answer_context) if guarded else None
         if undated and guards.active(ctx, "undated_when_answered", VOICE):
             state.response = undated
             mended.append(f"; {guards.mark('undated_when_answered')}: a when-question answered with no time")
-        if about_user \
+        if guarded \
                 and guards.active(ctx, "unanswered_abstained", VOICE) \
                 and answer_checks.unanswered(state.query, state.response, state.answer_context):
             state.response, state.answered_by_guard = UNKNOWN, "unanswered_abstained"
             mended.append(f"; {guards.mark('unanswered_abstained')}: the answer held no name, person or amount "
                           "the lines hold")
-        told = answer_checks.told_line(state.query, state.response, state.answer_context) if about_user else None
+        told = answer_checks.told_line(state.query, state.response, state.answer_context) if guarded else None
         if told and guards.active(ctx, "told_line_quoted", VOICE):  # the model's "I don't know", or that guard's
             state.response, state.answered_by_guard = told, ""
             mended.append(f"; {guards.mark('told_line_quoted')}: 'I don't know' beside the line that says it")

@@ -44,7 +44,7 @@ from panda.memory.current_facts import attributes_asked, split_key
 from panda.pipeline import answer_checks, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
-from panda.pipeline.synthesize import ACKNOWLEDGEMENT, personal
+from panda.pipeline.synthesize import ACKNOWLEDGEMENT, about_user
 from panda.pipeline.tool_log import tool_results_text
 
 
@@ -227,11 +227,9 @@ def ignored_constraint(state: TurnState) -> str | None:
 def restated_line(state: TurnState) -> str | None:
     """The user's line that a recall answer says again and nothing else (answer_checks.stated_line), for a question
     about the user or someone their lines name that asks for no suggestion or advice (pure)."""
-    query, context = state.query, state.answer_context
-    if asks_for_a_suggestion(query) or asks_for_advice(query) or not (
-            evidence.about_the_user(query, personal(state)) or answer_checks.told_about(query, context)):
+    if asks_for_a_suggestion(state.query) or asks_for_advice(state.query) or not about_user(state):
         return None
-    return answer_checks.stated_line(query, state.response, context)
+    return answer_checks.stated_line(state.query, state.response, state.answer_context)
 
 
 def goals_text(state: TurnState) -> str:
