@@ -438,6 +438,19 @@ def model_cache() -> Path:
     return Path(_env("PANDA_MODEL_CACHE") or Path.home() / ".cache" / "panda" / "models")
 
 
+EMBEDDING_QUERY_PATHS = ("int8", "exact")
+
+
+def embedding_query() -> str:
+    """How EmbeddingGemma embeds a search query: $PANDA_EMBEDDING_QUERY, `int8` (an ONNX Runtime int8 copy of its
+    query path, memory/quantized_query.py; the default) or `exact` (the model itself, in torch). Documents always use
+    the model itself. Anything else is refused."""
+    value = (_env("PANDA_EMBEDDING_QUERY") or "int8").strip().lower()
+    if value not in EMBEDDING_QUERY_PATHS:
+        raise ConfigError(f"PANDA_EMBEDDING_QUERY={value!r}: expected one of {', '.join(EMBEDDING_QUERY_PATHS)}")
+    return value
+
+
 class Settings(_Strict):
     """Run-time settings. `home` defaults to $PANDA_HOME, else data/home/ in the checkout."""
 

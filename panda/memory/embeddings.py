@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from panda.config import embedding_query
 from panda.errors import BackendUnavailableError
 from panda.llm.cpu import native_bfloat16
 from panda.memory import compute_threads, embedder_profiles, relevance_model
 from panda.memory.embedder_profiles import EmbedderProfile
+from panda.memory.quantized_query import QuantizedQueryEncoder
 from panda.memory.unmasked_query import UnmaskedQueryEncoder
 
 if TYPE_CHECKING:
@@ -136,8 +138,11 @@ def _native_dim(folder: str) -> int:
 class SentenceEmbedder:
     """A sentence-transformers model by profile or folder (module docstring), on CPU."""
 
-    def __init__(self, model: str | None = None, batch_size: int = 64, dim: int | None = None) -> None:
+    def __init__(self, model: str | None = None, batch_size: int = 64, dim: int | None = None,
+                 query_path: str | None = None) -> None:
         name = embedder_profiles.profile_name(model)
+        # EmbeddingGemma's queries: `int8` (memory/quantized_query.py) or `exact`; None: config.embedding_query()
+        self.query_path = query_path or embedding_query()
         self.model_path = resolve_model(model)
         self.batch_size = batch_size
         manifest = read_manifest(self.model_path)
@@ -197,6 +202,21 @@ class SentenceEmbedder:
                     _loaded[key] = QueryEncoder.build(model) if self.dtype == "float32" else None
             return _loaded[key]  # type: ignore[return-value]
 
+    def _int8_encoder(self) -> QuantizedQueryEncoder | None:
+        """EmbeddingGemma's int8 query encoder (memory/quantized_query.py), built or loaded once per process (None:
+        another profile, `exact` asked for, or not usable here)."""
+        if self.profile is not embedder_profiles.PROFILES["gemma"] or self.query_path != "int8":
+            return None
+        key = f"{self.model_path}#int8"
+        model = self._model()
+        with _lock:
+            if key not in _loaded:
+                from panda.memory.embedder_supply import FILES
+
+                _loaded[key] = QuantizedQueryEncoder.load_or_build(model, self.model_path, FILES["model.safetensors"][1],
+                                                                   self.profile.query_prompt)
+            return _loaded[key]  # type: ignore[return-value]
+
     def _unmasked_encoder(self) -> UnmaskedQueryEncoder | None:
         """EmbeddingGemma's traced one-query encoder (memory/unmasked_query.py), built once per process."""
         key = f"{self.model_path}#{self.dtype}#unmasked"
@@ -218,6 +238,11 @@ class SentenceEmbedder:
         if self.dtype == "float32" and (encoder := self._query_encoder()) is not None:
             with compute_threads.single_blas(), compute_threads.torch_threads(compute_threads.QUERY_TORCH_THREADS):
                 return self._finish(encoder.encode(self.profile.query_prompt + text)[None, :])[0]
+        if (int8 := self._int8_encoder()) is not None:
+            with compute_threads.single_blas():
+                vector = int8.encode(text)
+            if vector is not None:
+                return self._finish(vector[None, :])[0]
         if self.dtype == "bfloat16" and (unmasked := self._unmasked_encoder()) is not None:
             with compute_threads.single_blas():
                 vector = unmasked.encode(text)

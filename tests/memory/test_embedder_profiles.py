@@ -99,18 +99,24 @@ def test_gemma_prompts_truncation_and_a_home_moved_between_embedders(tmp_path: P
     assert (gemma.identity, gemma.dim) == ("embeddinggemma-300m", 768)
     docs = gemma.embed(["Mars, known for its reddish appearance, is often referred to as the Red Planet.",
                         "Venus is often called Earth's twin because of its similar size and proximity."])
-    query = gemma.embed_query("Which planet is known as the Red Planet?")
+    exact = SentenceEmbedder("gemma", query_path="exact")
+    query = exact.embed_query("Which planet is known as the Red Planet?")
     assert docs.shape == (2, 768) and np.allclose(np.linalg.norm(docs, axis=1), 1, atol=1e-5)
     cosines = docs @ query
     assert cosines[0] > cosines[1] + 0.2  # the card's ranking: Mars first
-    # the query went through the traced, unmasked encoder: the vector `encode` gives, and a long query falls back
-    encoder = gemma._unmasked_encoder()
+    # `exact`: the traced, unmasked encoder gives the vector `encode` gives, and a long query falls back
+    encoder = exact._unmasked_encoder()
     assert encoder is not None
     direct = gemma._encode([gemma.profile.query_prompt + "Which planet is known as the Red Planet?"], None)[0]
     assert float(query @ direct) > 0.9999
     long_query = "which planet " * 300
-    assert encoder.encode(long_query) is None and gemma.embed_query(long_query).shape == (768,)
+    assert encoder.encode(long_query) is None and exact.embed_query(long_query).shape == (768,)
     assert np.allclose(cosines, [0.6359, 0.3011], atol=0.01)  # bfloat16 here: within 0.01 of the card
+    # the default query path: the int8 copy (memory/quantized_query.py), close to the model and in the card's order
+    assert gemma.query_path == "int8" and gemma._int8_encoder() is not None
+    int8 = gemma.embed_query("Which planet is known as the Red Planet?")
+    assert float(int8 @ direct) > 0.98 and np.allclose(docs @ int8, [0.6359, 0.3011], atol=0.03)
+    assert gemma.embed_query(long_query).shape == (768,)  # past the int8 path's length: the torch path
     short = SentenceEmbedder("gemma", dim=256)
     assert short.identity == "embeddinggemma-300m@256" and short.relevance_model is None
     cut = short.embed(["Mars, known for its reddish appearance, is often referred to as the Red Planet."])[0]
