@@ -58,8 +58,12 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
                          r"last|earlier|old)\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(r"\b(?:instead|rather than|switched|swapped|changed|dropped|no longer|any ?more|stopped|quit|"
-                      r"gave up|replaced|moved out|moved (?:[\w-]+ )?from|died|passed away|sold|left|now|"
+                      r"gave up|replaced|moved out|moved (?:[\w-]+ )?(?:from|off|onto|on to)|died|passed away|sold|left|now|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car))\b", re.I)
+# A change that ends the thing itself ("Tofu died", "I dropped the app"), whatever a question asks about it; any other
+# change updates one part of what was said (below: `replaced`)
+_ENDED = re.compile(r"\b(?:died|passed away|sold|left|quit|stopped|gave up|dropped|no longer|any ?more|moved out)\b",
+                    re.I)
 # ("now" and "left": set N's "I've now saved £12,000 for the deposit" and "I've left Salt and now run my own food truck"
 # left "… I've got £8,000 so far" and "I work as a chef at a tapas bar called Salt" as what holds now;
 # "a new job" replaces the job: set K's "I got a new job as deputy head at a school in Swansea" left "I'm a primary
@@ -186,7 +190,7 @@ def _statement(result: SearchResult, said: Said | None) -> str | None:
     return None
 
 
-def replaced(gathered: list[SearchResult], said: dict[str, Said | None]) -> set[str]:
+def replaced(gathered: list[SearchResult], said: dict[str, Said | None], query: str = "") -> set[str]:
     """Ids of the user's statements that a later statement about the same thing marks as changed (pure): for a
     question about now, "I've started weekly lessons with a tutor, so I dropped the app" replaces "I've been learning
     Japanese for about a year, mostly with an app", and "Sadly Tofu died last week" replaces "We have two cats, Miso
@@ -194,10 +198,23 @@ def replaced(gathered: list[SearchResult], said: dict[str, Said | None]) -> set[
     both say (not one of time or of change). A statement with no change word (_CHANGED: instead, switched, dropped,
     no longer, died, …) replaces nothing: "I also started swimming" leaves "I play tennis". The analysis's topics
     were tried first and dropped: the 0.5B model filed "I commute to work by train" beside the cat that died.
-    Facts are not statements here: what they hold is current_facts' to say."""
+    Facts are not statements here: what they hold is current_facts' to say. A change that updates one part of a
+    statement leaves it for a `query` about another part (`_other_part_asked`)."""
     statements = [(r, text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
+    asked = word_stems(DATE_WORDS.sub(" ", query)) - _GENERAL_WORDS  # "our new house" asks about the house
     return {r.id for newer, text in statements for r, older in statements
-            if r.created_at < newer.created_at and reports_change_of(text, older)}
+            if r.created_at < newer.created_at and reports_change_of(text, older)
+            and not _other_part_asked(asked, text, older)}
+
+
+def _other_part_asked(asked: set[str], newer: str, older: str) -> bool:
+    """Whether a question (its subject words, `asked`) is about a part of `older` that the change `newer` leaves alone
+    (pure): set O's "Which city is our new house in?" lost "My partner Sam and I bought a house in Bristol and we move
+    in on 3 March" to "… so our moving day is now 17 March", which shares "move" with it and nothing with the question.
+    A change that ends the thing (_ENDED: died, sold, dropped, …) leaves no part standing."""
+    if _ENDED.search(newer) or asked & _subject_words(newer):
+        return False
+    return bool(asked & _subject_words(older))
 
 
 def reports_change_of(newer: str, older: str) -> bool:
@@ -234,7 +251,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     others = [r for r in gathered if r.kind not in ("fact", "preference")]
     present, current = bool(_PRESENT.search(query)), about_now(query)
     if current:
-        gone = replaced(others, said)
+        gone = replaced(others, said, query)
         others = [r for r in others if r.id not in gone]
     if present:
         others.sort(key=lambda r: r.created_at, reverse=True)

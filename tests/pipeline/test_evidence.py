@@ -539,6 +539,22 @@ def test_what_the_users_thing_is_needs_a_word_of_the_answers_own_that_a_line_say
     assert unanswered("What's the best way to cook rice?", "Rinse it first.", mango) is False  # not the user's thing
 
 
+def test_what_someone_does_is_not_answered_by_who_they_are():
+    """Set O: "What does Sam do for work?" -> "The user's partner is Sam." (no work of Sam's was ever said)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    sam = ("- partner: Sam (told 20 January 2026)\n"
+           "- On 20 January 2026 the user said: “My partner Sam and I bought a house in Bristol and we move in on 3 "
+           "March.”")
+    assert unanswered("What does Sam do for work?", "The user's partner is Sam.", sam)
+    assert unanswered("What does Sam do for work?", "Sam is your partner.", sam)
+    jo = "- On 5 May 2026 the user said: “My sister Jo lives in Cardiff and she's a vet.”"
+    assert unanswered("What does my sister do for a living?", "Your sister Jo is a vet.", jo) is False
+    teacher = "- On 5 May 2026 the user said: “My brother is a teacher in York.”"
+    assert unanswered("What does my brother do?", "Your brother is a teacher.", teacher) is False  # a job, not a who
+    assert unanswered("What does it do?", "It is your partner.", sam) is False  # asks after no one
+
+
 def test_a_who_question_is_not_answered_by_a_line_naming_no_one_else():
     """Set N: "Who did I run the Bath half with?" and "Who is Skye's agility trainer?" were answered with the user's
     line holding every word of the question and no one else's name; "What was my time in the Bath half?" is answered
@@ -565,3 +581,21 @@ def test_an_amount_of_a_thing_comes_from_a_line_about_that_thing():
     assert unanswered("What's my mortgage rate?", "You have £12,000 saved for the deposit.", lines)
     assert unanswered("What's our rent?", "Your rent is £900 a month.", lines) is False
     assert unanswered("What's our rent?", "Your rent is £1,200.", lines)
+
+
+def test_a_change_to_one_part_of_a_statement_leaves_it_for_a_question_about_another_part():
+    """Set O: "Which city is our new house in?" lost "My partner Sam and I bought a house in Bristol and we move in on 3
+    March." to "… so our moving day is now 17 March." (they share "move"; the question asks after the house), and "Which
+    shifts am I working at the moment?" was answered "night shifts" beside "I've finally moved off nights and onto day
+    shifts." ("moved off … onto" marks a change)."""
+    bought = result("b1", "message", "x", "user: My partner Sam and I bought a house in Bristol and we move in on 3 "
+                    "March.", 20, 1)
+    moved = result("b2", "message", "x", "user: The sellers asked for more time, so our moving day is now 17 March.", 15, 2)
+    assert "Bristol" in answer_context("Which city is our new house in?", [bought, moved], {})
+    day = answer_context("What's our moving day now?", [bought, moved], {})
+    assert "17 March" in day and "3 March" not in day  # the part the change is about: the later statement alone
+    nights = result("h1", "message", "x", "user: I'm a nurse on the cardiology ward and I've been working night shifts "
+                    "since October.", 12, 1)
+    days = result("h2", "message", "x", "user: Good news, I've finally moved off nights and onto day shifts.", 23, 2)
+    shifts = answer_context("Which shifts am I working at the moment?", [nights, days], {})
+    assert "day shifts" in shifts and "working night shifts" not in shifts
