@@ -16,7 +16,7 @@ from collections import Counter
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 _ABSTAIN = re.compile(
     r"\b(not (?:been )?mentioned|no (?:information|mention|record|details?)|(?:do not|don't|doesn't|does not) know|"
-    r"unknown|not (?:sure|specified|stated|provided|available|known|documented|recorded)|"
+    r"unknown|(?:is|it's|it is) (?:not clear|unclear)|not (?:sure|specified|stated|provided|available|known|documented|recorded)|"
     r"cannot (?:answer|determine|find)|can't (?:answer|tell|find)|"
     r"never (?:mentioned|said|told)|did(?:n't| not) (?:mention|say|tell)|"
     r"(?:have not|haven't|has not|hasn't) (?:told|mentioned|said|shared|given))\b", re.I)

@@ -237,7 +237,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     return True
 
 
-_ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
+# "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
+_ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
 _ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|[A-Z][a-z]+|(?:[Mm]y|[Oo]ur) [\w-]+) do\b")
 _FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
 

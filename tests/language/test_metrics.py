@@ -21,6 +21,9 @@ def test_locomo_category_rules():
 def test_abstention_and_recall():
     assert abstained("That was never mentioned.") and abstained("I don't know.") and abstained("No information about it")
     assert not abstained("Paris") and not abstained("She knows the answer: Paris")
+    # set O: the 1.5B model's way of saying it was never told
+    assert abstained("It's not clear what Sam does for work based on the information provided.")
+    assert abstained("It is unclear where the hotel is.") and not abstained("The lake was not clear enough to swim in.")
     assert recall_at_k(["a", "x", "b"], ["a", "b"], 2) == 0.5
     assert recall_at_k(["a", "x", "b"], ["a", "b", "b"], 3) == 1.0
     assert recall_at_k([], ["a"], 5) == 0.0 and recall_at_k(["a"], [], 5) == 0.0
