@@ -54,7 +54,7 @@ _PRESENT = re.compile(r"\b(?:now|currently|current|still|anymore|any more|these 
                       re.I)
 USER_KINDS = frozenset({"fact", "preference", "context", "message", "session_summary", "thread_summary", "memory"})
 _ABOUT_NOW = re.compile(r"\b(?:do|does|am|is|are|have|has)\s+(?:I|we|my|our)\b", re.I)  # "How many cats do I have?"
-_ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used to|originally|first|ago|ever|when|"
+_ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used to|originally|first|ago|ever|"
                          r"last|earlier|old)\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(r"\b(?:instead|rather than|switched|swapped|changed|dropped|no longer|any ?more|stopped|quit|"
@@ -176,7 +176,9 @@ def about_the_user(query: str, personal: bool = False) -> bool:
 
 def about_now(query: str) -> bool:
     """Whether a question asks what holds now: it says so ("now", "currently", …) or asks in the present tense of
-    the user ("How many cats do I have?"), with no word of the past ("did", "originally", "when", …)."""
+    the user ("How many cats do I have?", "When do we move into the new house?"), with no word of the past ("did",
+    "originally", …). "When" is no such word (set O: "When do we move …?" was answered with the moving day since
+    changed)."""
     return bool(_PRESENT.search(query)) or (bool(_ABOUT_NOW.search(query)) and not _ABOUT_THEN.search(query))
 
 
