@@ -169,29 +169,14 @@ def _build(model_path: str, folder: Path, source_sha256: str, prompt: str) -> No
 
 
 def _forward_module(model: Any) -> Any:
-    """ids -> the model's vector before normalisation: the transformer with no attention mask (eager attention, which
-    the ONNX exporter can convert), mean pooling, then the Dense heads."""
-    import torch
+    """The model's unmasked query path (unmasked_query.unmasked_forward) with eager attention, which the ONNX exporter
+    can convert."""
+    from panda.memory.unmasked_query import unmasked_forward
 
     modules = list(model)
     transformer = modules[0].auto_model.eval()
     transformer.set_attn_implementation("eager")
-    layer_types = sorted(set(transformer.config.layer_types))
-    dense = [m for m in modules[2:] if type(m).__name__ == "Dense"]
-
-    class Forward(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.inner = transformer
-            self.heads = torch.nn.ModuleList([torch.nn.Sequential(d.linear, d.activation_function) for d in dense])
-
-        def forward(self, ids: Any) -> Any:
-            vector = self.inner(input_ids=ids, attention_mask=dict.fromkeys(layer_types)).last_hidden_state.mean(1)
-            for head in self.heads:
-                vector = head(vector)
-            return vector
-
-    return Forward().eval()
+    return unmasked_forward(transformer, [m for m in modules[2:] if type(m).__name__ == "Dense"])
 
 
 @contextlib.contextmanager

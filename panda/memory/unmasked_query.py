@@ -49,26 +49,11 @@ class UnmaskedQueryEncoder:
         transformer = modules[0].auto_model.eval()
         if not hasattr(transformer.config, "layer_types"):  # only models that take a prepared mask mapping
             return None
-        layer_types = sorted(set(transformer.config.layer_types))
-
-        class Forward(torch.nn.Module):
-            def __init__(self) -> None:
-                super().__init__()
-                self.inner = transformer
-                self.heads = torch.nn.ModuleList([torch.nn.Sequential(d.linear, d.activation_function) for d in dense])
-
-            def forward(self, ids: Any) -> Any:
-                hidden = self.inner(input_ids=ids, attention_mask=dict.fromkeys(layer_types)).last_hidden_state
-                vector = hidden.mean(1)
-                for head in self.heads:
-                    vector = head(vector)
-                return vector
-
         example = model.tokenizer([prompt + PROBES[1]], return_tensors="pt")["input_ids"]
         try:
             with torch.inference_mode(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                traced = torch.jit.trace(Forward().eval(), (example,), strict=False, check_trace=False)
+                traced = torch.jit.trace(unmasked_forward(transformer, dense), (example,), strict=False, check_trace=False)
                 traced = torch.jit.optimize_for_inference(torch.jit.freeze(traced.eval()))
         except Exception as exc:  # noqa: BLE001 - any tracing failure means: use encode
             log.warning("unmasked query encoder not traced (%s); queries use SentenceTransformer.encode", exc)
@@ -92,3 +77,25 @@ class UnmaskedQueryEncoder:
         with torch.inference_mode():
             vector = self.traced(ids)[0].float()
         return np.asarray((vector / vector.norm().clamp_min(1e-12)).numpy(), dtype=np.float32)
+
+
+def unmasked_forward(transformer: Any, dense: list[Any]) -> Any:
+    """ids -> the model's vector before normalisation: `transformer` called with no attention mask (one query has no
+    padding), mean pooling, then the `dense` heads. Traced here; exported to ONNX by memory/quantized_query.py."""
+    import torch
+
+    layer_types = sorted(set(transformer.config.layer_types))
+
+    class Forward(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = transformer
+            self.heads = torch.nn.ModuleList([torch.nn.Sequential(d.linear, d.activation_function) for d in dense])
+
+        def forward(self, ids: Any) -> Any:
+            vector = self.inner(input_ids=ids, attention_mask=dict.fromkeys(layer_types)).last_hidden_state.mean(1)
+            for head in self.heads:
+                vector = head(vector)
+            return vector
+
+    return Forward().eval()
