@@ -73,8 +73,9 @@ for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", ",".join([*machine_pr
 # (memory/embedder_supply.py); its first query builds the int8 copy its queries use (memory/quantized_query.py).
 for name in dict.fromkeys(["minilm", os.environ.get("PANDA_EMBEDDING_MODEL") or "gemma"]):
     embedder = SentenceEmbedder(name)
+    queries = "int8 queries" if embedder.uses_int8_queries() else "queries on the model"
     embedder.embed_query("hello")
-    print(f"embedder ready: {name} = {embedder.identity}, {embedder.embed(['hello']).shape[1]} dims")
+    print(f"embedder ready: {name} = {embedder.identity}, {embedder.embed(['hello']).shape[1]} dims, {queries}")
 print(f"default embedder: {DEFAULT_EMBEDDER} (PANDA_EMBEDDING_MODEL=gemma for EmbeddingGemma)")
 PY
 }

@@ -217,6 +217,10 @@ class SentenceEmbedder:
                                                                    self.profile.query_prompt)
             return _loaded[key]  # type: ignore[return-value]
 
+    def uses_int8_queries(self) -> bool:
+        """Whether search queries go through the int8 copy (building it the first time): setup says so."""
+        return self._int8_encoder() is not None
+
     def _unmasked_encoder(self) -> UnmaskedQueryEncoder | None:
         """EmbeddingGemma's traced one-query encoder (memory/unmasked_query.py), built once per process."""
         key = f"{self.model_path}#{self.dtype}#unmasked"

@@ -137,7 +137,7 @@ def test_minilm_never_builds_one(monkeypatch):
 
     monkeypatch.setattr(QuantizedQueryEncoder, "load_or_build", lambda *a, **k: pytest.fail("built for MiniLM"))
     embedder = SentenceEmbedder("minilm", query_path="int8")
-    assert embedder._int8_encoder() is None and embedder.embed_query("hello").shape == (384,)
+    assert not embedder.uses_int8_queries() and embedder.embed_query("hello").shape == (384,)
 
 
 def test_a_missing_folder_is_not_current(tmp_path: Path):
