@@ -205,8 +205,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
         # set O: "What does Sam do for work?" -> "The user's partner is Sam." (no work was said): what someone does too
-        return bool(_ASKS_WHAT_OF.match(query) or _ASKS_JOB.match(query)) and not _holds_a_said_word(query, answer,
-                                                                                                     context)
+        if _ASKS_JOB.match(query):  # who someone is ("the user's partner") says nothing of what they do
+            return not _holds_a_said_word(query, answer, context, besides=_WHOM)
+        return bool(_ASKS_WHAT_OF.match(query)) and not _holds_a_said_word(query, answer, context)
     asked = {w.lower() for w in _WORD.findall(query)}
     owned = _OWNED.search(query)
     thing = owned.group(1) if owned else None
@@ -243,17 +244,19 @@ _ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|[A-Z][a-z]+|(?:[M
 _FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
 
 
+# whom an answer is about, not what it says: "the user", the people of a line ("What does Sam do?" -> "Sam is the user's
+# partner" says no work)
 _WHOM = frozenset(word_stems("user users mother father mum mom dad parent parents sister brother sibling siblings wife "
                              "husband partner spouse girlfriend boyfriend fiance fiancee friend friends son sons daughter "
                              "daughters kid kids child children family cousin aunt uncle grandma grandpa grandmother "
                              "grandfather neighbour neighbor roommate flatmate"))  # not "teacher", "coach": also jobs
 
 
-def _holds_a_said_word(query: str, answer: str, context: str) -> bool:
-    """Whether the answer has a word of its own (not the question's) that the user's lines or facts say; "the user"
-    and the people of a line ("partner", "sister") are whom it is about, not what."""
+def _holds_a_said_word(query: str, answer: str, context: str, besides: frozenset[str] = frozenset()) -> bool:
+    """Whether the answer has a word of its own (not the question's, nor one of `besides`) that the user's lines or
+    facts say."""
     asked = word_stems(query)
-    own = [w for w in word_stems(answer) if not any(_same_word(w, a) for a in asked) and w not in _WHOM]
+    own = [w for w in word_stems(answer) if not any(_same_word(w, a) for a in asked) and w not in besides]
     said = set().union(*(word_stems(m.group("words")) for m in _user_statements(context)),
                        *(word_stems(m.group("words")) for line in context.splitlines()
                          if not _LINE.match(line) and (m := _FACT_LINE.match(line))))

@@ -553,6 +553,8 @@ def test_what_someone_does_is_not_answered_by_who_they_are():
     teacher = "- On 5 May 2026 the user said: “My brother is a teacher in York.”"
     assert unanswered("What does my brother do?", "Your brother is a teacher.", teacher) is False  # a job, not a who
     assert unanswered("What does it do?", "It is your partner.", sam) is False  # asks after no one
+    contact = "- On 5 May 2026 the user said: “My sister is my emergency contact.”"
+    assert unanswered("What's my emergency contact?", "Your sister.", contact) is False  # a relation can be the answer
     # set O: what kind of thing the user's thing is, as "What colour is my Land Rover?"
     rover = "- On 5 May 2026 the user said: “I'm restoring a 1972 Land Rover Series III in my garage.”"
     assert unanswered("What colour is my Land Rover?", "The Land Rover is a dark grey.", rover)
