@@ -260,8 +260,10 @@ class SentenceEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         prompt = self.profile.document_prompt
         if len(texts) == 1 and not prompt and (encoder := self._query_encoder()) is not None:
+            # float32 only: a stored vector must not depend on whether this process timed bfloat16 faster (a Ray
+            # shard embedding one message and one process embedding a batch differed by ~1e-3 when they chose apart)
             with compute_threads.single_blas(), compute_threads.torch_threads(compute_threads.QUERY_TORCH_THREADS):
-                return self._finish(encoder.encode(texts[0][:MAX_CHARS])[None, :])
+                return self._finish(encoder.encode(texts[0][:MAX_CHARS], exact=True)[None, :])
         return self._encode([prompt + t[:MAX_CHARS] for t in texts], 1 if len(texts) <= SMALL_BATCH else None)
 
     def _encode(self, texts: list[str], threads: int | None) -> np.ndarray:
@@ -370,12 +372,14 @@ class QueryEncoder:
         log.info("short queries use the bfloat16 encoder (%.1f ms against %.1f in float32)", bfloat16_ms, float32_ms)
         return short
 
-    def encode(self, text: str) -> np.ndarray:
+    def encode(self, text: str, exact: bool = False) -> np.ndarray:
+        """`text`'s unit vector; `exact`: the float32 trace whatever the length (a document's vector, which is stored)."""
         import torch
 
         batch = self.tokenizer([text], return_tensors="pt", truncation=True, max_length=self.max_length)
         ids = batch["input_ids"]
-        forward = self.short if self.short is not None and ids.shape[1] <= self.SHORT_TOKENS else self.traced
+        short = self.short is not None and not exact and ids.shape[1] <= self.SHORT_TOKENS
+        forward = self.short if short else self.traced
         with torch.inference_mode():
             vector = forward(ids, batch["attention_mask"])[0].float().mean(0)
             vector = vector / vector.norm().clamp_min(1e-12)

@@ -25,6 +25,8 @@ def test_one_text_goes_through_the_traced_encoder_and_gives_the_batch_vector(emb
         assert single.shape == (1, embedder.dim) and single.dtype == np.float32
         assert float(single[0] @ expected) > 0.9999
         assert abs(float(np.linalg.norm(single[0])) - 1.0) < 1e-5
+        # a stored vector: the float32 trace, never the timed bfloat16 one, so one process's choice cannot change it
+        assert np.allclose(single[0], expected, atol=1e-5)
 
 
 def test_short_queries_take_the_short_trace_and_longer_texts_the_float32_one(embedder: SentenceEmbedder):
@@ -45,6 +47,8 @@ def test_short_queries_take_the_short_trace_and_longer_texts_the_float32_one(emb
     for text in ["where does dana live", long_question]:
         assert float(routed.encode(text) @ embedder.embed([text, "a batch"])[0]) > QueryEncoder.AGREEMENT
     assert taken == ["short", "float32"]
+    routed.encode("where does dana live", exact=True)  # a document's vector
+    assert taken[-1] == "float32"
 
 
 def test_warming_runs_the_short_query_trace_at_every_length_it_will_take(embedder: SentenceEmbedder):
