@@ -2,10 +2,12 @@
 
 With EmbeddingGemma a query's embedding is most of memory.search's time: ~5.6 GFLOP for a 25-token query, so even
 the frozen bfloat16 trace (memory/unmasked_query.py) takes p50 22-25 ms on the 2 cores here, and the search's p95 at
-1M documents missed issue 40's 30 ms bound. ONNX Runtime's dynamic int8 matrix products halve it. Measured on a
-2-core AMD EPYC with AVX-512 BF16 (benchmarks/RESULTS.md, "Issue 40, stop 51"): p50 12.1 / p95 14 ms against 22.5 /
-26; cosine to the float32 model >= 0.984 over the 1,226 LoCoMo questions of categories 1-4 (mean 0.993); raw-cosine
-recall@10 0.7366 / 0.7864 on the two LoCoMo halves against 0.7359 / 0.7900 with the exact query.
+1M documents missed issue 40's 30 ms bound. ONNX Runtime's dynamic int8 matrix products cut it. Measured on a
+2-core AMD EPYC with AVX-512 BF16 (benchmarks/RESULTS.md, "Issue 40, stop 51"): on THREADS (one) thread p50 15.3 /
+p95 16.7 ms against 22.5 / 26 (two busy-waiting threads: 11.5 / 12.7, but no better a search p95 beside the BM25
+leg, and cores taken from the LLM engine); cosine to the float32 model >= 0.984 over the 1,226 LoCoMo questions of
+categories 1-4 (mean 0.993); raw-cosine recall@10 0.7366 / 0.7864 on the two LoCoMo halves against 0.7359 / 0.7900
+with the exact query.
 
 Only the query is approximated: documents keep the full model (their vectors are what the catalog stores, and a
 batch of them is not bound the same way), so a home's vectors and its recorded embedder are the same with either

@@ -56,14 +56,14 @@ USER_KINDS = frozenset({"fact", "preference", "context", "message", "session_sum
 _ABOUT_NOW = re.compile(r"\b(?:do|does|am|is|are|have|has)\s+(?:I|we|my|our)\b", re.I)  # "How many cats do I have?"
 _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used to|originally|first|ago|ever|"
                          r"last|earlier|old)\b", re.I)
-# A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
-_CHANGED = re.compile(r"\b(?:instead|rather than|switched|swapped|changed|dropped|no longer|any ?more|stopped|quit|"
-                      r"gave up|replaced|moved out|moved (?:[\w-]+ )?(?:from|off|onto|on to)|died|passed away|sold|left|now|"
-                      r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car))\b", re.I)
 # A change that ends the thing itself ("Tofu died", "I dropped the app"), whatever a question asks about it; any other
 # change updates one part of what was said (below: `replaced`)
-_ENDED = re.compile(r"\b(?:died|passed away|sold|left|quit|stopped|gave up|dropped|no longer|any ?more|moved out)\b",
-                    re.I)
+_ENDING = r"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|sold|left"
+_ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
+# A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
+_CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
+                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to)|now|"
+                      r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car))\b", re.I)
 # ("now" and "left": set N's "I've now saved £12,000 for the deposit" and "I've left Salt and now run my own food truck"
 # left "… I've got £8,000 so far" and "I work as a chef at a tapas bar called Salt" as what holds now;
 # "a new job" replaces the job: set K's "I got a new job as deputy head at a school in Swansea" left "I'm a primary
