@@ -58,7 +58,7 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
                          r"last|earlier|old)\b", re.I)
 # A change that ends the thing itself ("Tofu died", "I dropped the app"), whatever a question asks about it; any other
 # change updates one part of what was said (below: `replaced`)
-_ENDING = r"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|sold|left"
+_ENDING = r"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|sold|left|stole|stolen"
 _ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
@@ -192,6 +192,15 @@ def _statement(result: SearchResult, said: Said | None) -> str | None:
     return None
 
 
+def changes(gathered: list[SearchResult], said: dict[str, Said | None]) -> list[tuple[SearchResult, SearchResult]]:
+    """(newer, older) pairs of the user's statements where the newer marks as changed what the older says (pure;
+    reports_change_of). Example: "Someone stole the Ribble from my garage, so I've bought a Canyon instead" of March
+    and "I ride a blue Ribble road bike" of February make one pair."""
+    statements = [(r, text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
+    return [(newer, r) for newer, text in statements for r, older in statements
+            if r.created_at < newer.created_at and reports_change_of(text, older)]
+
+
 def replaced(gathered: list[SearchResult], said: dict[str, Said | None], query: str = "") -> set[str]:
     """Ids of the user's statements that a later statement about the same thing marks as changed (pure): for a
     question about now, "I've started weekly lessons with a tutor, so I dropped the app" replaces "I've been learning
@@ -201,12 +210,15 @@ def replaced(gathered: list[SearchResult], said: dict[str, Said | None], query: 
     no longer, died, …) replaces nothing: "I also started swimming" leaves "I play tennis". The analysis's topics
     were tried first and dropped: the 0.5B model filed "I commute to work by train" beside the cat that died.
     Facts are not statements here: what they hold is current_facts' to say. A change that updates one part of a
-    statement leaves it for a `query` about another part (`_other_part_asked`)."""
-    statements = [(r, text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
+    statement leaves it for a `query` about another part (`_other_part_asked`; answer_context then tells the change
+    on the older statement's line)."""
     asked = word_stems(DATE_WORDS.sub(" ", query)) - _GENERAL_WORDS  # "our new house" asks about the house
-    return {r.id for newer, text in statements for r, older in statements
-            if r.created_at < newer.created_at and reports_change_of(text, older)
-            and not _other_part_asked(asked, text, older)}
+    return {older.id for newer, older in changes(gathered, said)
+            if not _other_part_asked(asked, _text(newer, said), _text(older, said))}
+
+
+def _text(result: SearchResult, said: dict[str, Said | None]) -> str:
+    return _statement(result, said.get(result.id)) or ""
 
 
 def _other_part_asked(asked: set[str], newer: str, older: str) -> bool:
@@ -240,6 +252,9 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     asking who, so are the user's statements naming someone). A question
     that names a time ("on January 12th", "in March", "last week", asked at `now`) gets the items of that time
     first, before the facts, which say what holds now, and the items of other times only when that time has none.
+    For a question about now, a later statement that changes a kept one comes with it whatever its score; it replaces
+    it (`replaced`), or, when the question asks after another part of it, is told on its line ("…; later, on 18 May
+    2026, the user said: …").
     `said`: the earlier turns' evidence by document id; `personal`: the analysis calls the question personal."""
     with_answers = asked_role(query) == "assistant"
     with_questions = with_answers or bool(_ASKS_WHAT_WAS_ASKED.search(query))
@@ -247,14 +262,25 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         gathered = [r for r in gathered if r.kind in USER_KINDS]
     best = max((r.score for r in gathered), default=0.0)
     asks_who = bool(ASKS_WHO.match(query))  # set L: "Who teaches me Portuguese?" scored "My teacher is called Rui."
-    gathered = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)
-                or (asks_who and names_someone(r, said.get(r.id)))]
-    facts = sorted((r for r in gathered if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
-    others = [r for r in gathered if r.kind not in ("fact", "preference")]
     present, current = bool(_PRESENT.search(query)), about_now(query)
+    pairs = changes(gathered, said) if current else []
+    kept = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)
+            or (asks_who and names_someone(r, said.get(r.id)))]
+    # A change to a kept statement comes with it, whatever its own score (set P: "Someone stole the Ribble …, so I've
+    # bought a Canyon Endurace instead" scored under MIN_SHARE for "Which bike do I ride now?", and the line left was
+    # "I ride a blue Ribble road bike")
+    kept_ids = {r.id for r in kept}
+    kept += list({newer.id: newer for newer, older in pairs if older.id in kept_ids and newer.id not in kept_ids}.values())
+    facts = sorted((r for r in kept if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
+    others = [r for r in kept if r.kind not in ("fact", "preference")]
+    later: dict[str, SearchResult] = {}  # an older statement kept for another part of it -> its latest change
     if current:
         gone = replaced(others, said, query)
         others = [r for r in others if r.id not in gone]
+        for newer, older in sorted(pairs, key=lambda pair: pair[0].created_at):
+            if older.id not in gone and evidence_line(older, said.get(older.id), with_answers, with_questions, current):
+                later[older.id] = newer
+    told_with = {newer.id for newer in later.values()}  # told on the older statement's line, not on its own
     if present:
         others.sort(key=lambda r: r.created_at, reverse=True)
     else:
@@ -269,7 +295,11 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         ordered = facts + others
     lines: list[str] = []
     for result in ordered:
+        if result.id in told_with:
+            continue
         line = evidence_line(result, said.get(result.id), with_answers, with_questions, current)
+        if line and (change := later.get(result.id)) is not None:  # set P: both lines apart, the older was answered
+            line += f"; later, on {day_text(change.created_at)}, the user said: “{_words(_text(change, said), 40)}”"
         if line and line not in lines:
             lines.append(line)
         if len(lines) == MAX_LINES:

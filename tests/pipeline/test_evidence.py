@@ -608,3 +608,36 @@ def test_a_change_to_one_part_of_a_statement_leaves_it_for_a_question_about_anot
     days = result("h2", "message", "x", "user: Good news, I've finally moved off nights and onto day shifts.", 23, 2)
     shifts = answer_context("Which shifts am I working at the moment?", [nights, days], {})
     assert "day shifts" in shifts and "working night shifts" not in shifts
+
+
+def test_a_change_comes_with_the_statement_it_changes_whatever_its_own_score():
+    """Set P: "I stopped using the app and now have weekly lessons with a tutor called Carmen." scored under MIN_SHARE
+    for "How am I learning Spanish these days?" and the answer's one line was the app's; "Someone stole the Ribble …, so
+    I've bought a Canyon Endurace instead." was left out beside "I ride a blue Ribble road bike"."""
+    from dataclasses import replace
+
+    app = result("c1", "message", "x", "user: I've been learning Spanish with an app for six months.", 10, 2)
+    tutor = replace(result("c2", "message", "x", "user: I stopped using the app and now have weekly lessons with a tutor "
+                           "called Carmen.", 28, 3), score=0.1)
+    spanish = answer_context("How am I learning Spanish these days?", [app, tutor], {})
+    assert "Carmen" in spanish and "six months" not in spanish
+    assert "Carmen" not in answer_context("How did I learn Spanish before?", [app, tutor], {})  # no question of now
+    ribble = result("g1", "message", "x", "user: I ride a blue Ribble road bike and I'm training for the Fred Whitton.", 3, 2)
+    canyon = replace(result("g2", "message", "x", "user: Someone stole the Ribble from my garage last week, so I've "
+                            "bought a Canyon Endurace instead.", 15, 3), score=0.1)
+    bike = answer_context("Which bike do I ride now?", [ribble, canyon], {})
+    assert "Canyon" in bike and "blue Ribble" not in bike  # stolen: it ends the thing
+
+
+def test_a_change_to_one_part_is_told_on_the_line_of_the_statement_it_changes():
+    """Set P: "What am I growing in the greenhouse now?" got both lines apart, newest first, and was answered "tomatoes
+    and chillies"; the older statement stays (the question asks after what it says), told with its change."""
+    grown = result("y1", "message", "x", "user: I've started growing tomatoes and chillies in a greenhouse behind my flat "
+                   "in Sheffield.", 1, 3)
+    swapped = result("y2", "message", "x", "user: The chillies never came up, so I've swapped them for cucumbers.", 18, 5)
+    lines = answer_context("What am I growing in the greenhouse now?", [grown, swapped], {}).splitlines()
+    assert lines == ["- On 1 March 2026 the user said: “I've started growing tomatoes and chillies in a greenhouse behind "
+                     "my flat in Sheffield.”; later, on 18 May 2026, the user said: “The chillies never came up, so I've "
+                     "swapped them for cucumbers.”"]
+    apart = answer_context("What did I grow in the greenhouse in March?", [grown, swapped], {})  # of then: apart
+    assert len(apart.splitlines()) == 2 and "later" not in apart
