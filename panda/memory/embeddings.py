@@ -217,6 +217,14 @@ class SentenceEmbedder:
                                                                    self.profile.query_prompt)
             return _loaded[key]  # type: ignore[return-value]
 
+    def query_threads(self) -> int:
+        """The cores one search query's embedding takes: memory.search runs its BM25 leg beside the embedding only when
+        a core is left for it. The torch paths count as one (their searches were measured with the leg beside them)."""
+        if self.dtype != "float32" or self._query_encoder() is None:
+            if (int8 := self._int8_encoder()) is not None:
+                return int8.threads
+        return compute_threads.QUERY_TORCH_THREADS
+
     def uses_int8_queries(self) -> bool:
         """Whether search queries go through the int8 copy (building it the first time): setup says so."""
         return self._int8_encoder() is not None

@@ -149,14 +149,19 @@ class MemoryStore:
             return None
         return getattr(self.embedder, "relevance_model", None)
 
+    def leg_beside_embedding(self) -> bool:
+        """Whether a search runs its BM25 leg while the query is embedded: when the embedding leaves a core free (EmbeddingGemma's
+        int8 queries take both here; at 1M documents the leg beside them gave p95 32 / p99 100+ ms, after them 26.5 / 36)."""
+        threads = getattr(self.embedder, "query_threads", None)
+        return threads is None or threads() < compute_threads.cores()
+
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""
         return self.query_vector_soon(query)()
 
     def query_vector_soon(self, query: str) -> Callable[[], np.ndarray]:
-        """Start the query's embedding on a worker thread and return what waits for it (a remembered query:
-        at once). A search runs its BM25 leg meanwhile: torch's kernels and the tokenizer release the GIL,
-        so the two share the cores instead of taking turns."""
+        """Start the query's embedding on a worker thread and return what waits for it (a remembered query: at once). A search
+        runs its BM25 leg meanwhile when a core is free: the kernels and the tokenizer release the GIL."""
         if query in self._query_vectors:
             self._query_vectors.move_to_end(query)
             vector = self._query_vectors[query]
@@ -243,7 +248,9 @@ class MemoryStore:
         """What a search ranks: the candidate rows `user_id` may read (each with its `cosine`), BM25 scores by id,
         and how many candidates the two legs (up to `pool` each) found."""
         rp = self.policy.retrieval
-        embedding = self.query_vector_soon(query)  # embedded while the BM25 leg runs
+        embedding = self.query_vector_soon(query)  # embedded while the BM25 leg runs, when a core is left for it
+        if not self.leg_beside_embedding():
+            embedding()
         if self.search_index is not None:
             lexical = dict(self.search_index.bm25(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
             vector = embedding()
@@ -388,9 +395,8 @@ class MemoryStore:
 
 SAVE_CONTENT_TYPES = {"site_knowledge": "site_pattern"}  # seed 000: "Type is just metadata"
 
-# Web pages and knowledge notes are global and many: one that is not about the query at all (raw cosine
-# below `research.relevance_floor`, chosen 2-fold by benchmarks/relevance_floor.py) is no result of any
-# search — research.search, gather, the planner's memory.search, `panda search` alike.
+# Web pages and knowledge notes are global and many: one not about the query at all (raw cosine below `research.relevance_floor`,
+# chosen 2-fold by benchmarks/relevance_floor.py) is no result of any search (research.search, gather, `panda search` …).
 FLOORED_KINDS = ("webpage", "note")
 
 
@@ -405,13 +411,11 @@ def filters_allow_facts(filters: SearchFilters) -> bool:
 def fact_result(hit: current_facts.FactHit, file_rel: str, score: float) -> SearchResult:
     """A facts.md / preferences.md entry as a search result, superseded ones marked."""
     e = hit.entry
-    text = e.text
-    return SearchResult(
-        id=e.id, kind=hit.kind, title=text[:80], primary_topic=f"user.{hit.kind}", doc_path=f"{file_rel}#{e.id}",
-        score=round(score, 6), snippet=text, quality=min(1.0, max(0.0, e.confidence)), scope="user",
-        created_at=e.learned_at or datetime.fromtimestamp(0, UTC), content_types=[hit.kind],
-        superseded=hit.superseded, valid_at=e.learned_at, invalid_at=e.invalid_at,
-    )
+    return SearchResult(id=e.id, kind=hit.kind, title=e.text[:80], primary_topic=f"user.{hit.kind}",
+                        doc_path=f"{file_rel}#{e.id}", score=round(score, 6), snippet=e.text,
+                        quality=min(1.0, max(0.0, e.confidence)), scope="user",
+                        created_at=e.learned_at or datetime.fromtimestamp(0, UTC), content_types=[hit.kind],
+                        superseded=hit.superseded, valid_at=e.learned_at, invalid_at=e.invalid_at)
 
 
 def retrieval_entry(user_id: str | None, session_id: str | None, turn_id: str | None, query: str,

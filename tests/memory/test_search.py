@@ -113,6 +113,25 @@ def test_the_query_is_embedded_on_a_worker_thread_while_the_bm25_leg_runs(ctx):
     assert len(slow.threads) == 1  # a remembered query is not embedded again
 
 
+def test_a_query_embedding_that_takes_every_core_runs_before_the_bm25_leg(ctx):
+    """EmbeddingGemma's int8 queries take both cores here: a BM25 leg beside them slowed them and stalled the 1M
+    search's tail (p99 100+ ms), so the legs follow the embedding."""
+    from panda.memory import compute_threads
+
+    save(ctx, id="m_hamster", title="Hamster food", body="Syrian hamsters eat seed mix and fresh vegetables.")
+    slow = SlowEmbedder(ctx.memory.embedder)
+    slow.query_threads = compute_threads.cores
+    ctx.memory.embedder = slow
+    assert ctx.memory.leg_beside_embedding() is False
+    bm25, started = ctx.memory.search_index.bm25, []
+    ctx.memory.search_index.bm25 = lambda *a, **k: started.append(time.perf_counter()) or bm25(*a, **k)
+    found = ctx.memory.search(SearchRequest("what should my hamster eat?", user_id="alice", now=NOW, record=False))
+    assert [r.id for r in found] == ["m_hamster"] and slow.threads == ["panda-query-embedding_0"]
+    assert started[0] > slow.finished[0]
+    slow.query_threads = lambda: compute_threads.cores() - 1
+    assert ctx.memory.leg_beside_embedding() is True
+
+
 def _submit_in_child() -> int:
     return search_module._query_embedding_thread().submit(lambda: 2).result(timeout=10)
 
