@@ -108,6 +108,9 @@ _DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{_MONTH})\b
 # "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
 _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
                           re.I)
+# "How big is my greenhouse?", "How far is the allotment?": a measure, which a line must give (set P: "about 3 meters wide
+# and 2 meters tall", never said); not "how long" or "how old", which dates answer ("since 2019")
+_ASKS_MEASURE = re.compile(r"^\s*how (?:big|large|small|tall|high|far|wide|deep|heavy)\b", re.I)
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
 # last of two words ("Leo's drum teacher" -> 'teacher': set J's "The drum teacher is your son Leo." named Leo from the
 # line about drums), "called"/"named" left out.
@@ -178,7 +181,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     ("What's my car's registration number?", "That's the registration number for your Kia Niro.", "…") -> True (set L:
     a number or a code asked needs a token with a figure that a line holds); ("What's Mango's favourite toy?", "Mango's
     favourite toy is a blue rubber ball.", "… “Our cat Mango is twelve.”") -> True (set M: what the user's thing is
-    needs a word of the answer's own that a line says).
+    needs a word of the answer's own that a line says); ("How big is my greenhouse?", "About 3 metres wide.", "…") -> True
+    (set P: a measure's figures must be said).
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
@@ -193,6 +197,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         context = _lines_about(context, set(tokenize(priced.group(1))))
         given = amounts(_DATE_FIGURES.sub(" ", answer))
         return not given or not context or bool(given - amounts(_DATE_FIGURES.sub(" ", context)))
+    if _ASKS_MEASURE.match(query):  # a figure the lines do not give; an answer in words is left to the model
+        return bool(amounts(_DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", _DATE_FIGURES.sub(" ", context))))
     if _ASKS_AMOUNT.match(query):
         counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
         if counted:

@@ -641,3 +641,18 @@ def test_a_change_to_one_part_is_told_on_the_line_of_the_statement_it_changes():
                      "swapped them for cucumbers.”"]
     apart = answer_context("What did I grow in the greenhouse in March?", [grown, swapped], {})  # of then: apart
     assert len(apart.splitlines()) == 2 and "later" not in apart
+
+
+def test_a_measure_asked_for_needs_figures_a_line_gives():
+    """Set P: "How big is my greenhouse?" -> "The greenhouse is about 3 meters wide and 2 meters tall." (never said; a
+    small count may be inferred, a measure is not)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    lines = "- On 1 March 2026 the user said: “I've started growing tomatoes in a greenhouse behind my flat in Sheffield.”"
+    assert unanswered("How big is my greenhouse?", "The greenhouse is about 3 meters wide and 2 meters tall.", lines)
+    assert unanswered("How far is my allotment?", "About 2 miles.", lines)
+    sized = "- On 1 March 2026 the user said: “My greenhouse is 3 metres by 2 metres.”"
+    assert unanswered("How big is my greenhouse?", "It's 3 metres by 2 metres.", sized) is False
+    assert unanswered("How big is my greenhouse?", "It's a small lean-to greenhouse.", lines) is False  # words: the model's
+    dated = "- On 1 March 2026 the user said: “I've been learning Spanish since 2019.”"
+    assert unanswered("How long have I been learning Spanish?", "About 7 years.", dated) is False  # dates answer it
