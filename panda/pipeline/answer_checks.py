@@ -108,9 +108,11 @@ _DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{_MONTH})\b
 # "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
 _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
                           re.I)
-# "How big is my greenhouse?", "How far is the allotment?": a measure, which a line must give (set P: "about 3 meters wide
-# and 2 meters tall", never said); not "how long" or "how old", which dates answer ("since 2019")
-_ASKS_MEASURE = re.compile(r"^\s*how (?:big|large|small|tall|high|far|wide|deep|heavy)\b", re.I)
+# "How big is my greenhouse?", "How far is our allotment?": a measure of the user's thing, which a line must give (set P:
+# "about 3 meters wide and 2 meters tall", never said); not "how long"/"how old", which dates answer ("since 2019"), nor
+# advice ("How big should her cage be?")
+_ASKS_MEASURE = re.compile(r"^\s*how (?:big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) (?:my|our)\b",
+                           re.I)
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
 # last of two words ("Leo's drum teacher" -> 'teacher': set J's "The drum teacher is your son Leo." named Leo from the
 # line about drums), "called"/"named" left out.

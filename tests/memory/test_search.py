@@ -115,7 +115,7 @@ def test_the_query_is_embedded_on_a_worker_thread_while_the_bm25_leg_runs(ctx):
 
 def test_a_query_embedding_that_takes_every_core_runs_before_the_bm25_leg(ctx):
     """EmbeddingGemma's int8 queries take both cores here: a BM25 leg beside them slowed them and stalled the 1M
-    search's tail (p99 100+ ms), so the legs follow the embedding."""
+    search's tail (p99 100+ ms), so the legs follow the embedding, side by side."""
     from panda.memory import compute_threads
 
     save(ctx, id="m_hamster", title="Hamster food", body="Syrian hamsters eat seed mix and fresh vegetables.")
@@ -123,11 +123,15 @@ def test_a_query_embedding_that_takes_every_core_runs_before_the_bm25_leg(ctx):
     slow.query_threads = compute_threads.cores
     ctx.memory.embedder = slow
     assert ctx.memory.leg_beside_embedding() is False
-    bm25, started = ctx.memory.search_index.bm25, []
-    ctx.memory.search_index.bm25 = lambda *a, **k: started.append(time.perf_counter()) or bm25(*a, **k)
+    index, started, vector_leg = ctx.memory.search_index, [], []
+    bm25, vectors = index.bm25, index.vectors
+    index.bm25 = lambda *a, **k: started.append((time.perf_counter(), threading.current_thread().name)) or bm25(*a, **k)
+    index.vectors = lambda *a, **k: vector_leg.append(threading.current_thread().name) or vectors(*a, **k)
     found = ctx.memory.search(SearchRequest("what should my hamster eat?", user_id="alice", now=NOW, record=False))
     assert [r.id for r in found] == ["m_hamster"] and slow.threads == ["panda-query-embedding_0"]
-    assert started[0] > slow.finished[0]
+    assert started[0][0] > slow.finished[0]
+    # then both legs at once: BM25 on the searching thread, the vector leg on the worker
+    assert started[0][1] == threading.current_thread().name and vector_leg == ["panda-query-embedding_0"]
     slow.query_threads = lambda: compute_threads.cores() - 1
     assert ctx.memory.leg_beside_embedding() is True
 

@@ -651,6 +651,7 @@ def test_a_measure_asked_for_needs_figures_a_line_gives():
     lines = "- On 1 March 2026 the user said: “I've started growing tomatoes in a greenhouse behind my flat in Sheffield.”"
     assert unanswered("How big is my greenhouse?", "The greenhouse is about 3 meters wide and 2 meters tall.", lines)
     assert unanswered("How far is my allotment?", "About 2 miles.", lines)
+    assert unanswered("How big should her cage be?", "About 60 by 40 cm.", lines) is False  # advice: the model's
     sized = "- On 1 March 2026 the user said: “My greenhouse is 3 metres by 2 metres.”"
     assert unanswered("How big is my greenhouse?", "It's 3 metres by 2 metres.", sized) is False
     assert unanswered("How big is my greenhouse?", "It's a small lean-to greenhouse.", lines) is False  # words: the model's
