@@ -184,7 +184,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     a number or a code asked needs a token with a figure that a line holds); ("What's Mango's favourite toy?", "Mango's
     favourite toy is a blue rubber ball.", "… “Our cat Mango is twelve.”") -> True (set M: what the user's thing is
     needs a word of the answer's own that a line says); ("How big is my greenhouse?", "About 3 metres wide.", "…") -> True
-    (set P: a measure's figures must be said).
+    (set P: a measure's figures must be said); ("Where did I ride my longest ride?", "On 14 March 2026.", "…") -> True
+    (a where-question needs a word a line says, dates aside).
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
@@ -209,6 +210,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
                 return True
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
         return not given or bool({a for a in given if float(a) >= 10} - amounts(_DAY.sub(" ", context)))  # said
+    if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said
+        return not _holds_a_said_word(query, _DAY.sub(" ", _DATE_FIGURES.sub(" ", answer)), context)
     asks_who = bool(ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
@@ -246,6 +249,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     return True
 
 
+# "Where did I ride my longest ride?" (set P: "… on 14 March 2026", a when), "Where is my allotment?"
+_ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur)\b")
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
 _ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
 _ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|[A-Z][a-z]+|(?:[Mm]y|[Oo]ur) [\w-]+) do\b")
