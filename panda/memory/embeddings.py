@@ -1,6 +1,6 @@
 """Sentence embeddings by profile (memory/embedder_profiles.py): EmbeddingGemma-300M (`gemma`, 768-d,
-Matryoshka-truncatable; better recall, one setting away), all-MiniLM-L6-v2 (`minilm`, 384-d; the default, by
-issue 40's rule: embedder_profiles.DEFAULT_PROFILE) or any local sentence-transformers folder,
+Matryoshka-truncatable; better recall: the default, by issue 40's rule, embedder_profiles.DEFAULT_PROFILE),
+all-MiniLM-L6-v2 (`minilm`, 384-d; faster, Apache-2.0, one setting away) or any local sentence-transformers folder,
 including one built by `panda tune-embedder` (evaluation/embedder_tuning.py; opt-in, never at install).
 
 Queries and documents are embedded with the profile's own prompts (`embed_query` / `embed`). A model's
