@@ -30,6 +30,7 @@ class EmbedderProfile:
     document_prompt: str = ""
     relevance_file: str | None = None  # memory/relevance_models/<file>: the learned relevance fitted for it
     licence: str = ""
+    relevance_floor: float | None = None  # research.relevance_floor chosen for its cosines (config.ResearchPolicy)
 
 
 # Chosen by issue 40's rule (benchmarks/RESULTS.md): the best held-out recall whose ingest stays >= 600 messages/min,
@@ -42,9 +43,9 @@ DEFAULT_PROFILE = "gemma"
 PROFILES = {
     "gemma": EmbedderProfile("gemma", "embeddinggemma-300m", 768, (768, 512, 256, 128),
                              "task: search result | query: ", "title: none | text: ", "gemma.json",
-                             "Gemma Terms of Use (models/GEMMA_TERMS.md)"),
+                             "Gemma Terms of Use (models/GEMMA_TERMS.md)", relevance_floor=0.35),
     "minilm": EmbedderProfile("minilm", "all-MiniLM-L6-v2", 384, (384,), relevance_file="base.json",
-                              licence="Apache-2.0"),
+                              licence="Apache-2.0", relevance_floor=0.25),
 }
 ALIASES = {"base": "minilm"}
 DEFAULT_NAMES = ("", "default", "auto")  # settings that mean DEFAULT_PROFILE

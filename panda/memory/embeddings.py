@@ -160,6 +160,7 @@ class SentenceEmbedder:
         # Retrieval settings chosen with a tuned model (memory/scoring.chosen); None: not recorded.
         self.lexical_mix = _recorded_number(manifest, "lexical_mix")
         self.speaker_weight = _recorded_number(manifest, "speaker_weight")
+        self.relevance_floor = self.profile.relevance_floor  # of web pages and notes (MemoryStore.search)
         if manifest:  # a tuned model: its folder and when it was made (a re-tuned model is another space)
             self.identity = f"{Path(self.model_path).name}@{manifest.get('created_at', '?')}"
         else:

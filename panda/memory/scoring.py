@@ -243,6 +243,9 @@ DEFAULT_LEXICAL_MIX = 0.65  # BM25's share of relevance (LoCoMo, stop 20)
 DEFAULT_SPEAKER_WEIGHT = 1.0  # the named speaker's lift (memory/conversation_signals.py)
 
 
+DEFAULT_RELEVANCE_FLOOR = 0.25  # research.relevance_floor for an embedder that chose none (MiniLM's)
+
+
 def chosen(policy_value: float | None, embedder_value: float | None, base_default: float) -> float:
     """An embedder-dependent retrieval setting (lexical mix, speaker weight): the policy's if set, else the
     embedder's own (a tuned model records the values chosen with it), else the base model's default.

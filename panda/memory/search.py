@@ -212,11 +212,13 @@ class MemoryStore:
             include_expired=expired_ok, now=now, created_before=utc(q.as_of) if q.as_of else None,
             created_after=scoring.time_range_start(q.time_range, now),
         )
+        floor = scoring.chosen(self.policy.research.relevance_floor, getattr(self.embedder, "relevance_floor", None),
+                               scoring.DEFAULT_RELEVANCE_FLOOR)  # web pages' and notes' least cosine (FLOORED_KINDS)
         with compute_threads.single_blas():  # steadier and faster: memory/compute_threads.py
             rows, lexical, candidates = self.candidates(q.query, filters, self.pool_size(limit), q.user_id, q.exclude_ids)
             results = [r for r in rank(rows, lexical, q.query, q.query_topic or q.topic_filter, now, self.policy,
                                        self.lexical_mix(), self.speaker_weight(), self.relevance_model())
-                       if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= self.policy.research.relevance_floor]
+                       if r.kind not in FLOORED_KINDS or r.factors["cosine"] >= floor]
             if q.user_id is not None and rp.current_facts_first and filters_allow_facts(filters) and not q.time_range:
                 results = self.facts_first(results, q.query, q.user_id, now)
         results = results[:limit]
@@ -393,7 +395,7 @@ class MemoryStore:
 SAVE_CONTENT_TYPES = {"site_knowledge": "site_pattern"}  # seed 000: "Type is just metadata"
 
 # Web pages and knowledge notes are global and many: one not about the query at all (raw cosine below `research.relevance_floor`,
-# chosen 2-fold by benchmarks/relevance_floor.py) is no result of any search (research.search, gather, `panda search` …).
+# the embedder's, chosen 2-fold by benchmarks/relevance_floor.py) is no result of any search (research.search, gather, …).
 FLOORED_KINDS = ("webpage", "note")
 
 

@@ -158,6 +158,29 @@ def test_relevance_floor_keeps_the_cake_page_and_drops_unrelated_ones(ctx, tmp_p
     assert research_search(ctx, "How big should a Syrian hamster's cage be?", "alice", now, record=False).results == []
 
 
+def test_the_relevance_floor_is_the_embedders_unless_the_policy_sets_one(ctx, tmp_path, monkeypatch):
+    """Cosines differ by model: the floor chosen for MiniLM (0.25) kept 0.35 wrong pages a question with EmbeddingGemma,
+    whose own is 0.35 (benchmarks/relevance_floor.py, stop 52)."""
+    from panda.memory.embedder_profiles import PROFILES
+    from panda.research.corpus import ingest_corpus
+
+    assert (PROFILES["minilm"].relevance_floor, PROFILES["gemma"].relevance_floor) == (0.25, 0.35)
+    assert ctx.memory.policy.research.relevance_floor is None and ctx.memory.embedder.relevance_floor == 0.25
+    folder = tmp_path / "crawl"
+    folder.mkdir()
+    shutil.copy(PAGES / "bettycrocker.com.pineapple.html", folder / "bettycrocker.com.pineapple.html")
+    shutil.copy(PAGES / "manifest.json", folder / "manifest.json")
+    now = datetime(2026, 5, 1, tzinfo=UTC)
+    ingest_corpus(ctx, folder, now)
+    request = SearchRequest("How do I bake a pineapple upside-down cake?", kinds=["webpage"], now=now, record=False)
+    assert len(ctx.memory.search(request)) == 1
+    monkeypatch.setattr(ctx.memory.embedder, "relevance_floor", 0.99)  # an embedder whose cosines run higher
+    assert ctx.memory.search(request) == []
+    policy = ctx.memory.policy
+    ctx.memory.policy = policy.model_copy(update={"research": policy.research.model_copy(update={"relevance_floor": 0.2})})
+    assert len(ctx.memory.search(request)) == 1  # a floor the policy sets wins
+
+
 def _tree(xml: str):
     from lxml import etree
 
