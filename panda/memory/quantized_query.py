@@ -41,7 +41,7 @@ from panda.memory import compute_threads
 
 log = logging.getLogger(__name__)
 
-THREADS = 2  # ONNX Runtime threads for one query: both cores (the BM25 leg beside it is ~3 ms of the ~13)
+THREADS = 2  # ONNX Runtime threads for one query: both cores here (the search runs its legs after it)
 SPIN = "1"  # those threads busy-wait between the operations of one query...
 SPIN_STOP = "1"  # ...and stop the moment it returns: the cores go back to the ranking and the LLM engine
 BUILD = 2  # bumped when the export or the quantisation changes: an older build is rebuilt
