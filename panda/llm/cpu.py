@@ -28,6 +28,11 @@ def native_bfloat16() -> bool:
         return False
 
 
+def cores() -> int:
+    """The cores this process may run on (its affinity), what the engine and a search query's threads share."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def total_memory() -> int | None:
     """This machine's memory in bytes (Linux sysconf), None where it cannot be read."""
     try:
@@ -49,6 +54,6 @@ def reserved_cores(cores: int | None) -> int | None:
 
 def configure_engine_cores() -> None:
     """Give the engine every core of a small machine unless the operator set VLLM_CPU_NUM_OF_RESERVED_CPU."""
-    reserved = reserved_cores(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
+    reserved = reserved_cores(cores())
     if reserved is not None:
         os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", str(reserved))

@@ -13,7 +13,6 @@ Batch work (embedding documents, building the index) keeps every library's defau
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -34,11 +33,6 @@ QUERY_TORCH_THREADS = 1
 _lock = threading.Lock()
 _blas: list[Any] = []
 _blas_seen_at = -1  # len(sys.modules) when the libraries were last looked up
-
-
-def cores() -> int:
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def _blas_libraries() -> list[Any]:

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from panda.memory import compute_threads
+from panda.llm import cpu
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class QuantizedQueryEncoder:
                     if not _current(folder, source_sha256):
                         log.info("building EmbeddingGemma's int8 query encoder (once, ~1 minute)")
                         _build(model_path, folder, source_sha256, prompt)
-            threads = min(threads, compute_threads.cores())
+            threads = min(threads, cpu.cores())
             encoder = cls(model.tokenizer, _session(folder / MODEL_FILE, threads), prompt, threads)
         except Exception as exc:  # noqa: BLE001 - any failure here means: queries use the torch path
             log.warning("int8 query encoder not used (%s: %s); queries use the torch path", type(exc).__name__, exc)

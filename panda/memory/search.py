@@ -33,6 +33,7 @@ from panda.documents.transcript import transcript_entry
 from panda.documents.vault import Vault
 from panda.errors import UnsafePathError
 from panda.language.text import STOP_WORDS, tokenize, words
+from panda.llm import cpu
 from panda.memory import compute_threads, conversation_signals, current_facts, relevance_model, scoring
 from panda.memory.ann import AnnSettings
 from panda.memory.embeddings import Embedder, embed_documents, query_embedding
@@ -153,7 +154,7 @@ class MemoryStore:
         """Whether a search runs its BM25 leg while the query is embedded: when the embedding leaves a core free (EmbeddingGemma's
         int8 queries take both here; at 1M documents the leg beside them gave p95 32 / p99 100+ ms, after them 26.5 / 36)."""
         threads = getattr(self.embedder, "query_threads", None)
-        return threads is None or threads() < compute_threads.cores()
+        return threads is None or threads() < cpu.cores()
 
     def query_vector(self, query: str) -> np.ndarray:
         """The query's embedding, remembered for the last 256 distinct queries."""

@@ -14,7 +14,8 @@ import pytest
 
 from panda import config
 from panda.errors import ConfigError
-from panda.memory import compute_threads, quantized_query
+from panda.llm import cpu
+from panda.memory import quantized_query
 from panda.memory.quantized_query import MANIFEST, MODEL_FILE, QuantizedQueryEncoder, folder_for
 
 PROMPT = "q: "
@@ -69,7 +70,7 @@ def test_built_once_beside_the_model_and_agreeing_with_it(tiny):
     built_at = (folder / MODEL_FILE).stat().st_mtime_ns
     assert build(tiny) is not None and (folder / MODEL_FILE).stat().st_mtime_ns == built_at  # reused, not rebuilt
     assert encoder.encode("word " * 600) is None  # past MAX_TOKENS: the caller takes the torch path
-    assert encoder.threads == min(quantized_query.THREADS, compute_threads.cores())  # never more threads than cores
+    assert encoder.threads == min(quantized_query.THREADS, cpu.cores())  # never more threads than cores
     slim = [p.name for p in folder.iterdir()]
     assert sorted(slim) == sorted([MODEL_FILE, MANIFEST])  # the export and its slimmed copy are not kept
 

@@ -116,11 +116,11 @@ def test_the_query_is_embedded_on_a_worker_thread_while_the_bm25_leg_runs(ctx):
 def test_a_query_embedding_that_takes_every_core_runs_before_the_bm25_leg(ctx):
     """EmbeddingGemma's int8 queries take both cores here: a BM25 leg beside them slowed them and stalled the 1M
     search's tail (p99 100+ ms), so the legs follow the embedding, side by side."""
-    from panda.memory import compute_threads
+    from panda.llm import cpu
 
     save(ctx, id="m_hamster", title="Hamster food", body="Syrian hamsters eat seed mix and fresh vegetables.")
     slow = SlowEmbedder(ctx.memory.embedder)
-    slow.query_threads = compute_threads.cores
+    slow.query_threads = cpu.cores
     ctx.memory.embedder = slow
     assert ctx.memory.leg_beside_embedding() is False
     index, started, vector_leg = ctx.memory.search_index, [], []
@@ -132,7 +132,7 @@ def test_a_query_embedding_that_takes_every_core_runs_before_the_bm25_leg(ctx):
     assert started[0][0] > slow.finished[0]
     # then both legs at once: BM25 on the searching thread, the vector leg on the worker
     assert started[0][1] == threading.current_thread().name and vector_leg == ["panda-query-embedding_0"]
-    slow.query_threads = lambda: compute_threads.cores() - 1
+    slow.query_threads = lambda: cpu.cores() - 1
     assert ctx.memory.leg_beside_embedding() is True
 
 
