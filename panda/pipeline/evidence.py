@@ -201,20 +201,19 @@ def changes(gathered: list[SearchResult], said: dict[str, Said | None]) -> list[
             if r.created_at < newer.created_at and reports_change_of(text, older)]
 
 
-def replaced(gathered: list[SearchResult], said: dict[str, Said | None], query: str = "") -> set[str]:
-    """Ids of the user's statements that a later statement about the same thing marks as changed (pure): for a
-    question about now, "I've started weekly lessons with a tutor, so I dropped the app" replaces "I've been learning
-    Japanese for about a year, mostly with an app", and "Sadly Tofu died last week" replaces "We have two cats, Miso
-    and Tofu" (set G: the 0.5B model answered both from the older line, newest first or not). The same thing: a word
-    both say (not one of time or of change). A statement with no change word (_CHANGED: instead, switched, dropped,
-    no longer, died, …) replaces nothing: "I also started swimming" leaves "I play tennis". The analysis's topics
-    were tried first and dropped: the 0.5B model filed "I commute to work by train" beside the cat that died.
-    Facts are not statements here: what they hold is current_facts' to say. A change that updates one part of a
-    statement leaves it for a `query` about another part (`_other_part_asked`; answer_context then tells the change
-    on the older statement's line)."""
+def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Said | None], query: str = "") -> set[str]:
+    """Ids of the user's statements that a later statement about the same thing marks as changed (pure; `pairs`: what
+    `changes` found among the gathered items): for a question about now, "I've started weekly lessons with a tutor, so I
+    dropped the app" replaces "I've been learning Japanese for about a year, mostly with an app", and "Sadly Tofu died
+    last week" replaces "We have two cats, Miso and Tofu" (set G: the 0.5B model answered both from the older line,
+    newest first or not). The same thing: a word both say (not one of time or of change). A statement with no change
+    word (_CHANGED: instead, switched, dropped, no longer, died, …) replaces nothing: "I also started swimming" leaves
+    "I play tennis". The analysis's topics were tried first and dropped: the 0.5B model filed "I commute to work by
+    train" beside the cat that died. Facts are not statements here: what they hold is current_facts' to say. A change
+    that updates one part of a statement leaves it for a `query` about another part (`_other_part_asked`; answer_context
+    then tells the change on the older statement's line)."""
     asked = word_stems(DATE_WORDS.sub(" ", query)) - _GENERAL_WORDS  # "our new house" asks about the house
-    return {older.id for newer, older in changes(gathered, said)
-            if not _other_part_asked(asked, _text(newer, said), _text(older, said))}
+    return {older.id for newer, older in pairs if not _other_part_asked(asked, _text(newer, said), _text(older, said))}
 
 
 def _text(result: SearchResult, said: dict[str, Said | None]) -> str:
@@ -275,7 +274,8 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     others = [r for r in kept if r.kind not in ("fact", "preference")]
     later: dict[str, SearchResult] = {}  # an older statement kept for another part of it -> its latest change
     if current:
-        gone = replaced(others, said, query)
+        among = {r.id for r in others}  # the pairs `changes` finds among them: found above, not again
+        gone = replaced([(n, o) for n, o in pairs if n.id in among and o.id in among], said, query)
         others = [r for r in others if r.id not in gone]
         for newer, older in sorted(pairs, key=lambda pair: pair[0].created_at):
             if older.id not in gone and evidence_line(older, said.get(older.id), with_answers, with_questions, current):
