@@ -250,8 +250,8 @@ class MemoryStore:
                    exclude_ids: set[str] | None = None) -> tuple[list[dict[str, Any]], dict[str, float], int]:
         """What a search ranks: the candidate rows `user_id` may read (each with its `cosine`), BM25 scores by id,
         and how many candidates the two legs (up to `pool` each) found."""
-        rp, index, terms = self.policy.retrieval, self.search_index, tokenize(query)
         embedding = self.query_vector_soon(query)  # embedded while the BM25 leg runs, when a core is left for it
+        rp, index, terms = self.policy.retrieval, self.search_index, tokenize(query)
         if index is not None and not self.leg_beside_embedding():  # else both legs after it, at once
             vector = embedding()
             found, semantic = index.legs(terms, vector, filters, pool, rp.bm25_k1, rp.bm25_b, _query_embedding_thread())
