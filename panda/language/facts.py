@@ -46,6 +46,7 @@ _CAR_MAKER = (r"(?:Toyota|Honda|Nissan|Ford|Tesla|BMW|Audi|Volkswagen|VW|Kia|Hyu
               r"Chevrolet|Chevy|Jeep|Fiat|Peugeot|Renault|Citro[eë]n|[SŠ]koda|Porsche|Lexus|Mini|Dodge|Buick|Cadillac|"
               r"Jaguar|Land Rover|Range Rover|Mitsubishi|Suzuki|Dacia|Opel|Vauxhall|Polestar|Rivian|BYD|Alfa Romeo|Acura)")
 _NOW = r"(?:just |recently |finally |now )?"
+_LEFT = r"(?: left (?:the )?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* and(?: have|'ve)?)?"  # "We've left Porto and moved …"
 # A title as people write it: capitalised words, with the small words between them ("The Lord of the Rings"), not
 # the "I" of a next clause ("reading Dune and I love it").
 _TITLE = r"([A-Z][\w'’:-]*(?:(?: (?:of|the|and|in|on|a|an|to|for|with|at|from))* (?!I\b)[A-Z0-9][\w'’:-]*){0,6})"
@@ -57,13 +58,16 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:an? (?:[a-z]+ ){0,2}?"
                                      r"(?:flat|house|apartment|cottage|studio|bungalow|condo|houseboat|village|town|suburb) "
                                      r"(?:in|near|outside) )?(?:the )?" + _PLACE)),
-    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)? moved (?:house |home )?"
-                                     r"(?:from (?:the )?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* )?to (?:the )?" + _PLACE)),
-    # "We moved into the Brighton house", "I moved into a flat in Leeds", "We've moved into our new home in Bath"
-    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)? moved into (?:the|our|my|an?) "
-                                     r"(?:(?:new|own|first) )?(?:(?:flat|house|home|apartment|cottage|bungalow|place) "
-                                     r"(?:in|near) (?:the )?|(?=[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?:flat|house|home|"
-                                     r"apartment|cottage|bungalow|place)\b))" + _PLACE)),
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)?" + _LEFT + r" moved "
+                                     r"(?:house |home )?(?:from (?:the )?[A-Z][\w'-]*(?: [A-Z][\w'-]*)* )?to (?:the )?"
+                                     + _PLACE)),
+    # "We moved into the Brighton house", "I moved into a flat in Leeds", "We've moved into our new home in Bath", "We've
+    # left Porto and moved into a house with a garden in Braga" (set Q)
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)?" + _LEFT + r" moved into "
+                                     r"(?:the|our|my|an?) (?:(?:new|own|first) )?(?:(?:flat|house|home|apartment|cottage|"
+                                     r"bungalow|place) (?:with (?:an? )?[a-z]+(?: [a-z]+)? )?(?:in|near) (?:the )?|"
+                                     r"(?=[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?:flat|house|home|apartment|cottage|bungalow|"
+                                     r"place)\b))" + _PLACE)),
     ("fact", "job", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:[a-z]+ )?(?:nurse|teacher|engineer|doctor|developer|"
                                r"designer|student|lawyer|writer|artist|counselor|chef|manager|scientist|programmer|"
@@ -73,6 +77,11 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                     r"(?:called|named) " + _PLACE)),
     ("fact", "employer", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? [\w -]{2,30}? (?:at|for) (?:the )?"
                                     + _PLACE)),
+    # "I left Freightly and joined Banco Atlântico as a data engineer" (set Q): joined as someone, an employer
+    ("fact", "employer", re.compile(r"\b(?:I|and)(?: have|'ve)?(?: just| recently)? joined (?:the )?" + _PLACE
+                                    + r" as an? ")),
+    ("fact", "job", re.compile(r"\b(?:I|and)(?: have|'ve)?(?: just| recently)? joined (?:the )?[A-Z][\w'-]*"
+                               r"(?: [A-Z][\w'-]*)* as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(freelancing|self-employed|unemployed|retired|"
                                     r"between jobs)\b")),
     ("fact", "job", re.compile(r"\bI (?:just |recently |finally )?(?:got |was |have been |'ve been )?promoted to "
@@ -123,7 +132,7 @@ ENDINGS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "owns", re.compile(r"\bI (?:just |recently |finally )?(?:sold|gave away|lost) (?:my|the|our) ([\w' -]{3,40}?)"
                                 + _CLAUSE_END)),
     ("fact", "employer", re.compile(r"\bI " + _NOW + r"(?:quit|left) (?:my job (?:at|with) |working (?:at|for) )?"
-                                    + _PLACE)),
+                                    + _PLACE + r"\b(?! and (?:have |'ve )?moved\b)")),  # a place left for a move: no job
     ("fact", "employer", re.compile(r"\bI " + _NOW + r"(?:quit|left|lost) my job()\b(?! (?:at|with) [A-Z])")),
     ("fact", "car", re.compile(r"\bI (?:just |recently |finally )?(?:sold|totaled|crashed) (?:my|the|our) ([\w -]{2,40}?)"
                                + _CLAUSE_END)),

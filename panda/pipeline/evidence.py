@@ -193,12 +193,23 @@ def _statement(result: SearchResult, said: Said | None) -> str | None:
 
 
 def changes(gathered: list[SearchResult], said: dict[str, Said | None]) -> list[tuple[SearchResult, SearchResult]]:
-    """(newer, older) pairs of the user's statements where the newer marks as changed what the older says (pure;
-    reports_change_of). Example: "Someone stole the Ribble from my garage, so I've bought a Canyon instead" of March
-    and "I ride a blue Ribble road bike" of February make one pair."""
+    """(newer, older) pairs where a statement of the user's marks as changed what an earlier statement or a current
+    fact or preference says (pure; reports_change_of, a fact read by its value). Example: "Someone stole the Ribble from
+    my garage, so I've bought a Canyon instead" of March and "I ride a blue Ribble road bike" of February make one
+    pair; so do "We've left Porto and moved into a house with a garden in Braga" and the fact "residence: Porto"
+    (set Q: the fact extraction missed the move, and "Which city do we live in now?" was answered from the fact)."""
     statements = [(r, text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
-    return [(newer, r) for newer, text in statements for r, older in statements
+    earlier = statements + [(r, value) for r in gathered if (value := _fact_value(r)) is not None]
+    return [(newer, r) for newer, text in statements for r, older in earlier
             if r.created_at < newer.created_at and reports_change_of(text, older)]
+
+
+def _fact_value(result: SearchResult) -> str | None:
+    """A current fact's or preference's value, what a later statement may change (pure). Example: 'residence: Porto'
+    -> 'Porto'; a superseded fact -> None (current_facts has already replaced it)."""
+    if result.kind not in ("fact", "preference") or result.superseded:
+        return None
+    return result.title.partition(":")[2].strip() or result.title
 
 
 def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Said | None], query: str = "") -> set[str]:
@@ -209,7 +220,9 @@ def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Sai
     newest first or not). The same thing: a word both say (not one of time or of change). A statement with no change
     word (_CHANGED: instead, switched, dropped, no longer, died, …) replaces nothing: "I also started swimming" leaves
     "I play tennis". The analysis's topics were tried first and dropped: the 0.5B model filed "I commute to work by
-    train" beside the cat that died. Facts are not statements here: what they hold is current_facts' to say. A change
+    train" beside the cat that died. A current fact is the older side of a pair by its value, as a statement is:
+    current_facts supersedes what its patterns read, and a change they miss ("We've left Porto and moved into a house
+    with a garden in Braga") would leave "residence: Porto" standing. A change
     that updates one part of a statement leaves it for a `query` about another part (`_other_part_asked`; answer_context
     then tells the change on the older statement's line)."""
     asked = word_stems(DATE_WORDS.sub(" ", query)) - _GENERAL_WORDS  # "our new house" asks about the house
@@ -217,7 +230,7 @@ def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Sai
 
 
 def _text(result: SearchResult, said: dict[str, Said | None]) -> str:
-    return _statement(result, said.get(result.id)) or ""
+    return _statement(result, said.get(result.id)) or _fact_value(result) or ""
 
 
 def _other_part_asked(asked: set[str], newer: str, older: str) -> bool:
@@ -274,9 +287,10 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     others = [r for r in kept if r.kind not in ("fact", "preference")]
     later: dict[str, SearchResult] = {}  # an older statement kept for another part of it -> its latest change
     if current:
-        among = {r.id for r in others}  # the pairs `changes` finds among them: found above, not again
+        among = {r.id for r in others + facts}  # the pairs `changes` finds among them: found above, not again
         gone = replaced([(n, o) for n, o in pairs if n.id in among and o.id in among], said, query)
         others = [r for r in others if r.id not in gone]
+        facts = [r for r in facts if r.id not in gone]
         for newer, older in sorted(pairs, key=lambda pair: pair[0].created_at):
             if older.id not in gone and evidence_line(older, said.get(older.id), with_answers, with_questions, current):
                 later[older.id] = newer

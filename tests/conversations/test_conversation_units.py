@@ -64,6 +64,15 @@ def test_statement_extraction():
                          "Leeds"), ("We've moved into our new home in Bath.", "Bath"), ("We moved house to York.", "York")):
         assert extract_statements(moved) == [Statement("fact", "residence", place)]
     assert extract_statements("We moved into the new house.") == []
+    # a place left and a move in one sentence (set Q: "residence: Porto" stayed current, and "Which city do we live in
+    # now?" was answered "Porto"); the place left is no employer
+    assert extract_statements("We've left Porto and moved into a house with a garden in Braga.") == [
+        Statement("fact", "residence", "Braga")]
+    assert extract_statements("I left London and moved to Leeds last year.") == [Statement("fact", "residence", "Leeds")]
+    # joining somewhere as someone is a new employer and job; joining a club is neither
+    assert extract_statements("I left Freightly and joined Banco Atlântico as a data engineer.")[1:] == [
+        Statement("fact", "employer", "Banco Atlântico"), Statement("fact", "job", "data engineer")]
+    assert extract_statements("I joined the Galway Rowing Club last week.") == []
     assert Statement("fact", "residence", "Denver", "Caroline").key == "residence (Caroline)"
 
 

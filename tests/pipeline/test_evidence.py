@@ -675,3 +675,24 @@ def test_a_where_question_needs_a_word_a_line_says_besides_a_date():
     allotment = "- On 2 March 2026 the user said: “I keep three beehives on my allotment at Ferncliffe Road.”"
     assert unanswered("Where is my allotment?", "It's at Ferncliffe Road.", allotment) is False
     assert unanswered("Where's my allotment?", "In Leeds.", allotment)
+
+
+def test_a_later_statement_changing_a_current_fact_replaces_it_for_a_question_about_now():
+    """Set Q: the fact extraction missed "We've left Porto and moved into a house with a garden in Braga", and "Which
+    city do we live in now?" was answered from "residence: Porto"; "job: nurse on the night shift" stood beside "I moved
+    from nights to day shifts on the children's ward", and "Which shift do I work now?" got the ward."""
+    porto = result("f1", "fact", "residence: Porto", "residence: Porto", 12, 1)
+    braga = result("j4", "message", "x", "user: We've left Porto and moved into a house with a garden in Braga.", 9, 3)
+    city = answer_context("Which city do we live in now?", [porto, braga], {})
+    assert "Braga" in city and "residence: Porto" not in city
+    assert "residence: Porto" in answer_context("Which city did we live in before?", [porto, braga], {})  # of then
+    night = result("f2", "fact", "job: nurse on the night shift", "job: nurse on the night shift", 14, 2)
+    days = result("e4", "message", "x", "user: I moved from nights to day shifts on the children's ward last month.", 2, 4)
+    shift = answer_context("Which shift do I work now?", [night, days], {})
+    assert "day shifts" in shift and "night shift (told" not in shift
+    # a statement about something else leaves the fact, and so does the statement the fact was read from (same time)
+    vegetarian = result("f3", "fact", "diet: vegetarian", "diet: vegetarian", 12, 1)
+    garden = result("j5", "message", "x", "user: I switched to a bigger vegetable garden now.", 9, 3)
+    assert "diet: vegetarian" in answer_context("What do I eat now?", [vegetarian, garden], {})
+    stated = result("j6", "message", "x", "user: I've switched to a vegetarian diet now.", 12, 1)
+    assert "diet: vegetarian" in answer_context("What diet am I on now?", [vegetarian, stated], {})
