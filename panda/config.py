@@ -253,6 +253,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
                                "(or 'instead of <old>') keeps only the new value",
     "stated_line_approved": "validate: an answer to a question about the user that says only what one of the user's "
                             "lines sharing a word with the question says is APPROVEd",
+    "unrelated_line_revised": "validate: an answer to a question about the user that says again one of the user's "
+                              "lines sharing no word with the question is REVISEd once, with the line that does",
     "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
     "statement_acknowledged": "synthesize: a message in which the user tells something of themselves and asks nothing "
                               "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",

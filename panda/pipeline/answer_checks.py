@@ -1,94 +1,20 @@
-"""What an answer written from the answer's context (evidence.py) lacks or copies, and how it is mended (pure):
-read by synthesize's guards (copied_line_answered, relative_day_dated, undated_when_answered, unanswered_abstained)
-and validate's. Split from evidence.py, which builds the lines these read: each function here takes the context
-as the text the model saw.
+"""What an answer written from the answer's context (evidence.py) lacks or says again, and how it is mended (pure):
+read by synthesize's guards (undated_when_answered, unanswered_abstained, told_line_quoted, superseded_value_unsaid)
+and validate's (stated_line_approved, unrelated_line_revised); a copied relative day or line frame is answer_dates.py's.
+Split from evidence.py, which builds the lines these read: each function here takes the context as the text the model
+saw.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
-from functools import partial
 
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, asked_part, is_question, tokenize
 from panda.memory.current_facts import names_in
+from panda.pipeline.answer_dates import ASKS_WHEN, DATED, LINE, capitalised, on_day
 from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, DATE_WORDS, about_now, reports_change_of, word_stems
-
-_DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
-
-
-def dated_answer(answer: str, context: str) -> str | None:
-    """The answer with a relative day it copied from a dated context line replaced by that line's date, or None when
-    it copied none (pure). The line's "yesterday" was the day before it was said, not the day before the answer.
-
-    Example: ('You passed your B1 exam yesterday.', '- On 25 January 2026 the user said: “I passed my B1 exam
-    yesterday!” (yesterday: 24 January 2026)') -> 'You passed your B1 exam on 24 January 2026.'; a range
-    ('last weekend: 6-14 May 2026') reads 'between 6 and 14 May 2026'.
-    """
-    out = answer
-    said = _content_words(answer)
-    for line in context.splitlines():
-        match = _DATED.search(line)
-        if match is None:
-            continue
-        quoted = re.search(r"“([^”]*)”", line)
-        words_said = quoted.group(1) if quoted else line[: match.start()]
-        if not said & (_content_words(words_said) - _content_words(match.group("words"))):
-            continue  # the answer shares no word with what the line says: its "today" is its own
-        words, dated = match.group("words").strip(), on_day(match.group("when"))
-        out = re.sub(rf"(?i)\b{re.escape(words)}\b", partial(_in_place, dated), out)
-    return out if out != answer else None
-
-
-def _content_words(text: str) -> set[str]:
-    """Words of four letters or more, lower-cased. Example: 'I moved last weekend.' -> {'moved', 'last', 'weekend'}."""
-    return {w.lower() for w in re.findall(r"[A-Za-z]{4,}", text)}
-
-
-def _in_place(dated: str, found: re.Match[str]) -> str:
-    """`dated` where a relative day was found, capitalised at the start of the answer."""
-    return _capitalised(dated) if found.start() == 0 else dated
-
-
-def _capitalised(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def on_day(when: str) -> str:
-    """A day or a span of days as an answer says it. Example: '24 January 2026' -> 'on 24 January 2026';
-    '6-14 May 2026' -> 'between 6 and 14 May 2026'; '28 March - 6 April 2026' -> 'between 28 March and 6 April 2026'."""
-    if "-" not in when:
-        return f"on {when}"
-    return "between " + re.sub(r"\s*-\s*", " and ", when, count=1)
-
-
-_LINE = re.compile(r"^- On (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}) (?P<who>.+?) said: “(?P<words>[^”]*)”")
-_COPIED = re.compile(r"^(?:On )?(?P<date>\d{1,2} [A-Z][a-z]+,? \d{4})?,?\s*(?P<who>[^\s:,.][^:,.]{0,40}?) said\b")
-_ASKS_WHEN = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\b", re.I)
-
-
-def uncopied_answer(query: str, answer: str, context: str) -> str | None:
-    """An answer that copies a context line's frame ("On 9 April 2023 Gina said: …", or only "Jon said:"), rewritten
-    from that line, or None when it copies none (pure): a "when" question gets the line's date (the day its relative
-    words point to, when it has them), any other question the words said.
-
-    Example: ('When was Jon in Rome?', 'Jon said:', '- On 9 June 2023 Jon said: “Just back from Rome!”') ->
-    'On 9 June 2023.'; ('What did Jon visit?', same) -> 'Jon said: “Just back from Rome!”'.
-    """
-    copied = _COPIED.match(answer.strip())
-    if copied is None:
-        return None
-    lines = [m for line in context.splitlines() if (m := _LINE.match(line))]
-    date, who = (copied.group("date") or "").replace(",", ""), copied.group("who").strip().lower()
-    line = next((m for m in lines if m.group("who").lower() == who and (not date or m.group("date") == date)), None)
-    if line is None:
-        return None
-    if _ASKS_WHEN.match(query):
-        relative = _DATED.search(line.string)
-        return _capitalised(on_day(relative.group("when") if relative else line.group("date"))) + "."
-    return f"{line.group('who')} said: “{line.group('words')}”"
-
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
@@ -185,12 +111,16 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     favourite toy is a blue rubber ball.", "… “Our cat Mango is twelve.”") -> True (set M: what the user's thing is
     needs a word of the answer's own that a line says); ("How big is my greenhouse?", "About 3 metres wide.", "…") -> True
     (set P: a measure's figures must be said); ("Where did I ride my longest ride?", "On 14 March 2026.", "…") -> True
-    (a where-question needs a word a line says, dates aside).
+    (a where-question needs a word a line says, dates aside); ("What is Bronagh's surname?", "Biscuit is Bronagh's
+    dog.", "… “My flatmate Bronagh and I share a dachshund called Biscuit.”") -> True (set Q: a family name is one a
+    line says after the first name).
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
     query = asked_part(query)  # the bundled sample: "I just adopted a Syrian hamster named Biscuit. What should I feed
     # her?" was taken to ask a name ("named"), and the 1.5B model's advice without one became "I don't know"
+    if surname := _ASKS_SURNAME.search(query):  # set Q: "What is Bronagh's surname?" -> "Biscuit is Bronagh's dog."
+        return not _surname_given(surname.group(1), answer, context)
     if _ASKS_NUMBER.search(query):  # set L: "What's my car's registration number?" -> "That's the registration number
         # for your electric Kia Niro." (never said): a number or code is a token with a figure in it that a line holds
         said = set(_WITH_FIGURE.findall(_DATE_FIGURES.sub(" ", context)))  # a date's figures are no number of a thing
@@ -249,6 +179,20 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     return True
 
 
+# "What is Bronagh's surname?", "What's my physio's last name?": a family name, said after a first name
+_ASKS_SURNAME = re.compile(r"(?:\b([A-Z][a-z]+)['’]s |\b)(?:surname|last name|family name|maiden name)\b")
+
+
+def _surname_given(first: str | None, answer: str, context: str) -> bool:
+    """Whether the answer holds a family name a user's line says after a first name (`first` when the question names
+    the person, any capitalised word otherwise). Example: ('Bronagh', 'Bronagh Kelly.', '… “My flatmate is Bronagh
+    Kelly.”') -> True; ('Bronagh', 'Biscuit.', '… “My flatmate Bronagh and I share a dachshund called Biscuit.”') ->
+    False."""
+    after = rf"\b{re.escape(first)} ([A-Z][\w'’-]+)" if first else r"\b[A-Z][a-z]+ ([A-Z][\w'’-]+)"
+    given = {name for m in _user_statements(context) for name in re.findall(after, m.group("words"))}
+    return bool(given & set(_WORD.findall(answer)))
+
+
 # "Where did I ride my longest ride?" (set P: "… on 14 March 2026", a when), "Where is my allotment?"
 _ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur)\b")
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
@@ -272,7 +216,7 @@ def _holds_a_said_word(query: str, answer: str, context: str, besides: frozenset
     own = [w for w in word_stems(answer) if not any(_same_word(w, a) for a in asked) and w not in besides]
     said = set().union(*(word_stems(m.group("words")) for m in _user_statements(context)),
                        *(word_stems(m.group("words")) for line in context.splitlines()
-                         if not _LINE.match(line) and (m := _FACT_LINE.match(line))))
+                         if not LINE.match(line) and (m := _FACT_LINE.match(line))))
     return any(_same_word(w, s) for w in own for s in said)
 
 
@@ -287,14 +231,14 @@ def told_about(query: str, context: str) -> bool:
     $50,000", never said.
     Example: ("Where does Mei live?", '- On 8 August 2026 the user said: “My sister Mei …”') -> True;
     ("Where does Obama live?", same) -> False; ("What's the name of our street?", "") -> True."""
-    said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := _LINE.match(line))
+    said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := LINE.match(line))
                                       and m.group("who") == "the user")))
     return bool(_OURS.search(query)) or any(name in said for name in names_in(query))
 
 
 def _user_statements(context: str) -> list[re.Match[str]]:
     """The context lines in which the user said something, not asked it."""
-    return [m for line in context.splitlines() if (m := _LINE.match(line)) and m.group("who") == "the user"
+    return [m for line in context.splitlines() if (m := LINE.match(line)) and m.group("who") == "the user"
             and not is_question(m.group("words"))]
 
 
@@ -395,7 +339,7 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
     “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
     2026: “I've started training.”'"""
-    if not _ASKS_WHEN.match(query):
+    if not ASKS_WHEN.match(query):
         return None
     asked = word_stems(query)
     best, shared, unrelated = None, 0, []
@@ -416,9 +360,9 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
         said += [m.group("date") for m in lines]
     if times - {w.lower() for w in DATE_WORDS.findall(" ".join(said))}:
         return None  # a time of the answer's own
-    relative = _DATED.search(best.string)
+    relative = DATED.search(best.string)
     if relative:
-        return f"{_capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
+        return f"{capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
     return _quoted(best)
 
 
@@ -473,3 +417,33 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
         if any(_same_word(a, w) for a in asked for w in said) and all(_said_word(w, said) for w in own):
             return match.group("words")
     return None
+
+
+def unrelated_line(query: str, answer: str, context: str) -> str | None:
+    """The user's line a question is about, when the answer says again another of their lines that shares no word with
+    the question (pure): set Q's "Where are we going in July?" beside "We cancelled Hokkaido and booked a week in
+    Okinawa instead, from 20 to 27 July." and "I teach piano from home in Osaka, mostly to children." was answered with
+    the second, word for word. The line returned is the one sharing most words with the question (days and months
+    count: "July" is what the question asks after); None when the answer says anything of its own, or repeats a line
+    the question shares a word with, or no line shares one.
+
+    Example: ("Where are we going in July?", "I teach piano from home in Osaka, mostly to children.", those two lines)
+    -> 'We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to 27 July.'"""
+    if not is_question(query) or abstained(answer):
+        return None
+    asked = _asked_words(query)
+    answered = word_stems(_TOLD_FRAME.sub("", answer))
+    statements = [(m.group("words"), word_stems(m.group("words"))) for m in _user_statements(context)]
+
+    def shared(said: set[str]) -> int:
+        return sum(1 for a in asked if any(_same_word(a, w) for w in said))
+
+    repeated = [said for _, said in statements if answered and answered <= said | _PERSON_SWAP]
+    if not repeated or any(shared(said) for said in repeated):
+        return None
+    best = max(statements, key=lambda s: shared(s[1]), default=None)
+    return best[0] if best is not None and shared(best[1]) else None
+
+
+# the words an answer said back turns round ("I teach piano" -> "You teach piano")
+_PERSON_SWAP = frozenset(word_stems("you your yours you're yourself we us our i my me mine"))

@@ -30,7 +30,7 @@ from __future__ import annotations
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
-from panda.pipeline import answer_checks, evidence, guards
+from panda.pipeline import answer_checks, answer_dates, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import acknowledgement, is_statement
@@ -99,11 +99,11 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if current and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current
             mended.append(f"; {guards.mark('superseded_value_unsaid')}: the changed value taken out of an answer about now")
-        uncopied = answer_checks.uncopied_answer(state.query, state.response, state.answer_context)
+        uncopied = answer_dates.uncopied_answer(state.query, state.response, state.answer_context)
         if uncopied and guards.active(ctx, "copied_line_answered", VOICE):
             state.response = uncopied
             mended.append(f"; {guards.mark('copied_line_answered')}: the answer copied a context line's frame")
-        dated = answer_checks.dated_answer(state.response, state.answer_context)
+        dated = answer_dates.dated_answer(state.response, state.answer_context)
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")

@@ -24,7 +24,9 @@ is not specified"). A suggestion naming what the user's allergy or diet rules ou
 suggested "the shellfish sandwich" beside "allergy: shellfish", and its validator approved it), and a statement
 synthesis said back by rule is approved by rule. An answer about the user that says only what one of their lines
 says is approved by rule (the 0.5B validator sent back "They are afraid of thunderstorms." beside "Pepper is scared of
-thunderstorms.", and FAILed the user's lines quoted with their day).
+thunderstorms.", and FAILed the user's lines quoted with their day); one that says again a line of theirs sharing no
+word with the question is sent back once, with the line the question is about in the hint (set Q: "Where are we going
+in July?" answered with the line about piano lessons, and APPROVEd by the model).
 """
 
 from __future__ import annotations
@@ -232,6 +234,15 @@ def restated_line(state: TurnState) -> str | None:
     return answer_checks.stated_line(state.query, state.response, state.answer_context)
 
 
+def unrelated_line(state: TurnState) -> str | None:
+    """The user's line a question about them is about, when the answer said again another of their lines that shares
+    no word with it (answer_checks.unrelated_line; set Q: "Where are we going in July?" -> "I teach piano from home in
+    Osaka, mostly to children.", beside the line about July); sent back once with that line in the hint (pure)."""
+    if asks_for_a_suggestion(state.query) or asks_for_advice(state.query) or not about_user(state):
+        return None
+    return answer_checks.unrelated_line(state.query, state.response, state.answer_context)
+
+
 def goals_text(state: TurnState) -> str:
     return "; ".join(f"{g.id} {g.description}" for g in state.plan.goals) if state.plan and state.plan.goals else "(none)"
 
@@ -306,6 +317,8 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     if on("constraint_ignored_revised") and (kept := ignored_constraint(state)) is not None:
         return rule("constraint_ignored_revised", "REVISE", 0.1, f"the suggestion names what the user must keep clear "
                     f"of ({kept}). Suggest something without it")
+    if on("unrelated_line_revised") and not state.revise_hint and (line := unrelated_line(state)) is not None:
+        return rule("unrelated_line_revised", "REVISE", 0.2, f"answered from the wrong line; answer from: “{line}”")
     if on("stated_line_approved") and (line := restated_line(state)) is not None:
         return rule("stated_line_approved", "APPROVE", 0.8, f"a question about the user answered with what they "
                     f"said: “{line}”")

@@ -128,7 +128,7 @@ def test_a_personal_question_by_the_analysis_leaves_the_web_out_and_so_does_synt
 
 def test_a_relative_day_copied_from_a_dated_line_becomes_its_date():
     """Set A: "When did I pass my Spanish exam?" asked 16 days later was answered "yesterday"."""
-    from panda.pipeline.answer_checks import dated_answer
+    from panda.pipeline.answer_dates import dated_answer
 
     context = ('- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)\n'
                '- On 15 May 2026 the user said: “I moved last weekend.” (last weekend: 6-14 May 2026)')
@@ -147,7 +147,7 @@ def test_a_relative_day_copied_from_a_dated_line_becomes_its_date():
 def test_an_answer_that_copies_a_lines_frame_is_rewritten_from_that_line():
     """LoCoMo conv-30 (stop 44): the 0.5B model answered "Jon said:" (the string ended where the line's quote began)
     and "On 9 April 2023 Gina said: 'Thanks! Got the tattoo …" for when-questions."""
-    from panda.pipeline.answer_checks import uncopied_answer
+    from panda.pipeline.answer_dates import uncopied_answer
 
     context = ("- On 9 June 2023 Jon said: “Just back from Rome!”\n"
                "- On 25 January 2026 the user said: “I passed my B1 exam yesterday!” (yesterday: 24 January 2026)")
@@ -696,3 +696,32 @@ def test_a_later_statement_changing_a_current_fact_replaces_it_for_a_question_ab
     assert "diet: vegetarian" in answer_context("What do I eat now?", [vegetarian, garden], {})
     stated = result("j6", "message", "x", "user: I've switched to a vegetarian diet now.", 12, 1)
     assert "diet: vegetarian" in answer_context("What diet am I on now?", [vegetarian, stated], {})
+
+
+def test_a_surname_asked_is_one_a_line_says_after_the_first_name():
+    """Set Q: "What is Bronagh's surname?" -> "Biscuit is Bronagh's dog." beside "My flatmate Bronagh and I share a
+    dachshund called Biscuit." (never said)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    lines = "- On 14 February 2026 the user said: “My flatmate Bronagh and I share a dachshund called Biscuit.”"
+    assert unanswered("What is Bronagh's surname?", "Biscuit is Bronagh's dog.", lines)
+    assert unanswered("What is Bronagh's surname?", "Bronagh's surname is Murphy.", lines)
+    full = "- On 14 February 2026 the user said: “My flatmate Bronagh Kelly and I share a dachshund called Biscuit.”"
+    assert unanswered("What is Bronagh's surname?", "Her surname is Kelly.", full) is False
+    physio = "- On 3 February 2026 the user said: “My physio is called Hannah Okafor.”"
+    assert unanswered("What's my physio's last name?", "Okafor.", physio) is False
+    assert unanswered("What's my physio's last name?", "Hannah.", physio)
+
+
+def test_an_answer_saying_again_a_line_the_question_shares_no_word_with_gets_the_line_it_does():
+    from panda.pipeline.answer_checks import unrelated_line
+
+    lines = ("- On 28 April 2026 the user said: “We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to "
+             "27 July.”\n- On 3 March 2026 the user said: “I teach piano from home in Osaka, mostly to children.”")
+    july = "We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to 27 July."
+    assert unrelated_line("Where are we going in July?", "I teach piano from home in Osaka, mostly to children.", lines) \
+        == july
+    assert unrelated_line("Where are we going in July?", "You teach piano from home.", lines) == july  # turned round
+    assert unrelated_line("Where are we going in July?", "You're going to Okinawa.", lines) is None  # words of its own
+    assert unrelated_line("What do I teach?", "I teach piano from home in Osaka.", lines) is None  # the line asked
+    assert unrelated_line("What's my bank's name?", "I teach piano from home.", lines) is None  # no line is about it

@@ -450,3 +450,32 @@ def test_an_answer_saying_the_users_own_line_is_approved_without_the_validator(c
     lines = [line.replace("sofia", "sam") for line in lines]
     doc = _last_turn(ctx, tmp_path, lines, revises)
     assert "stated_line_approved" not in doc.latest("6") and "REVISE" in doc.latest("6")
+
+
+
+def test_an_answer_saying_again_a_line_the_question_is_not_about_is_sent_back_with_the_line_it_is(ctx):
+    """Set Q: "Where are we going in July?" was answered "I teach piano from home in Osaka, mostly to children." beside
+    the line about July, and the 0.5B validator APPROVEd it. The guard sends it back once with that line in the hint;
+    with the guard off, or once sent back, the validator decides."""
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from panda.pipeline.state import TurnState
+    from panda.pipeline.turn_input import TurnInput
+    from panda.pipeline.validate import guard_verdict
+
+    state = TurnState(input=TurnInput("keiko", datetime(2026, 6, 9, tzinfo=UTC), "Where are we going in July?"),
+                      turn_number=3, turn_path=Path("/tmp/x"))
+    state.answer_context = ("- On 28 April 2026 the user said: “We cancelled Hokkaido and booked a week in Okinawa "
+                            "instead, from 20 to 27 July.”\n- On 3 March 2026 the user said: “I teach piano from home in "
+                            "Osaka, mostly to children.”")
+    state.response = "I teach piano from home in Osaka, mostly to children."
+    name, verdict = guard_verdict(state, _with(ctx))
+    assert name == "unrelated_line_revised" and verdict.decision == "REVISE"
+    assert "“We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to 27 July.”" in verdict.issues
+    state.response = "You're going to Okinawa, from 20 to 27 July."
+    assert guard_verdict(state, ctx) is None  # an answer about July: the model's to judge
+    state.response, state.revise_hint = "I teach piano from home in Osaka, mostly to children.", verdict.issues
+    assert guard_verdict(state, ctx) is None  # sent back once already
+    state.revise_hint = ""
+    assert guard_verdict(state, _with(ctx, None, off=["unrelated_line_revised"])) is None
