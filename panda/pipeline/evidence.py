@@ -27,7 +27,8 @@ for on January 12th?") gets the items of that time first, before the facts (set 
 answered it), and no items of other times when that time has any (set E: a question of 20 February answered "What did
 I ask you about on January 15th?"). A question about what was asked reads the questions first (set F: "What did I ask
 you for on June 20th?" was answered with that day's statement). A diet or an allergy (`CONSTRAINTS`) is kept whatever
-its score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe pages.
+its score: a dinner suggestion for a vegan scored "diet: vegan" far below the recipe pages. A question after an earlier
+value ("Where did I work before the bank?") gets the statements first and the current facts after them.
 Pure except `turn_said`, which reads an earlier turn's metadata.json through the vault.
 """
 
@@ -68,6 +69,9 @@ _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|cha
 # left "… I've got £8,000 so far" and "I work as a chef at a tapas bar called Salt" as what holds now;
 # "a new job" replaces the job: set K's "I got a new job as deputy head at a school in Swansea" left "I'm a primary
 # school teacher in Cardiff" standing, and "Which city do I work in now?" was answered with both cities)
+# A question after an earlier value: "Where did we live before Brighton?", "Where were we originally planning to travel?"
+_ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly)?|originally|formerly|at first)\b|"
+                           r"\bused to\b", re.I)
 # A statement that names someone: "My teacher is called Rui.", "My physio is Hannah Okafor."
 _NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) [A-Z][a-z]")
 ASKS_WHO = re.compile(r"^\s*who\b", re.I)  # read by answer_checks too
@@ -305,6 +309,8 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     if window is not None:
         then = [r for r in others if gap_days(window, Window(r.created_at.date(), r.created_at.date())) == 0]
         ordered = then + facts + ([] if then else others)
+    elif _ASKS_EARLIER.search(query) and not current:  # set Q: "Where did I work before the bank?" had "employer: Banco
+        ordered = others + facts  # Atlântico" as its first line and was answered with it; what holds now comes last
     else:
         ordered = facts + others
     lines: list[str] = []

@@ -725,3 +725,17 @@ def test_an_answer_saying_again_a_line_the_question_shares_no_word_with_gets_the
     assert unrelated_line("Where are we going in July?", "You're going to Okinawa.", lines) is None  # words of its own
     assert unrelated_line("What do I teach?", "I teach piano from home in Osaka.", lines) is None  # the line asked
     assert unrelated_line("What's my bank's name?", "I teach piano from home.", lines) is None  # no line is about it
+
+
+def test_a_question_after_an_earlier_value_reads_the_statements_before_what_holds_now():
+    """Set Q: "Where did I work before the bank?" had "employer: Banco Atlântico" as its first line, and the 0.5B model
+    answered with the bank."""
+    bank = result("f1", "fact", "employer: Banco Atlântico", "employer: Banco Atlântico", 11, 4)
+    joined = result("r4", "message", "x", "user: I left Freightly and joined Banco Atlântico as a data engineer.", 11, 4)
+    startup = result("r1", "message", "x", "user: I'm a software developer at a logistics startup called Freightly.", 25, 1)
+    before = answer_context("Where did I work before the bank?", [bank, joined, startup], {}).splitlines()
+    assert before[-1] == "- employer: Banco Atlântico (told 11 April 2026)" and len(before) == 3
+    now = answer_context("Where do I work?", [bank, joined, startup], {}).splitlines()
+    assert now[0] == "- employer: Banco Atlântico (told 11 April 2026)"
+    advice = answer_context("What should I eat before climbing?", [bank, startup], {}).splitlines()
+    assert advice[0].startswith("- employer")  # "before" of time, not of an earlier value
