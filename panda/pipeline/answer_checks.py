@@ -433,7 +433,8 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
         return None
     asked = _asked_words(query)
     answered = word_stems(_TOLD_FRAME.sub("", answer))
-    statements = [(m.group("words"), word_stems(m.group("words"))) for m in _user_statements(context)]
+    statements = [(quoted, word_stems(quoted)) for m in _user_statements(context)  # a change told on a line too (set
+                  for quoted in re.findall(r"“([^”]*)”", m.string)]  # P: "Which city is my flat in?" got its words)
 
     def shared(said: set[str]) -> int:
         return sum(1 for a in asked if any(_same_word(a, w) for w in said))

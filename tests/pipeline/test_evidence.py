@@ -725,6 +725,12 @@ def test_an_answer_saying_again_a_line_the_question_shares_no_word_with_gets_the
     assert unrelated_line("Where are we going in July?", "You're going to Okinawa.", lines) is None  # words of its own
     assert unrelated_line("What do I teach?", "I teach piano from home in Osaka.", lines) is None  # the line asked
     assert unrelated_line("What's my bank's name?", "I teach piano from home.", lines) is None  # no line is about it
+    # a change told on a line's end is said again as wrongly (set P, re-run: "Which city is my flat in?")
+    grown = ("- On 1 March 2026 the user said: “I've started growing tomatoes and chillies in a greenhouse behind my flat "
+             "in Sheffield.”; later, on 18 May 2026, the user said: “The chillies never came up, so I've swapped them for "
+             "cucumbers.”")
+    assert unrelated_line("Which city is my flat in?", "The chillies never came up, so I've swapped them for cucumbers.",
+                          grown) == "I've started growing tomatoes and chillies in a greenhouse behind my flat in Sheffield."
 
 
 def test_a_question_after_an_earlier_value_reads_the_statements_before_what_holds_now():
