@@ -37,8 +37,11 @@ _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| 
 # "How big is my greenhouse?", "How far is our allotment?": a measure of the user's thing, which a line must give (set P:
 # "about 3 meters wide and 2 meters tall", never said); not "how long"/"how old", which dates answer ("since 2019"), nor
 # advice ("How big should her cage be?")
-_ASKS_MEASURE = re.compile(r"^\s*how (?:big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) (?:my|our)\b",
-                           re.I)
+_ASKS_MEASURE = re.compile(r"^\s*(?:how (?:big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) (?:my|our)\b|"
+                           r"what (?:[\w-]+ ){0,2}size\b)", re.I)  # set R: "What shoe size do I wear?" -> "a size 10"
+_ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
+_BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4})\b", re.I)  # what an age may be worked out from
+_OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b")  # "Gwen's"
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
 # last of two words ("Leo's drum teacher" -> 'teacher': set J's "The drum teacher is your son Leo." named Leo from the
 # line about drums), "called"/"named" left out.
@@ -113,7 +116,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     (set P: a measure's figures must be said); ("Where did I ride my longest ride?", "On 14 March 2026.", "…") -> True
     (a where-question needs a word a line says, dates aside); ("What is Bronagh's surname?", "Biscuit is Bronagh's
     dog.", "… “My flatmate Bronagh and I share a dachshund called Biscuit.”") -> True (set Q: a family name is one a
-    line says after the first name).
+    line says after the first name); ("How old is Pip?", "Pip is 2 years old.", "…") -> True (an age is said or worked
+    out from a birth); ("What breed is Gwen's dog?", "A border collie.", "… “We got a border collie puppy called Moss.”")
+    -> True (what someone's thing is, a line naming them says).
     """
     if abstained(answer) or not is_question(query):  # "I adopted a hamster named Biscuit" asks nothing
         return False
@@ -139,7 +144,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             if not context:
                 return True
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
-        return not given or bool({a for a in given if float(a) >= 10} - amounts(_DAY.sub(" ", context)))  # said
+        said = amounts(_DAY.sub(" ", context))  # said, and so is an age (set R: "How old is Pip?" -> "Pip is 2 years
+        if _ASKS_AGE.match(query) and not _BIRTH.search(_DAY.sub(" ", context)):  # old."), unless a line gives a birth
+            return not given or bool(given - said)
+        return not given or bool({a for a in given if float(a) >= 10} - said)
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said
         return not _holds_a_said_word(query, _DAY.sub(" ", _DATE_FIGURES.sub(" ", answer)), context)
     asks_who = bool(ASKS_WHO.match(query))
@@ -148,7 +156,12 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # set O: "What does Sam do for work?" -> "The user's partner is Sam." (no work was said): what someone does too
         if _ASKS_JOB.match(query):  # who someone is ("the user's partner") says nothing of what they do
             return not _holds_a_said_word(query, answer, context, besides=_WHOM)
-        return bool(_ASKS_WHAT_OF.match(query)) and not _holds_a_said_word(query, answer, context)
+        if not _ASKS_WHAT_OF.match(query):
+            return False
+        if owner := _OWNER.search(query):  # set R: "What breed is Gwen's dog?" -> "border collie", said of the user's
+            context = "\n".join(line for line in context.splitlines()  # puppy: a line naming Gwen must say it
+                                 if re.search(rf"\b{re.escape(owner.group(1))}\b", line))
+        return not _holds_a_said_word(query, answer, context)
     asked = {w.lower() for w in _WORD.findall(query)}
     owned = _OWNED.search(query)
     thing = owned.group(1) if owned else None

@@ -241,10 +241,22 @@ def _other_part_asked(asked: set[str], newer: str, older: str) -> bool:
     """Whether a question (its subject words, `asked`) is about a part of `older` that the change `newer` leaves alone
     (pure): set O's "Which city is our new house in?" lost "My partner Sam and I bought a house in Bristol and we move
     in on 3 March" to "… so our moving day is now 17 March", which shares "move" with it and nothing with the question.
-    A change that ends the thing (_ENDED: died, sold, dropped, …) leaves no part standing."""
+    A question word standing near what the change shares with `older` asks after the changed part (`_near`). A change
+    that ends the thing (_ENDED: died, sold, dropped, …) leaves no part standing."""
     if _ENDED.search(newer) or asked & _subject_words(newer):
         return False
-    return bool(asked & _subject_words(older))
+    changed = _subject_words(newer) & _subject_words(older)
+    return bool(asked & _subject_words(older)) and not _near(older, asked, changed)
+
+
+def _near(text: str, these: set[str], those: set[str], within: int = 3) -> bool:
+    """Whether a word of `these` stands within `within` words of one of `those` in `text` (stems; pure): set R's "What am
+    I studying now?" asks after the part "I'm in my second year studying civil engineering" that "I've switched my
+    course from civil engineering to architecture" changes, not another part of it."""
+    at = [word_stems(word) for word in re.findall(r"[\w'’-]+", text)]
+    here = [i for i, stems in enumerate(at) if stems & these]
+    there = [i for i, stems in enumerate(at) if stems & those]
+    return any(abs(i - j) <= within for i in here for j in there)
 
 
 def reports_change_of(newer: str, older: str) -> bool:

@@ -182,9 +182,12 @@ def ignored_fact(state: TurnState) -> str | None:
     A current fact is named when its key or value shares a word with the question; the answer leaves it
     out when it has none of the value's words beyond the question's own. Example: 'Remind me what budget
     I gave you for a laptop.' with 'budget: under $1000' and the answer 'A Lenovo LOQ 15.' -> 'budget:
-    under $1000'; 'Your budget is under $1000.' -> None; a question that is not recall -> None."""
+    under $1000'; 'Your budget is under $1000.' -> None; a question that is not recall -> None. A fact that holds no
+    answer of the kind asked is none to restate (set R: "What's our cat called?" answered "The cat's name is Pip." was
+    sent back for "pet: black cat", and the turn's answer became "From what you told me: pet: black cat.")."""
     answer = set(tokenize(state.response))
-    return next((title for title, new_words in named_facts(state) if not new_words & answer), None)
+    return next((title for title, new_words in named_facts(state) if not new_words & answer
+                 and not answer_checks.unanswered(state.query, title, f"- {title}")), None)
 
 
 # A sentence, or a clause a comma and "so"/"but"/"then"/"or" begin (set J: "It's best to avoid shellfish, so you might

@@ -86,6 +86,14 @@ def test_a_recall_answer_that_leaves_out_the_named_fact_is_caught():
     assert ignored_fact(hamster) == "pet: Syrian hamster named Biscuit"  # named through its value ('hamster')
     hamster.response = "Her name is Biscuit."
     assert ignored_fact(hamster) is None
+    # set R: a fact holding no name is none to restate for a question asking one
+    cat = _state("The cat's name is Pip.")
+    cat.input = TurnInput(user_id="anouk", timestamp=cat.input.timestamp, query="What's our cat called?")
+    cat.analysis = hamster.analysis
+    cat.gathered = [fact("pet: black cat")]
+    assert ignored_fact(cat) is None
+    cat.response = "Your cat is black."
+    assert ignored_fact(cat) is None  # the model's answer stands or falls on its own
 
 
 def test_a_recall_answer_that_states_the_named_fact_is_approved_by_rule():
