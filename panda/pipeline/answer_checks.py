@@ -39,6 +39,7 @@ _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| 
 # advice ("How big should her cage be?")
 _ASKS_MEASURE = re.compile(r"^\s*(?:how (?:big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) (?:my|our)\b|"
                            r"what (?:[\w-]+ ){0,2}size\b)", re.I)  # set R: "What shoe size do I wear?" -> "a size 10"
+_MEASURES = frozenset(word_stems("big large small tall high far wide deep heavy size wear"))
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 _BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4})\b", re.I)  # what an age may be worked out from
 _OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b")  # "Gwen's"
@@ -135,7 +136,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         context = _lines_about(context, set(tokenize(priced.group(1))))
         given = amounts(_DATE_FIGURES.sub(" ", answer))
         return not given or not context or bool(given - amounts(_DATE_FIGURES.sub(" ", context)))
-    if _ASKS_MEASURE.match(query):  # a figure the lines do not give; an answer in words is left to the model
+    if _ASKS_MEASURE.match(query):  # a figure the lines about the thing do not give; an answer in words is the model's
+        context = _lines_about(context, _asked_words(query) - _MEASURES)  # (set R: "What shoe size do I wear?" -> "… 1
+        # hour 32 minutes", said of a half marathon)
         return bool(amounts(_DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", _DATE_FIGURES.sub(" ", context))))
     if _ASKS_AMOUNT.match(query):
         counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives

@@ -43,7 +43,7 @@ from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import attributes_asked, split_key
-from panda.pipeline import answer_checks, evidence, guards
+from panda.pipeline import answer_checks, answer_dates, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT, about_user
@@ -186,6 +186,8 @@ def ignored_fact(state: TurnState) -> str | None:
     answer of the kind asked is none to restate (set R: "What's our cat called?" answered "The cat's name is Pip." was
     sent back for "pet: black cat", and the turn's answer became "From what you told me: pet: black cat.")."""
     answer = set(tokenize(state.response))
+    if answer_dates.ASKS_WHEN.match(state.query):  # a fact holds no time (set R: "When did we adopt the cat?" got
+        return None  # "From what you told me: pet: black cat.")
     return next((title for title, new_words in named_facts(state) if not new_words & answer
                  and not answer_checks.unanswered(state.query, title, f"- {title}")), None)
 

@@ -772,6 +772,8 @@ def test_an_age_a_size_or_what_someones_thing_is_must_be_said_of_them():
     assert unanswered("How many cats do I have?", "You have 1 cat.", cat) is False  # a small count, inferred
     run = "- On 11 February 2026 the user said: “I'm training for the Dublin marathon in October.”"
     assert unanswered("What shoe size do I wear?", "I'm wearing a size 10 shoe.", run)
+    best = run + "\n- On 11 February 2026 the user said: “My best time for the half marathon is 1 hour 32 minutes.”"
+    assert unanswered("What shoe size do I wear?", "My best half marathon time is 1 hour 32 minutes.", best)  # not shoes
     assert unanswered("What size are my running shoes?", "Size 10.", run.replace("October", "October in size 10 shoes")) \
         is False
     lines = ("- On 5 March 2026 the user said: “My neighbour Gwen lends me her rotavator every spring.”\n"
