@@ -94,7 +94,7 @@ def test_a_recall_answer_that_leaves_out_the_named_fact_is_caught():
     assert ignored_fact(cat) is None
     cat.response = "Your cat is black."
     assert ignored_fact(cat) is None  # the model's answer stands or falls on its own
-    cat.input = TurnInput(user_id="anouk", timestamp=cat.input.timestamp, query="When did we adopt our black cat?")
+    cat.input = TurnInput(user_id="anouk", timestamp=cat.input.timestamp, query="When did we adopt the cat?")
     cat.gathered, cat.response = [fact("pet: black cat")], "Last year."
     assert ignored_fact(cat) is None  # a fact holds no time for a when-question
 
