@@ -250,13 +250,16 @@ def _other_part_asked(asked: set[str], newer: str, older: str) -> bool:
 
 
 def _near(text: str, these: set[str], those: set[str], within: int = 3) -> bool:
-    """Whether a word of `these` stands within `within` words of one of `those` in `text` (stems; pure): set R's "What am
-    I studying now?" asks after the part "I'm in my second year studying civil engineering" that "I've switched my
-    course from civil engineering to architecture" changes, not another part of it."""
+    """Whether every word of `these` that `text` says stands within `within` words of one of `those` (stems; pure): set
+    R's "What am I studying now?" asks after the part "I'm in my second year studying civil engineering" that "I've
+    switched my course from civil engineering to architecture" changes; set O's "Which ward do I work on?" asks after
+    the ward of "I'm a nurse on the cardiology ward and I've been working night shifts", not the shifts that "I've moved
+    off nights and onto day shifts" changes, though "working" stands by them."""
     at = [word_stems(word) for word in re.findall(r"[\w'’-]+", text)]
-    here = [i for i, stems in enumerate(at) if stems & these]
     there = [i for i, stems in enumerate(at) if stems & those]
-    return any(abs(i - j) <= within for i in here for j in there)
+    said = [[i for i, stems in enumerate(at) if word in stems] for word in these]
+    said = [places for places in said if places]
+    return bool(said) and all(any(abs(i - j) <= within for i in places for j in there) for places in said)
 
 
 def reports_change_of(newer: str, older: str) -> bool:

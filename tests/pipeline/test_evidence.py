@@ -781,3 +781,14 @@ def test_an_age_a_size_or_what_someones_thing_is_must_be_said_of_them():
     assert unanswered("What breed is Gwen's dog?", "For Gwen's dog, the breed is border collie.", lines)
     assert unanswered("What breed is our puppy?", "A border collie.", lines) is False
     assert unanswered("What does Gwen lend me?", "Her rotavator.", lines) is False
+
+
+def test_a_question_after_another_part_of_a_changed_statement_keeps_it_though_one_of_its_words_stands_by_the_change():
+    """Set O, re-run at stop 53: "Which ward do I work on?" lost "I'm a nurse on the cardiology ward and I've been working
+    night shifts since October." to "I've finally moved off nights and onto day shifts." ("working" stands by "shifts")."""
+    ward = result("h1", "message", "x", "user: I'm a nurse on the cardiology ward and I've been working night shifts "
+                  "since October.", 12, 1)
+    days = result("h2", "message", "x", "user: Good news, I've finally moved off nights and onto day shifts.", 23, 2)
+    assert "cardiology ward" in answer_context("Which ward do I work on?", [ward, days], {})
+    shifts = answer_context("Which shifts am I working at the moment?", [ward, days], {})
+    assert "day shifts" in shifts and "working night shifts" not in shifts
