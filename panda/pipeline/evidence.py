@@ -241,8 +241,8 @@ def _other_part_asked(asked: set[str], newer: str, older: str) -> bool:
     """Whether a question (its subject words, `asked`) is about a part of `older` that the change `newer` leaves alone
     (pure): set O's "Which city is our new house in?" lost "My partner Sam and I bought a house in Bristol and we move
     in on 3 March" to "… so our moving day is now 17 March", which shares "move" with it and nothing with the question.
-    A question word standing near what the change shares with `older` asks after the changed part (`_near`). A change
-    that ends the thing (_ENDED: died, sold, dropped, …) leaves no part standing."""
+    A question whose words, where `older` says them, all stand near what the change shares with it asks after the
+    changed part (`_near`). A change that ends the thing (_ENDED: died, sold, dropped, …) leaves no part standing."""
     if _ENDED.search(newer) or asked & _subject_words(newer):
         return False
     changed = _subject_words(newer) & _subject_words(older)

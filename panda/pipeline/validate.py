@@ -234,18 +234,19 @@ def ignored_constraint(state: TurnState) -> str | None:
 def restated_line(state: TurnState) -> str | None:
     """The user's line that a recall answer says again and nothing else (answer_checks.stated_line), for a question
     about the user or someone their lines name that asks for no suggestion or advice (pure)."""
-    if asks_for_a_suggestion(state.query) or asks_for_advice(state.query) or not about_user(state):
-        return None
-    return answer_checks.stated_line(state.query, state.response, state.answer_context)
+    return answer_checks.stated_line(state.query, state.response, state.answer_context) if recalls(state) else None
 
 
 def unrelated_line(state: TurnState) -> str | None:
     """The user's line a question about them is about, when the answer said again another of their lines that shares
     no word with it (answer_checks.unrelated_line; set Q: "Where are we going in July?" -> "I teach piano from home in
     Osaka, mostly to children.", beside the line about July); sent back once with that line in the hint (pure)."""
-    if asks_for_a_suggestion(state.query) or asks_for_advice(state.query) or not about_user(state):
-        return None
-    return answer_checks.unrelated_line(state.query, state.response, state.answer_context)
+    return answer_checks.unrelated_line(state.query, state.response, state.answer_context) if recalls(state) else None
+
+
+def recalls(state: TurnState) -> bool:
+    """Whether a message asks what the user or someone their lines name said, not for a suggestion or advice."""
+    return not (asks_for_a_suggestion(state.query) or asks_for_advice(state.query)) and about_user(state)
 
 
 def goals_text(state: TurnState) -> str:
