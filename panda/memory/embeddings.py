@@ -1,7 +1,8 @@
 """Sentence embeddings by profile (memory/embedder_profiles.py): EmbeddingGemma-300M (`gemma`, 768-d,
-Matryoshka-truncatable; better recall: the default, by issue 40's rule, embedder_profiles.DEFAULT_PROFILE),
-all-MiniLM-L6-v2 (`minilm`, 384-d; faster, Apache-2.0, one setting away) or any local sentence-transformers folder,
-including one built by `panda tune-embedder` (evaluation/embedder_tuning.py; opt-in, never at install).
+Matryoshka-truncatable; better recall: the default where the CPU computes bfloat16 natively, by issue 40's rule,
+embedder_profiles.default_profile), all-MiniLM-L6-v2 (`minilm`, 384-d; faster, Apache-2.0; the default elsewhere) or
+any local sentence-transformers folder, including one built by `panda tune-embedder` (evaluation/embedder_tuning.py;
+opt-in, never at install).
 
 Queries and documents are embedded with the profile's own prompts (`embed_query` / `embed`). A model's
 `identity` (with its truncation) is recorded in the catalog with the vectors it made; runtime.py refuses to

@@ -241,14 +241,13 @@ def combine(f: Factors, policy: RetrievalPolicy) -> float:
 # Settings that depend on the embedder, their values with the base model; a tuned model records its own.
 DEFAULT_LEXICAL_MIX = 0.65  # BM25's share of relevance (LoCoMo, stop 20)
 DEFAULT_SPEAKER_WEIGHT = 1.0  # the named speaker's lift (memory/conversation_signals.py)
-
-
 DEFAULT_RELEVANCE_FLOOR = 0.25  # research.relevance_floor for an embedder that chose none (MiniLM's)
 
 
 def chosen(policy_value: float | None, embedder_value: float | None, base_default: float) -> float:
-    """An embedder-dependent retrieval setting (lexical mix, speaker weight): the policy's if set, else the
-    embedder's own (a tuned model records the values chosen with it), else the base model's default.
+    """An embedder-dependent retrieval setting (lexical mix, speaker weight, web pages' relevance floor): the policy's
+    if set, else the embedder's own (a tuned model records the values chosen with it; a profile its floor), else the
+    base model's default.
     Example: (None, 0.3, 0.65) -> 0.3; (0.5, 0.3, 0.65) -> 0.5; (None, None, 0.65) -> 0.65."""
     for value in (policy_value, embedder_value):
         if value is not None:

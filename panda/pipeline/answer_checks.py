@@ -435,6 +435,10 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
     return None
 
 
+# the words an answer said back turns round ("I teach piano" -> "You teach piano")
+_PERSON_SWAP = frozenset(word_stems("you your yours you're yourself we us our i my me mine"))
+
+
 def unrelated_line(query: str, answer: str, context: str) -> str | None:
     """The user's line a question is about, when the answer says again another of their lines that shares no word with
     the question (pure): set Q's "Where are we going in July?" beside "We cancelled Hokkaido and booked a week in
@@ -461,6 +465,3 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
     best = max(statements, key=lambda s: shared(s[1]), default=None)
     return best[0] if best is not None and shared(best[1]) else None
 
-
-# the words an answer said back turns round ("I teach piano" -> "You teach piano")
-_PERSON_SWAP = frozenset(word_stems("you your yours you're yourself we us our i my me mine"))
