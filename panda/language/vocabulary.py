@@ -58,7 +58,9 @@ NAMED_ATTRIBUTES = RELATIVES + MEDIA
 # What a diet or an allergy rules out of a suggestion (validate's constraint_ignored_revised): the foods a
 # constraint's words name, besides those words themselves ("allergy: shellfish" rules out "shellfish" and "prawns").
 _MEAT = "meat chicken beef pork lamb bacon steak turkey ham sausage sausages veal duck mince meatballs chorizo salami"
-_SHELLFISH = "shrimp shrimps prawn prawns crab crabs lobster lobsters mussel mussels scallop scallops oyster oysters clam clams"
+# crustaceans and molluscs, as allergy bodies count shellfish (set S: "grilled octopus" suggested beside "allergy: shellfish")
+_SHELLFISH = ("shrimp shrimps prawn prawns crab crabs lobster lobsters langoustine langoustines crayfish mussel mussels "
+              "scallop scallops oyster oysters clam clams cockle cockles whelk whelks squid calamari octopus cuttlefish")
 _NUTS = ("nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews pecan pecans hazelnut hazelnuts pistachio "
          "pistachios")
 _DAIRY = "milk cheese butter cream yogurt yoghurt"

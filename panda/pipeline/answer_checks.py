@@ -1,20 +1,21 @@
 """What an answer written from the answer's context (evidence.py) lacks or says again, and how it is mended (pure):
-read by synthesize's guards (undated_when_answered, unanswered_abstained, told_line_quoted, superseded_value_unsaid)
-and validate's (stated_line_approved, unrelated_line_revised); a copied relative day or line frame is answer_dates.py's.
+read by synthesize's guards (unanswered_abstained, told_line_quoted, superseded_value_unsaid) and validate's
+(stated_line_approved, unrelated_line_revised); a copied relative day or line frame, and a when-question answered with
+no time of the line's (undated_when_answered), are answer_dates.py's.
 Split from evidence.py, which builds the lines these read: each function here takes the context as the text the model
 saw.
 """
 
 from __future__ import annotations
 
-import calendar
 import re
+from collections.abc import Callable
 
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, asked_part, is_question, tokenize
 from panda.memory.current_facts import names_in
-from panda.pipeline.answer_dates import ASKS_WHEN, DATED, LINE, capitalised, on_day
-from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, DATE_WORDS, about_now, reports_change_of, word_stems
+from panda.pipeline.answer_dates import ASKS_CHANGE, DATE_FIGURES, LINE, quoted, user_statements
+from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, about_now, word_stems
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
@@ -28,18 +29,28 @@ _ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|referenc
 _ASKS_PRICE = re.compile(r"^\s*(?i:what)(?:['’]s| is| was) (?:[Mm]y|[Oo]ur|[Tt]he) ((?:[\w-]+ )?(?:rate|price|cost|budget|"
                          r"rent|fee|deposit|score))\b")
 _WITH_FIGURE = re.compile(r"\b[\w-]*\d[\w-]*\b")
-_MONTH = "|".join(m for m in calendar.month_name if m)
-_DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{_MONTH})\b(?:,? \d{{4}})?|"
-                           rf"\b(?:{_MONTH}) \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?|\b(?:{_MONTH}) \d{{4}}\b", re.I)
 # "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
 _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
                           re.I)
 # "How big is my greenhouse?", "How far is our allotment?": a measure of the user's thing, which a line must give (set P:
 # "about 3 meters wide and 2 meters tall", never said); not "how long"/"how old", which dates answer ("since 2019"), nor
 # advice ("How big should her cage be?")
-_ASKS_MEASURE = re.compile(r"^\s*(?:how (?:big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) (?:my|our)\b|"
+_ASKS_MEASURE = re.compile(r"^\s*(?:how (?P<dim>big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) (?:my|our)\b|"
                            r"what (?:[\w-]+ ){0,2}size\b)", re.I)  # set R: "What shoe size do I wear?" -> "a size 10"
 _MEASURES = frozenset(word_stems("big large small tall high far wide deep heavy size wear"))
+_LENGTHS = {"mm", "cm", "m", "km", "millimetre", "centimetre", "metre", "kilometre", "millimeter", "centimeter", "meter",
+            "kilometer", "inch", "inche", "foot", "feet", "ft", "yard", "mile"}  # singular: _measures drops a plural's "s"
+_AREAS = _LENGTHS | {"square", "sq", "acre", "hectare", "m2", "m²"}
+_UNITS = {"far": _LENGTHS, "tall": _LENGTHS, "high": _LENGTHS, "wide": _LENGTHS, "deep": _LENGTHS, "big": _AREAS,
+          "large": _AREAS, "small": _AREAS, "heavy": {"g", "kg", "gram", "kilo", "kilogram", "lb", "pound", "stone", "ton",
+                                                      "tonne"}}
+
+
+def _measures(text: str) -> set[str]:
+    """The units a text gives a figure in, each with its figure. Example: _measures('about 12 km each way, 3 metres') ->
+    {'12 km', '3 metre'}; read as units by the measure asked (_UNITS)."""
+    return {f"{figure.replace(',', '')} {unit.lower().removesuffix('s') if len(unit) > 2 else unit.lower()}"
+            for figure, unit in re.findall(r"\b(\d[\d,.]*)\s*-?\s*([A-Za-z²2]+)\b", text)}
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 _BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4})\b", re.I)  # what an age may be worked out from
 _OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b")  # "Gwen's"
@@ -53,10 +64,15 @@ _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who
 _CALLED_WHAT = re.compile(r"\b(?:my|our) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)  # "What's my X called?"
 _CALLED_NAME = re.compile(r"\b(?:called|named) [A-Z]")
 _NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?[\w-]+)", re.I)
-_PERSON = re.compile(r"\b(?:mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|"
-                     r"girlfriend|boyfriend|fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|"
-                     r"co-?workers?|teacher|coach|neighbou?rs?|cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|"
-                     r"family|roommates?|flatmates?)\b", re.I)
+_PEOPLE = (r"mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|girlfriend|boyfriend|"
+           r"fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|co-?workers?|teacher|coach|neighbou?rs?|"
+           r"cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|family|roommates?|flatmates?")
+_PERSON = re.compile(rf"\b(?:{_PEOPLE})\b", re.I)
+# "What's my wife's name?": someone named by who they are to the user, whom a line must name as such; one word for
+# each relation however it is said ("my partner Lars" answers "my husband's name")
+_RELATIVE_NAMED = re.compile(rf"\b(?:my|our) (?:[\w-]+ )?({_PEOPLE})['’]s name\b", re.I)
+_KIN = {word: set(group.split()) for group in ("wife husband partner spouse girlfriend boyfriend fiance fiancee fiancé "
+                                               "fiancée", "mother mum mom", "father dad") for word in group.split()}
 # What "how much/many" counts: "how many hives" -> 'hives'; "how much do I earn" counts nothing named.
 _COUNTED = re.compile(r"^\s*how (?:much|many) (?!(?:do|does|did|is|are|was|were|will|would|have|has|had|can|could|"
                       r"should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
@@ -129,17 +145,20 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         return not _surname_given(surname.group(1), answer, context)
     if _ASKS_NUMBER.search(query):  # set L: "What's my car's registration number?" -> "That's the registration number
         # for your electric Kia Niro." (never said): a number or code is a token with a figure in it that a line holds
-        said = set(_WITH_FIGURE.findall(_DATE_FIGURES.sub(" ", context)))  # a date's figures are no number of a thing
-        return not any(token in said for token in _WITH_FIGURE.findall(_DATE_FIGURES.sub(" ", answer)))
+        said = set(_WITH_FIGURE.findall(DATE_FIGURES.sub(" ", context)))  # a date's figures are no number of a thing
+        return not any(token in said for token in _WITH_FIGURE.findall(DATE_FIGURES.sub(" ", answer)))
     if priced := _ASKS_PRICE.match(query):  # set N: "What's my mortgage rate?" -> "You have £12,000 saved for the
         # deposit.": an amount, said, but by a line about savings; a line about a mortgage or a rate must say it
         context = _lines_about(context, set(tokenize(priced.group(1))))
-        given = amounts(_DATE_FIGURES.sub(" ", answer))
-        return not given or not context or bool(given - amounts(_DATE_FIGURES.sub(" ", context)))
-    if _ASKS_MEASURE.match(query):  # a figure the lines about the thing do not give; an answer in words is the model's
-        context = _lines_about(context, _asked_words(query) - _MEASURES)  # (set R: "What shoe size do I wear?" -> "… 1
-        # hour 32 minutes", said of a half marathon)
-        return bool(amounts(_DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", _DATE_FIGURES.sub(" ", context))))
+        given = amounts(DATE_FIGURES.sub(" ", answer))
+        return not given or not context or bool(given - amounts(DATE_FIGURES.sub(" ", context)))
+    if measure := _ASKS_MEASURE.match(query):  # a figure the lines about the thing do not give; an answer in words is the
+        about = _lines_about(context, _asked_words(query) - _MEASURES)  # model's (set R: "What shoe size do I wear?" -> "…
+        if not about and measure.group("dim"):  # 1 hour 32 minutes", said of a half marathon); with no line naming the
+            return not {m for m in _measures(answer) & _measures(context) if m.split()[1] in _UNITS[measure["dim"].lower()]}
+        context = about  # thing, the figure and unit asked as a line says them (set S: "How far is my commute?" -> "12
+        # km", said "I cycle to work every day, about 12 km each way.")
+        return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
     if _ASKS_AMOUNT.match(query):
         counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
         if counted:
@@ -152,7 +171,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             return not given or bool(given - said)
         return not given or bool({a for a in given if float(a) >= 10} - said)
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said
-        return not _holds_a_said_word(query, _DAY.sub(" ", _DATE_FIGURES.sub(" ", answer)), context)
+        return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
     asks_who = bool(ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
@@ -172,6 +191,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         thing = owned.group(2)  # "Leo's drum teacher"; not "my hamster's name again" (the bundled sample)
     if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
         context = _lines_about(context, set(tokenize(thing)))
+    elif relation := _RELATIVE_NAMED.search(query):  # set S: "What is my wife's name?" -> "… when Yui was born." (his
+        context = _lines_about(context, _KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))  # daughter)
     elif named := _CALLED_WHAT.search(query) or _NAME_OF.search(query):
         # "What's the name of my pottery teacher?", "What's my ward manager called?": from a line about pottery or a
         # teacher when one is (set H: not "a greyhound named Pepper"), else from one naming something outright ("We
@@ -205,7 +226,7 @@ def _surname_given(first: str | None, answer: str, context: str) -> bool:
     Kelly.”') -> True; ('Bronagh', 'Biscuit.', '… “My flatmate Bronagh and I share a dachshund called Biscuit.”') ->
     False."""
     after = rf"\b{re.escape(first)} ([A-Z][\w'’-]+)" if first else r"\b[A-Z][a-z]+ ([A-Z][\w'’-]+)"
-    given = {name for m in _user_statements(context) for name in re.findall(after, m.group("words"))}
+    given = {name for m in user_statements(context) for name in re.findall(after, m.group("words"))}
     return bool(given & set(_WORD.findall(answer)))
 
 
@@ -230,7 +251,7 @@ def _holds_a_said_word(query: str, answer: str, context: str, besides: frozenset
     facts say."""
     asked = word_stems(query)
     own = [w for w in word_stems(answer) if not any(_same_word(w, a) for a in asked) and w not in besides]
-    said = set().union(*(word_stems(m.group("words")) for m in _user_statements(context)),
+    said = set().union(*(word_stems(m.group("words")) for m in user_statements(context)),
                        *(word_stems(m.group("words")) for line in context.splitlines()
                          if not LINE.match(line) and (m := _FACT_LINE.match(line))))
     return any(_same_word(w, s) for w in own for s in said)
@@ -240,27 +261,24 @@ def _holds_a_said_word(query: str, answer: str, context: str, besides: frozenset
 _OURS = re.compile(r"\b(?:us|our|ours)\b|\b(?:did|were|have|had|was) we\b", re.I)
 
 
+# "How much rent do we pay for the flat?": the household's own thing when a line of the user's speaks of it
+_WE = re.compile(r"\bwe\b", re.I)
+_THE = re.compile(r"\bthe ([a-z][\w-]*)", re.I)
+
+
 def told_about(query: str, context: str) -> bool:
     """Whether a question names someone or something the user's own lines speak of, or asks after the user's household
     ("our", "us") (pure): "How many guests are coming to Mei's wedding?" asks about the user's sister, whom a line
     names, though it says neither "I" nor "my"; set J's "How much is the renovation costing us?" was answered "about
     $50,000", never said.
     Example: ("Where does Mei live?", '- On 8 August 2026 the user said: “My sister Mei …”') -> True;
-    ("Where does Obama live?", same) -> False; ("What's the name of our street?", "") -> True."""
+    ("Where does Obama live?", same) -> False; ("What's the name of our street?", "") -> True; "we" with a thing of
+    theirs a line speaks of (set S: "How much rent do we pay for the flat?" -> "about 2,000 SEK", never said, beside
+    "Lars and I moved into a flat …") -> True; "How much flour do we need?" -> False."""
     said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := LINE.match(line))
                                       and m.group("who") == "the user")))
-    return bool(_OURS.search(query)) or any(name in said for name in names_in(query))
-
-
-def _user_statements(context: str) -> list[re.Match[str]]:
-    """The context lines in which the user said something, not asked it."""
-    return [m for line in context.splitlines() if (m := LINE.match(line)) and m.group("who") == "the user"
-            and not is_question(m.group("words"))]
-
-
-def _quoted(line: re.Match[str]) -> str:
-    """A user's line said back with its day: 'You told me on 8 January 2026: “…”'."""
-    return f"You told me on {line.group('date')}: “{line.group('words')}”"
+    ours = _WE.search(query) and word_stems(" ".join(_THE.findall(query))) & word_stems(" ".join(said))
+    return bool(_OURS.search(query) or ours) or any(name in said for name in names_in(query))
 
 
 def _same_word(a: str, b: str) -> bool:
@@ -306,10 +324,10 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     if len(asked) < 2:
         return None
     asks_who = bool(ASKS_WHO.match(query))
-    for match in _user_statements(context):
+    for match in user_statements(context):
         said = word_stems(match.group("words"))
         if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
-            return _quoted(match)
+            return quoted(match)
     return None
 
 
@@ -323,63 +341,6 @@ def _names_someone_else(query: str, line: str) -> bool:
     named = [t for t in _WORD.findall(line)[1:] if t[:1].isupper() and _POSSESSIVE_END.sub("", t.lower()) not in asked
              and t.lower() not in _NOT_A_NAME and t != "I"]
     return bool(named or {m.lower() for m in _PERSON.findall(line)} - asked)
-
-
-ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"
-_ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
-_ASKS_WHEN_NOW = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\s+(?:do|does|am|is|are)\b",
-                            re.I)
-_ASKS_CHANGE = re.compile(r"\b(?:chang\w*|switch\w*|swap\w*|mov(?:e|ed|es|ing)\b|stop\w*|quit\w*|drop\w*|replac\w*|"
-                          r"gave up|give up)", re.I)  # not "movie"
-
-
-def undated_answer(query: str, answer: str, context: str) -> str | None:
-    """A "when" question about what the user said, answered with no time of its own, gets the user's line that shares
-    the most words with the question, quoted with its day: "On <the day its relative words point to> (you said:
-    “…”)." or "You told me on <day>: “…”." (the words may hold the time asked: "our first baby in August"). None when
-    the answer holds a time of its own, or no line shares a word, or the answer abstains and no line shares
-    ABSTENTION_OVERRULED_BY words (set G: "When is my mum's birthday?" -> "You haven't told me" beside "My mum's birthday
-    is on the 14th of September.") (pure). For a question about something done
-    ("When did I …?"), a time the answer only repeats from the line is not its own: set E's "When did I start
-    training?" was answered "You started training for the Berlin marathon in September." (the race's month; the line
-    was said on 5 May), and before that "You pulled a hamstring, …" (another line, no time at all); set F's "When
-    did I get my puppy?" with the day of the puppy's classes, from another line. For any other question ("When is
-    our baby due?") an answer repeating a line's time stands, unless only lines sharing no word with the question hold
-    it (set H: "When do I do my long runs?" -> "You train for the Edinburgh marathon in May." beside "My long runs are
-    on Sunday mornings."). A question asking when something changed gets the line that says it changed what the best
-    line says (evidence.reports_change_of; set H: "When did I change my volunteering day?" was given "I volunteer at a
-    food bank on Saturdays." rather than "I've moved from Saturdays to Wednesday afternoons at the food bank."). A
-    question in the present ("On which day do we rehearse?") is not answered by the day a line was said (set H: "On 20
-    February 2026.").
-
-    Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
-    “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
-    2026: “I've started training.”'"""
-    if not ASKS_WHEN.match(query):
-        return None
-    asked = word_stems(query)
-    best, shared, unrelated = None, 0, []
-    lines = _user_statements(context)
-    for match in lines:
-        overlap = len(asked & word_stems(match.group("words")))
-        if overlap > shared:
-            best, shared = match, overlap
-        if not overlap:
-            unrelated.append(match.group("words"))
-    if best is None or (abstained(answer) and shared < ABSTENTION_OVERRULED_BY):
-        return None
-    if _ASKS_CHANGE.search(query):  # "When did I change my volunteering day?": the line saying it changed
-        best = next((m for m in lines if m is not best and reports_change_of(m.group("words"), best.group("words"))), best)
-    times = {w.lower() for w in DATE_WORDS.findall(answer)}
-    said = [m.group("words") for m in lines] if _ASKS_WHEN_DONE.match(query) else unrelated
-    if _ASKS_WHEN_NOW.match(query):  # "On which day do we rehearse?" is not answered by the day it was said
-        said += [m.group("date") for m in lines]
-    if times - {w.lower() for w in DATE_WORDS.findall(" ".join(said))}:
-        return None  # a time of the answer's own
-    relative = DATED.search(best.string)
-    if relative:
-        return f"{capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
-    return _quoted(best)
 
 
 # "pushed back from April to September", "switched my lessons from cello to viola": a change's verb, up to three words,
@@ -402,13 +363,13 @@ def superseded_unsaid(query: str, answer: str) -> str | None:
     Example: ("When is my trip to Lisbon now?", "The Lisbon trip has been pushed back from April to September.") ->
     'The Lisbon trip has been pushed back to September.'; ("What did I switch from?", "You switched from cello to
     viola.") -> None."""
-    if not about_now(query) or _ASKS_CHANGE.search(query):
+    if not about_now(query) or ASKS_CHANGE.search(query):
         return None
     mended = _INSTEAD_OF.sub("", _CHANGED_FROM.sub(lambda m: f"{m.group('verb')} {m.group('to')} ", answer))
     return mended if mended != answer else None
 
 
-_TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # _quoted's frame: the line itself follows
+_TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
 _DENIES = re.compile(r"\b(?:not|never|no|nothing|none|unknown)\b|n't\b", re.I)
 
 
@@ -428,7 +389,7 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
     own = {w for w in word_stems(_TOLD_FRAME.sub("", answer)) if not any(_same_word(w, a) for a in asked)}
     if not own:
         return None
-    for match in _user_statements(context):
+    for match in user_statements(context):
         said = word_stems(match.group("words"))
         if any(_same_word(a, w) for a in asked for w in said) and all(_said_word(w, said) for w in own):
             return match.group("words")
@@ -445,7 +406,8 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
     Okinawa instead, from 20 to 27 July." and "I teach piano from home in Osaka, mostly to children." was answered with
     the second, word for word. The line returned is the one sharing most words with the question (days and months
     count: "July" is what the question asks after); None when the answer says anything of its own, or repeats a line
-    the question shares a word with, or no line shares one.
+    the question shares a word with, or no line shares one. Within one line, the clause the question shares a word
+    with, when what the answer says of its own all comes from another clause sharing none (`_unrelated_clause`).
 
     Example: ("Where are we going in July?", "I teach piano from home in Osaka, mostly to children.", those two lines)
     -> 'We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to 27 July.'"""
@@ -453,7 +415,7 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
         return None
     asked = _asked_words(query)
     answered = word_stems(_TOLD_FRAME.sub("", answer))
-    statements = [(quoted, word_stems(quoted)) for m in _user_statements(context)  # a change told on a line too (set
+    statements = [(quoted, word_stems(quoted)) for m in user_statements(context)  # a change told on a line too (set
                   for quoted in re.findall(r"“([^”]*)”", m.string)]  # P: "Which city is my flat in?" got its words)
 
     def shared(said: set[str]) -> int:
@@ -461,7 +423,25 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
 
     repeated = [said for _, said in statements if answered and answered <= said | _PERSON_SWAP]
     if not repeated or any(shared(said) for said in repeated):
-        return None
+        return _unrelated_clause(asked, answered, [quoted for quoted, _ in statements], shared)
     best = max(statements, key=lambda s: shared(s[1]), default=None)
     return best[0] if best is not None and shared(best[1]) else None
+
+
+_CLAUSES = re.compile(r",\s*(?:and|but|so|while|because|though)\b|;|(?<=[.!?])\s")
+
+
+def _unrelated_clause(asked: set[str], answered: set[str], lines: list[str],
+                      shared: Callable[[set[str]], int]) -> str | None:
+    """The clause of a line the question shares a word with, when what the answer says of its own is all from another
+    clause of that line, one sharing none (set S: "What instrument am I learning?" -> "Maja is the teacher you're
+    learning with.", from "I've started learning the cello, and my teacher is called Maja.")."""
+    own = {w for w in answered if not any(_same_word(w, a) for a in asked)} - _PERSON_SWAP
+    for line in lines:
+        clauses = [(clause, word_stems(clause)) for clause in _CLAUSES.split(line) if clause.strip()]
+        if own and any(own <= said and not shared(said) for _, said in clauses):
+            best = max(clauses, key=lambda c: shared(c[1]))
+            if shared(best[1]):
+                return best[0].strip(" .")
+    return None
 

@@ -1,12 +1,18 @@
-"""An answer that copies a context line's relative day or its frame, mended from the line (pure): synthesize's guards
-relative_day_dated and copied_line_answered. Split from answer_checks.py, which reads the same line format (`LINE`)
+"""An answer that copies a context line's relative day or its frame, or answers a when-question with no time of the
+line's, mended from the line (pure): synthesize's guards relative_day_dated, copied_line_answered and
+undated_when_answered. Split from answer_checks.py, which reads the same line format (`LINE`)
 for what an answer lacks; both take the context as the text the model saw (evidence.py builds it).
 """
 
 from __future__ import annotations
 
+import calendar
 import re
 from functools import partial
+
+from panda.language.metrics import abstained
+from panda.language.text import is_question
+from panda.pipeline.evidence import DATE_WORDS, reports_change_of, word_stems
 
 DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
 
@@ -81,3 +87,94 @@ def uncopied_answer(query: str, answer: str, context: str) -> str | None:
         relative = DATED.search(line.string)
         return capitalised(on_day(relative.group("when") if relative else line.group("date"))) + "."
     return f"{line.group('who')} said: “{line.group('words')}”"
+
+
+def user_statements(context: str) -> list[re.Match[str]]:
+    """The context lines in which the user said something, not asked it."""
+    return [m for line in context.splitlines() if (m := LINE.match(line)) and m.group("who") == "the user"
+            and not is_question(m.group("words"))]
+
+
+def quoted(line: re.Match[str]) -> str:
+    """A user's line said back with its day: 'You told me on 8 January 2026: “…”'."""
+    return f"You told me on {line.group('date')}: “{line.group('words')}”"
+
+
+MONTH = "|".join(m for m in calendar.month_name if m)
+DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{MONTH})\b(?:,? \d{{4}})?|"
+                           rf"\b(?:{MONTH}) \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?|\b(?:{MONTH}) \d{{4}}\b", re.I)
+
+
+ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"
+_ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
+_ASKS_WHEN_NOW = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\s+(?:do|does|am|is|are)\b",
+                            re.I)
+ASKS_CHANGE = re.compile(r"\b(?:chang\w*|switch\w*|swap\w*|mov(?:e|ed|es|ing)\b|stop\w*|quit\w*|drop\w*|replac\w*|"
+                          r"gave up|give up)", re.I)  # not "movie"
+
+
+def _days_said(text: str, months: bool = False) -> set[tuple[str, str]]:
+    """The days a text names, as (day, month): '11 May', 'May 11th' and '11 May 2026' are ('11', 'may'), 'May 2026'
+    ('', 'may'); with `months`, each day's month as well, so that a month said meets any day of it.
+    Example: _days_said('on 1 March, so') -> {('1', 'march')}; _days_said('1 March', months=True) -> {('1', 'march'),
+    ('', 'march')}."""
+    days = set()
+    for match in DATE_FIGURES.finditer(text):
+        day = re.search(r"\b\d{1,2}(?=\D|$)", match.group())
+        month = next(m for m in calendar.month_name[1:] if m.lower() in match.group().lower()).lower()
+        days |= {(day.group() if day else "", month)} | ({("", month)} if months else set())
+    return days
+
+
+def undated_answer(query: str, answer: str, context: str) -> str | None:
+    """A "when" question about what the user said, answered with no time of its own, gets the user's line that shares
+    the most words with the question, quoted with its day: "On <the day its relative words point to> (you said:
+    “…”)." or "You told me on <day>: “…”." (the words may hold the time asked: "our first baby in August"). None when
+    the answer holds a time of its own, or no line shares a word, or the answer abstains and no line shares
+    ABSTENTION_OVERRULED_BY words (set G: "When is my mum's birthday?" -> "You haven't told me" beside "My mum's birthday
+    is on the 14th of September.") (pure). For a question about something done
+    ("When did I …?"), a time the answer only repeats from the line is not its own: set E's "When did I start
+    training?" was answered "You started training for the Berlin marathon in September." (the race's month; the line
+    was said on 5 May), and before that "You pulled a hamstring, …" (another line, no time at all); set F's "When
+    did I get my puppy?" with the day of the puppy's classes, from another line. For any other question ("When is
+    our baby due?") an answer repeating a line's time stands, unless only lines sharing no word with the question hold
+    it (set H: "When do I do my long runs?" -> "You train for the Edinburgh marathon in May." beside "My long runs are
+    on Sunday mornings."). A question asking when something changed gets the line that says it changed what the best
+    line says (evidence.reports_change_of; set H: "When did I change my volunteering day?" was given "I volunteer at a
+    food bank on Saturdays." rather than "I've moved from Saturdays to Wednesday afternoons at the food bank."). A
+    question in the present ("On which day do we rehearse?") is not answered by the day a line was said (set H: "On 20
+    February 2026.").
+
+    Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
+    “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
+    2026: “I've started training.”'"""
+    if not ASKS_WHEN.match(query):
+        return None
+    asked = word_stems(query)
+    best, shared, unrelated = None, 0, []
+    lines = user_statements(context)
+    for match in lines:
+        overlap = len(asked & word_stems(match.group("words")))
+        if overlap > shared:
+            best, shared = match, overlap
+        if not overlap:
+            unrelated.append(match.group("words"))
+    if best is None or (abstained(answer) and shared < ABSTENTION_OVERRULED_BY):
+        return None
+    if ASKS_CHANGE.search(query):  # "When did I change my volunteering day?": the line saying it changed
+        best = next((m for m in lines if m is not best and reports_change_of(m.group("words"), best.group("words"))), best)
+    # a day the line says the thing was done is the answer: set S's "When was Adam born?" -> "Just over a month ago" (beside
+    # "… born on 11 May"), "When did Lars and I move to Stockholm?" -> "… in 19 March 2026" (the day it was said)
+    stated = _days_said(best.group("words"))
+    if _ASKS_WHEN_DONE.match(query) and stated and not abstained(answer) and not stated & _days_said(answer, months=True):
+        return quoted(best)
+    times = {w.lower() for w in DATE_WORDS.findall(answer)}
+    said = [m.group("words") for m in lines] if _ASKS_WHEN_DONE.match(query) else unrelated
+    if _ASKS_WHEN_NOW.match(query):  # "On which day do we rehearse?" is not answered by the day it was said
+        said += [m.group("date") for m in lines]
+    if times - {w.lower() for w in DATE_WORDS.findall(" ".join(said))}:
+        return None  # a time of the answer's own
+    relative = DATED.search(best.string)
+    if relative:
+        return f"{capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
+    return quoted(best)

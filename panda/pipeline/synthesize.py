@@ -107,7 +107,7 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
-        undated = answer_checks.undated_answer(state.query, state.response, state.answer_context) if guarded else None
+        undated = answer_dates.undated_answer(state.query, state.response, state.answer_context) if guarded else None
         if undated and guards.active(ctx, "undated_when_answered", VOICE):
             state.response = undated
             mended.append(f"; {guards.mark('undated_when_answered')}: a when-question answered with no time")

@@ -254,7 +254,7 @@ def test_a_name_of_the_owner_or_an_answer_with_no_time_is_unanswered():
 
 
 def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_matches():
-    from panda.pipeline.answer_checks import undated_answer
+    from panda.pipeline.answer_dates import undated_answer
 
     lines = ("- diet: lactose intolerant (told 5 May 2026)\n"
              "- On 5 May 2026 the user said: “I've started training for the Berlin marathon in September.”\n"

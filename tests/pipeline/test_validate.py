@@ -56,3 +56,7 @@ def test_a_dish_named_for_the_users_diet_keeps_it_and_one_naming_a_food_it_rules
                                     "tacos or grilled shrimp on a salad.")) == "allergy: shellfish"
     assert ignored_constraint(state("allergy: shellfish", "No prawns, crab or mussels, just a vegetable paella.")) is None
     assert ignored_constraint(state("allergy: shellfish", "Avoid prawns, but mussels are a treat.")) == "allergy: shellfish"
+    # molluscs are shellfish too (set S: "You could try grilled octopus or sushi with seaweed." beside the allergy)
+    assert ignored_constraint(state("allergy: shellfish", "You could try grilled octopus or sushi.")) == "allergy: shellfish"
+    assert ignored_constraint(state("allergy: shellfish", "Salt-and-pepper squid.")) == "allergy: shellfish"
+    assert ignored_constraint(state("allergy: shellfish", "Grilled mackerel with lemon.")) is None

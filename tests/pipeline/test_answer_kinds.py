@@ -1,0 +1,80 @@
+"""What an answer must hold for the kind of question asked (answer_checks, answer_dates), read on set S's failures:
+a relative's name, a measure said without the thing's name, the household's own thing, and a day the line states."""
+
+from panda.pipeline.answer_checks import told_about, unanswered
+from panda.pipeline.answer_dates import undated_answer
+
+
+def said(day: str, words: str) -> str:
+    return f"- On {day} the user said: “{words}”"
+
+
+def test_a_relatives_name_comes_from_a_line_naming_that_relation():
+    """Set S: "What is my wife's name?" -> "You turned six in January when Yui was born." (Yui is his daughter)."""
+    daughter = "- daughter: Yui (told 3 February 2026)\n" + said("3 February 2026", "My daughter Yui turned six in January.")
+    assert unanswered("What is my wife's name?", "You turned six in January when Yui was born.", daughter)
+    assert unanswered("What is my wife's name?", "Your wife is Yui.", daughter)
+    assert unanswered("What is my daughter's name?", "Your daughter is Yui.", daughter) is False
+    # one relation however it is said
+    assert unanswered("What's my husband's name?", "Lars.", said("2 March 2026", "My partner Lars is a sound engineer.")) \
+        is False
+    assert unanswered("What's my mum's name?", "Ann.", said("2 March 2026", "My mother Ann lives in Leeds.")) is False
+    # a pet's name may be said without the word for it ("my dog" beside "a greyhound called Pepper")
+    assert unanswered("What's my dog's name?", "Pepper.", said("1 March 2026", "We adopted a greyhound called Pepper.")) \
+        is False
+
+
+def test_a_measure_said_without_the_things_name_is_one_with_the_unit_asked():
+    """Set S: "How far is my commute?" -> "The commute is about 12 km each way." was made "I don't know": no line says
+    "commute"; the line "I cycle to work every day, about 12 km each way." gives the figure and a distance's unit."""
+    cycle = said("20 February 2026", "I cycle to work every day, about 12 km each way.")
+    assert unanswered("How far is my commute?", "The commute is about 12 km each way.", cycle) is False
+    assert unanswered("How far is my commute?", "About 15 km.", cycle)  # not the figure said
+    assert unanswered("How heavy is my bike?", "About 12 km.", cycle)  # not a weight
+    greenhouse = said("1 March 2026", "I've started growing tomatoes in a greenhouse behind my flat in Sheffield.")
+    assert unanswered("How far is my allotment?", "About 2 miles.", greenhouse)  # set P: never said
+    assert unanswered("How big is my greenhouse?", "About 3 meters wide and 2 meters tall.", greenhouse)
+
+
+def test_we_with_a_thing_a_line_of_the_users_speaks_of_asks_about_their_household():
+    """Set S: "How much rent do we pay for the flat?" -> "about 2,000 SEK per month" (never said) was not read by the
+    guards: "we" alone asks in general ("How much flour do we need?"), but "the flat" is the one the user moved into."""
+    flat = said("19 March 2026", "Lars and I moved into a flat in Stockholm on 1 March, so I take the train to Uppsala now.")
+    assert told_about("How much rent do we pay for the flat?", flat)
+    assert not told_about("How much rent do we pay for the house?", flat)
+    assert not told_about("How much flour do we need?", flat)
+    assert not told_about("What time does the train leave?", flat)  # the user's thing, but no "we"
+    assert unanswered("How much rent do we pay for the flat?", "The rent is about 2,000 SEK per month.", flat)
+
+
+def test_a_when_answer_without_the_day_the_line_states_gets_the_line():
+    """Set S: "When was Adam born?" -> "Just over a month ago, Adam was born." beside "Our son Adam was born on 11 May!";
+    "When did Lars and I move to Stockholm?" -> "… in 19 March 2026" (the day it was said, not the day it was done)."""
+    adam = said("20 May 2026", "Our son Adam was born on 11 May!") + "\n" + \
+        said("2 March 2026", "My husband Karim and I are expecting our first baby in May.")
+    told = "You told me on 20 May 2026: “Our son Adam was born on 11 May!”"
+    assert undated_answer("When was Adam born?", "Just over a month ago, Adam was born.", adam) == told
+    assert undated_answer("When was Adam born?", "Adam was born on 12 May.", adam) == told
+    move = said("19 March 2026", "Lars and I moved into a flat in Stockholm on 1 March, so I take the train to Uppsala now.")
+    assert undated_answer("When did Lars and I move to Stockholm?", "You moved in 19 March 2026.", move).startswith(
+        "You told me on 19 March 2026: “Lars and I moved")
+    assert undated_answer("When did Lars and I move to Stockholm?", "On 1 March 2026.", move) is None
+    # a line that states only a month is met by any day of it
+    trip = said("2 March 2026", "We went to Lisbon in May 2025.")
+    assert undated_answer("When did we go to Lisbon?", "On 3 May 2025.", trip) is None
+    assert undated_answer("When did we go to Lisbon?", "I don't know - you haven't told me that.", trip) == \
+        "You told me on 2 March 2026: “We went to Lisbon in May 2025.”"  # two words shared overrule "I don't know"
+
+
+def test_an_answer_from_the_other_clause_of_the_line_gets_the_clause_the_question_is_about():
+    """Set S: "What instrument am I learning?" -> "Maja is the teacher you're learning with." beside "I've started
+    learning the cello, and my teacher is called Maja." (APPROVEd by the model): sent back once with the clause."""
+    from panda.pipeline.answer_checks import unrelated_line
+
+    cello = said("19 March 2026", "I've started learning the cello, and my teacher is called Maja.")
+    assert unrelated_line("What instrument am I learning?", "Maja is the teacher you're learning with.", cello) == \
+        "I've started learning the cello"
+    assert unrelated_line("What instrument am I learning?", "You're learning the cello.", cello) is None
+    assert unrelated_line("Who is my cello teacher?", "Maja.", cello) is None
+    sister = said("2 March 2026", "My sister Valeria lives in Córdoba and works as a dentist.")  # one clause
+    assert unrelated_line("What does Valeria do for a living?", "She works as a dentist.", sister) is None
