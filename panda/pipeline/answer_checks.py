@@ -208,12 +208,34 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
              and t.lower() not in _NOT_A_NAME and t.lower().removesuffix("s") not in _NOT_A_NAME  # nor "Tuesdays"
              and not (i == 0 and t.lower() in STOP_WORDS)]
-    if any(name in lines for name in names):
+    if any(name in lines and _said_whole(name, answer, context) for name in names):
         return False
     if asks_who:
         said = {m.lower() for m in _PERSON.findall(context)}
         return not any(m.lower() in said for m in _PERSON.findall(answer))
     return True
+
+
+_CAPITALISED_RUN = re.compile(r"\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")  # "Surly Bank", "St Luke's"
+
+
+def _said_whole(name: str, answer: str, context: str) -> bool:
+    """Whether the run of capitalised words the answer gives a name in (a leading "The" or "Your" left out) is said as
+    such in the context (set S: "Which bank do I use?" -> "The bank I use is Surly Bank.", beside "My Surly was stolen
+    …"). Example: ("Surly", "Surly Bank.", "… “My Surly was stolen.”") -> False; ("Luke's", "At St Luke's.", "… “a nurse
+    at St Luke's hospital.”") -> True."""
+    def words(text: str) -> str:
+        return " " + " ".join(_WORD.findall(text.replace("’", "'"))).lower() + " "
+
+    said = words(context)
+    for run in _CAPITALISED_RUN.findall(answer.replace("’", "'")):
+        parts = run.split()
+        while parts and parts[0].lower() in _NOT_A_NAME | STOP_WORDS:
+            parts.pop(0)
+        if name.replace("’", "'") in parts:
+            whole = " ".join(parts)
+            return words(whole) in said or words(_POSSESSIVE_END.sub("", whole)) in said
+    return True  # not in a run of its own: the word said is enough
 
 
 # "What is Bronagh's surname?", "What's my physio's last name?": a family name, said after a first name
@@ -317,7 +339,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     Example: ("What's my bakery called?", "No information given.", '- On 8 January 2026 the user said: “I run a
     bakery in Bristol called Crumb and Co.”') -> 'You told me on 8 January 2026: “I run a bakery in Bristol called
     Crumb and Co.”'; a name asked is a name given: ("What's my physio's name?", "No information given about your
-    physio's name.", '- On 16 March 2026 the user said: “My physio is called Hannah Okafor.”') -> that line (set L)."""
+    physio's name.", '- On 16 March 2026 the user said: “My physio is called Hannah Okafor.”') -> that line (set L);
+    so is one after who someone is ("Our son Adam …"), and a job one said as "Lars is a sound engineer" (set S)."""
     if not abstained(answer) or not is_question(query):
         return None
     asked = _asked_words(query)
@@ -326,9 +349,18 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     asks_who = bool(ASKS_WHO.match(query))
     for match in user_statements(context):
         said = word_stems(match.group("words"))
+        if _NAMED_AFTER.search(match.group("words")):  # set S: "What's my son's name?" -> "Not mentioned" beside "Our
+            said |= _NAMING  # son Adam was born on 11 May!"
+        if _JOB_SAID.search(match.group("words")):  # set S: "What is Lars's job?" beside "My partner Lars is a sound
+            said |= _JOBS  # engineer."
         if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
             return quoted(match)
     return None
+
+
+_NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
+_JOB_SAID = re.compile(r"\b(?:is|am|'m|are|works? as) (?:a|an) [a-z]", re.I)  # "Lars is a sound engineer"
+_JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
 
 
 _POSSESSIVE_END = re.compile(r"['’]s$")

@@ -78,3 +78,35 @@ def test_an_answer_from_the_other_clause_of_the_line_gets_the_clause_the_questio
     assert unrelated_line("Who is my cello teacher?", "Maja.", cello) is None
     sister = said("2 March 2026", "My sister Valeria lives in Córdoba and works as a dentist.")  # one clause
     assert unrelated_line("What does Valeria do for a living?", "She works as a dentist.", sister) is None
+
+
+def test_an_i_dont_know_beside_a_name_given_after_who_someone_is_or_their_job_gets_that_line():
+    """Set S: "What's my son's name?" -> "Not mentioned - you haven't told me your son's name." beside "Our son Adam was
+    born on 11 May!" (FAILed by the validator); "What is Lars's job?" -> "I don't know" beside "My partner Lars is a sound
+    engineer."."""
+    from panda.pipeline.answer_checks import told_line
+
+    adam = said("20 May 2026", "Our son Adam was born on 11 May!") + "\n" + \
+        said("2 March 2026", "My husband Karim and I are expecting our first baby in May.")
+    assert told_line("What's my son's name?", "Not mentioned - you haven't told me your son's name.", adam) == \
+        "You told me on 20 May 2026: “Our son Adam was born on 11 May!”"
+    assert told_line("What's my daughter's name?", "I don't know - you haven't told me that.", adam) is None
+    lars = said("12 January 2026", "My partner Lars is a sound engineer.") + "\n" + \
+        said("19 March 2026", "I've started learning the cello, and my teacher is called Maja.")
+    told = "You told me on 12 January 2026: “My partner Lars is a sound engineer.”"
+    assert told_line("What is Lars's job?", "I don't know - you haven't told me that.", lars) == told
+    assert told_line("What does Lars do for a living?", "I don't know - you haven't told me that.", lars) == told
+    assert told_line("What is Maja's job?", "I don't know - you haven't told me that.", lars) is None
+
+
+def test_a_name_joined_to_the_thing_asked_must_be_said_whole():
+    """Set S: "Which bank do I use?" -> "The bank I use is Surly Bank." beside "My Surly was stolen outside the station":
+    "Surly" is said, "Surly Bank" never was."""
+    surly = said("28 April 2026", "My Surly was stolen outside the station on 19 April, so I'm taking the metro for now.")
+    assert unanswered("Which bank do I use?", "The bank I use is Surly Bank.", surly)
+    nurse = said("10 January 2026", "I work night shifts as a nurse at St Luke's hospital.")
+    assert unanswered("Which hospital do I work at?", "You work at St Luke's.", nurse) is False
+    assert unanswered("Which hospital do I work at?", "You work at St Luke’s Hospital.", nurse) is False
+    cafe = said("9 January 2026", "I run a small café called Forno Blu in Bologna.")
+    assert unanswered("What's my café called?", "Your café is The Forno Blu.", cafe) is False
+    assert unanswered("What's my café called?", "It's Forno Blu Bakery.", cafe)
