@@ -24,6 +24,7 @@ _ABSTAIN = re.compile(
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 _CURRENCY = re.compile(r"[£€¥₹]")  # string.punctuation has "$" but not these
+_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b", re.I)  # "the 19th of April" says "19 April"
 
 
 def normalize(text: str) -> str:
@@ -57,8 +58,9 @@ def answer_contains(prediction: str, gold: str) -> bool:
     answer_contains('You said $1,000.', '$1000') -> True; answer_contains('I do not know.', 'Biscuit') -> False;
     a possessive names its owner: answer_contains("You work at St Mary’s hospital.", 'St Mary') -> True; a currency's
     sign is punctuation as "$" is: answer_contains("You've saved £12,000.", '12,000') -> True (set N); a hyphen parts
-    words: answer_contains('Your topic is flood-resilient housing.', 'flood') -> True (set M)."""
-    prediction, gold = (_CURRENCY.sub("", str(text)).replace("-", " ") for text in (prediction, gold))
+    words: answer_contains('Your topic is flood-resilient housing.', 'flood') -> True (set M); a day's ordinal is its
+    number: answer_contains('It was stolen on the 19th of April.', '19 April') -> True (set S)."""
+    prediction, gold = (_ORDINAL.sub(r"\1", _CURRENCY.sub("", str(text))).replace("-", " ") for text in (prediction, gold))
     words = set(normalize(prediction).split()) | set(normalize(_POSSESSIVE.sub("", prediction)).split())
     wanted = normalize(gold).split()
     return bool(wanted) and all(w in words for w in wanted)

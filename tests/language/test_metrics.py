@@ -46,6 +46,9 @@ def test_answer_contains_needs_every_expected_word():
     assert answer_contains("You've saved £8,000 so far.", "8000") and answer_contains("It costs €40.", "€40")
     assert answer_contains("You've switched to flood-resilient housing.", "flood")  # set M: a hyphen parts words
     assert answer_contains("She is a co-worker.", "co-worker") and not answer_contains("A flood.", "flood-resilient")
+    # set S: "the 19th of April" names the day "19 April"; a 19th of another month does not
+    assert answer_contains("The bike was stolen on the 19th of April of 2026.", "19 April")
+    assert not answer_contains("It was stolen on the 19th of May.", "19 April")
 
 
 def test_answer_correct_reads_alternatives_stale_values_and_abstention():
