@@ -308,8 +308,16 @@ def told_about(query: str, context: str) -> bool:
     "Lars and I moved into a flat …") -> True; "How much flour do we need?" -> False."""
     said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := LINE.match(line))
                                       and m.group("who") == "the user")))
-    ours = _WE.search(query) and word_stems(" ".join(_THE.findall(query))) & word_stems(" ".join(said))
+    ours = _WE.search(query) and their_thing(query, context)
     return bool(_OURS.search(query) or ours) or any(name in said for name in names_in(query))
+
+
+def their_thing(query: str, context: str) -> bool:
+    """Whether a question names with "the" a thing a statement of the user's speaks of (pure): set T's "How much did
+    the motorbike cost?" beside "I bought the motorbike …". Example: ("What's the name of the games studio?", '… “I'm
+    a tester at a games studio in Galway.”') -> True; ("What time does the train leave?", same) -> False."""
+    said = " ".join(m.group("words") for m in user_statements(context))
+    return bool(word_stems(" ".join(_THE.findall(query))) & word_stems(said))
 
 
 def _same_word(a: str, b: str) -> bool:
@@ -362,6 +370,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
             said |= _NAMING  # son Adam was born on 11 May!"
         if _JOB_SAID.search(match.group("words")):  # set S: "What is Lars's job?" beside "My partner Lars is a sound
             said |= _JOBS  # engineer."
+        said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}  # set T: "my fiancée" is "my
+        # girlfriend Aoife"
         if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
             return quoted(match)
     return None
@@ -371,6 +381,7 @@ _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "m
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)  # "Lars is a
 # sound engineer", "works night shifts as an ICU nurse"
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
+_KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 
 
 _POSSESSIVE_END = re.compile(r"['’]s$")
@@ -471,7 +482,8 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
     def shared(said: set[str]) -> int:
         return sum(1 for a in asked if any(_same_word(a, w) for w in said))
 
-    repeated = [said for _, said in statements if answered and answered <= said | _PERSON_SWAP]
+    own = {w for w in answered if not any(_same_word(w, a) for a in asked)}  # set T: "… in Kyoto now." for "… now?"
+    repeated = [said for _, said in statements if own and own <= said | _PERSON_SWAP]
     if not repeated or any(shared(said) for said in repeated):
         return _unrelated_clause(asked, answered, [quoted for quoted, _ in statements], shared)
     best = max(statements, key=lambda s: shared(s[1]), default=None)

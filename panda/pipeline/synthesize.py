@@ -61,10 +61,17 @@ def personal(state: TurnState) -> bool:
 
 
 def about_user(state: TurnState) -> bool:
-    """Whether the answer's guards read this question: about the user, or someone their lines name (set J: "When did
-    Leo start piano lessons?" beside "My son Leo …"), read against the answer's context."""
+    """Whether the answer's guards read this question: about the user, someone their lines name (set J: "When did
+    Leo start piano lessons?" beside "My son Leo …"), or a thing their lines speak of when no web page was found for it
+    (set T: "How much did the motorbike cost?" -> the 40,000 rupees saved for it), read against the answer's context."""
     return evidence.about_the_user(state.query, personal(state)) \
-        or answer_checks.told_about(state.query, state.answer_context)
+        or answer_checks.told_about(state.query, state.answer_context) \
+        or (answer_checks.their_thing(state.query, state.answer_context) and not researched(state))
+
+
+def researched(state: TurnState) -> bool:
+    """Whether this attempt's research.search found pages (an answer may then rest on them, not on the user's lines)."""
+    return any(e.get("results") for e in state.tool_log if e["tool"] == "research.search" and e["attempt"] == state.doc.attempt)
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:

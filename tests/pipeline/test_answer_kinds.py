@@ -145,3 +145,22 @@ def test_set_t_a_price_a_place_a_job_and_what_was_given_up():
         "You opened your own izakaya, Tsuki."
     assert superseded_unsaid("What class did I stop?", "I stopped the pottery class; I'm doing ikebana.") is None
     assert superseded_unsaid("Where do I work now?", "You left the bank.") is None  # nothing new follows
+
+
+def test_set_t_rerun_a_relation_however_said_a_thing_of_the_users_and_an_answer_echoing_the_question():
+    """Set T, re-run: "What does my fiancée do?" -> "No information provided …" beside "My girlfriend Aoife is a primary
+    school teacher."; "What class am I taking now?" -> "I teach English at a language school in Kyoto now." (the
+    question's "now" is no word of the answer's own); "How much did the motorbike cost?" was read by no guard."""
+    from panda.pipeline.answer_checks import their_thing, told_line, unrelated_line
+
+    aoife = said("8 January 2026", "My girlfriend Aoife is a primary school teacher.")
+    assert told_line("What does my fiancée do?", "No information provided.", aoife) == \
+        "You told me on 8 January 2026: “My girlfriend Aoife is a primary school teacher.”"
+    assert told_line("What does my mum do?", "No information provided.", aoife) is None
+    classes = said("22 April 2026", "I stopped the pottery class after four weeks; I'm doing ikebana on Thursday "
+                   "evenings instead.") + "\n" + said("10 February 2026", "I teach English at a language school in Kyoto.")
+    assert unrelated_line("What class am I taking now?", "I teach English at a language school in Kyoto now.",
+                          classes).startswith("I stopped the pottery class")
+    bike = said("20 March 2026", "I bought the motorbike, a Royal Enfield Classic 350, on 12 March.")
+    assert their_thing("How much did the motorbike cost?", bike)
+    assert not their_thing("What time does the train leave?", bike)

@@ -480,3 +480,22 @@ def test_an_answer_saying_again_a_line_the_question_is_not_about_is_sent_back_wi
     assert guard_verdict(state, ctx) is None  # sent back once already
     state.revise_hint = ""
     assert guard_verdict(state, _with(ctx, None, off=["unrelated_line_revised"])) is None
+
+
+def test_a_question_about_a_thing_the_user_spoke_of_is_guarded_unless_research_found_pages():
+    """Set T: "How much did the motorbike cost?" names no one and says neither "I" nor "my", so no guard read the
+    answer "40,000 rupees" (the savings). A thing the user's lines speak of makes it theirs, unless research.search
+    found pages this attempt (the answer may rest on them)."""
+    from types import SimpleNamespace
+
+    from panda.pipeline.synthesize import about_user
+
+    lines = "- On 20 March 2026 the user said: “I bought the motorbike, a Royal Enfield Classic 350, on 12 March.”"
+
+    def state(tool_log: list[dict]) -> SimpleNamespace:
+        return SimpleNamespace(query="How much did the motorbike cost?", analysis=None, answer_context=lines,
+                               tool_log=tool_log, doc=SimpleNamespace(attempt=1))
+
+    assert about_user(state([]))
+    assert not about_user(state([{"tool": "research.search", "attempt": 1, "results": [{"id": "page"}]}]))
+    assert about_user(state([{"tool": "research.search", "attempt": 1, "results": []}]))
