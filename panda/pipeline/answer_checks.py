@@ -1,7 +1,7 @@
 """What an answer written from the answer's context (evidence.py) lacks or says again, and how it is mended (pure):
-read by synthesize's guards (unanswered_abstained, told_line_quoted, superseded_value_unsaid) and validate's
-(stated_line_approved, unrelated_line_revised); a copied relative day or line frame, and a when-question answered with
-no time of the line's (undated_when_answered), are answer_dates.py's.
+read by synthesize's guards (unanswered_abstained, told_line_quoted) and validate's (stated_line_approved,
+unrelated_line_revised); a copied relative day or line frame, and a when-question answered with no time of the line's
+(undated_when_answered), are answer_dates.py's; a changed value still said (superseded_value_unsaid), answer_changes.py's.
 Split from evidence.py, which builds the lines these read: each function here takes the context as the text the model
 saw.
 """
@@ -14,8 +14,8 @@ from collections.abc import Callable
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, asked_part, is_question, tokenize
 from panda.memory.current_facts import names_in
-from panda.pipeline.answer_dates import ASKS_CHANGE, DATE_FIGURES, LINE, quoted, user_statements
-from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, about_now, word_stems
+from panda.pipeline.answer_dates import DATE_FIGURES, LINE, quoted, user_statements
+from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
@@ -394,40 +394,6 @@ def _names_someone_else(query: str, line: str) -> bool:
     named = [t for t in _WORD.findall(line)[1:] if t[:1].isupper() and _POSSESSIVE_END.sub("", t.lower()) not in asked
              and t.lower() not in _NOT_A_NAME and t != "I"]
     return bool(named or {m.lower() for m in _PERSON.findall(line)} - asked)
-
-
-# "pushed back from April to September", "switched my lessons from cello to viola": a change's verb, up to three words,
-# then "from <the old value> to <the new>"
-_CHANGED_FROM = re.compile(r"\b(?P<verb>(?:pushed|brought|put|moved|switched|changed|swapped|shifted|rescheduled|"
-                           r"postponed|upgraded|downgraded|transferred|gone|went|cut|reduced|increased|dropped|raised|"
-                           r"lowered)(?: (?:back|forward|up|down|over))?(?: [\w'’-]+){0,3}?) from [^,.;!?]+? "
-                           r"(?P<to>to|into) ", re.I)
-_INSTEAD_OF = re.compile(r",? (?:instead of|rather than) [^,.;!?]+", re.I)  # "You play the viola now instead of the cello"
-
-
-def superseded_unsaid(query: str, answer: str) -> str | None:
-    """An answer to a question about what holds now, with the value the user has since changed taken out of it (pure):
-    "from <old> to <new>" after a verb of change keeps "to <new>", and "instead of <old>" goes. The 1.5B model
-    answered set L's "When is my trip to Lisbon now?" with the user's own line, "The Lisbon trip has been pushed back
-    from April to September.": right, but it says the old month as well, and the issue's knowledge updates ask that the
-    stale value not appear. A question about the change itself ("What did I switch from?", "When did I change …?")
-    keeps it; None when nothing changes.
-
-    Example: ("When is my trip to Lisbon now?", "The Lisbon trip has been pushed back from April to September.") ->
-    'The Lisbon trip has been pushed back to September.'; ("What did I switch from?", "You switched from cello to
-    viola.") -> None; what was given up goes when the new follows (set T: "What class am I taking now?" -> "I stopped the
-    pottery class after four weeks; I'm doing ikebana on Thursday evenings instead." -> "I'm doing ikebana …")."""
-    if not about_now(query) or ASKS_CHANGE.search(query):
-        return None
-    mended = _INSTEAD_OF.sub("", _CHANGED_FROM.sub(lambda m: f"{m.group('verb')} {m.group('to')} ", answer))
-    mended = _STOPPED.sub(lambda m: f"{m.group('who')} " if "and" in m.group("then") else "", mended)
-    return mended[:1].upper() + mended[1:] if mended != answer else None
-
-
-# "I stopped the pottery class after four weeks; I'm doing ikebana …" (set T), "You quit Menya Kaze and opened …": what
-# was given up, when a clause about the new follows
-_STOPPED = re.compile(r"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:stopped|quit|gave up|given up|left|sold|dropped|"
-                      r"cancelled|canceled) [^,.;!?]+?(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
 
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows

@@ -30,7 +30,7 @@ from __future__ import annotations
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
-from panda.pipeline import answer_checks, answer_dates, evidence, guards
+from panda.pipeline import answer_changes, answer_checks, answer_dates, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import acknowledgement, is_statement
@@ -102,7 +102,7 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         state.response = reply.answer.strip()
         mended = []
         guarded = about_user(state)
-        current = answer_checks.superseded_unsaid(state.query, state.response) if guarded else None
+        current = answer_changes.superseded_unsaid(state.query, state.response) if guarded else None
         if current and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current
             mended.append(f"; {guards.mark('superseded_value_unsaid')}: the changed value taken out of an answer about now")

@@ -117,7 +117,8 @@ def test_set_t_a_price_a_place_a_job_and_what_was_given_up():
     of the games studio?" -> "The games studio is in Galway." (where it is); "What does Priyanka do?" -> "I don't know
     her exact occupation." beside "… works night shifts as an ICU nurse."; "What class am I taking now?" -> the change
     line whole, the pottery class it gave up with it."""
-    from panda.pipeline.answer_checks import superseded_unsaid, told_line
+    from panda.pipeline.answer_changes import superseded_unsaid
+    from panda.pipeline.answer_checks import told_line
 
     bike = said("15 January 2026", "I'm saving up for a motorbike, and I've got 40,000 rupees so far.") + "\n" + \
         said("20 March 2026", "I bought the motorbike, a Royal Enfield Classic 350, on 12 March.")

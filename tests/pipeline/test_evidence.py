@@ -459,7 +459,7 @@ def test_a_number_or_code_asked_needs_a_figure_a_line_holds():
 def test_an_answer_about_now_keeps_only_the_new_value_of_a_change():
     """Set L on the 1.5B model: "When is my trip to Lisbon now?" -> the user's own line, "The Lisbon trip has been pushed
     back from April to September.", which says the stale month too; a question about the change keeps it."""
-    from panda.pipeline.answer_checks import superseded_unsaid
+    from panda.pipeline.answer_changes import superseded_unsaid
 
     assert superseded_unsaid("When is my trip to Lisbon now?", "The Lisbon trip has been pushed back from April to "
                              "September.") == "The Lisbon trip has been pushed back to September."
