@@ -156,12 +156,15 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         context = _lines_about(context, set(tokenize(priced.group(1))))
         given = amounts(DATE_FIGURES.sub(" ", answer))
         return not given or not context or bool(given - amounts(DATE_FIGURES.sub(" ", context)))
-    if measure := _ASKS_MEASURE.match(query):  # a figure the lines about the thing do not give; an answer in words is the
-        about = _lines_about(context, _asked_words(query) - _MEASURES)  # model's (set R: "What shoe size do I wear?" -> "…
-        if not about and measure.group("dim"):  # 1 hour 32 minutes", said of a half marathon); with no line naming the
+    if measure := _ASKS_MEASURE.match(query):
+        # a figure the lines about the thing do not give; an answer in words is the model's (set R: "What shoe size do I
+        # wear?" -> "… 1 hour 32 minutes", said of a half marathon). With no line naming the thing, the figure and a unit
+        # of the measure asked as a line says them (set S: "How far is my commute?" -> "12 km", said "I cycle to work
+        # every day, about 12 km each way.")
+        about = _lines_about(context, _asked_words(query) - _MEASURES)
+        if not about and measure.group("dim"):
             return not {m for m in _measures(answer) & _measures(context) if m.split()[1] in _UNITS[measure["dim"].lower()]}
-        context = about  # thing, the figure and unit asked as a line says them (set S: "How far is my commute?" -> "12
-        # km", said "I cycle to work every day, about 12 km each way.")
+        context = about
         return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
     if _ASKS_AMOUNT.match(query):
         counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
@@ -169,8 +172,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             context = _lines_about(context, set(tokenize(counted.group(1))))
             if not context:
                 return True
-        if _ASKS_COST.match(query):  # set T: "How much did the motorbike cost?" -> "40,000 rupees", the savings of a
-            context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # line without a price
+        if _ASKS_COST.match(query):  # a price, from a line that says one (set T: "How much did the motorbike cost?" ->
+            context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # the savings)
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
         said = amounts(_DAY.sub(" ", context))  # said, and so is an age (set R: "How old is Pip?" -> "Pip is 2 years
         if _ASKS_AGE.match(query) and not _BIRTH.search(_DAY.sub(" ", context)):  # old."), unless a line gives a birth
@@ -197,8 +200,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         thing = owned.group(2)  # "Leo's drum teacher"; not "my hamster's name again" (the bundled sample)
     if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
         context = _lines_about(context, set(tokenize(thing)))
-    elif relation := _RELATIVE_NAMED.search(query):  # set S: "What is my wife's name?" -> "… when Yui was born." (his
-        context = _lines_about(context, _KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))  # daughter)
+    elif relation := _RELATIVE_NAMED.search(query):  # set S: "What is my wife's name?" -> "… Yui …" (his daughter)
+        context = _lines_about(context, _KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))
     elif named:
         # "What's the name of my pottery teacher?", "What's my ward manager called?": from a line about pottery or a
         # teacher when one is (set H: not "a greyhound named Pepper"), else from one naming something outright ("We
@@ -214,9 +217,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
              and t.lower() not in _NOT_A_NAME and t.lower().removesuffix("s") not in _NOT_A_NAME  # nor "Tuesdays"
              and not (i == 0 and t.lower() in STOP_WORDS)]
-    if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else None:  # set T: "What's
-        located = re.findall(rf"\b(?i:{re.escape(noun)})s? (?:in|near|outside) ([A-Z][\w'’-]+)", context)  # the name
-        names = [name for name in names if name not in located]  # of the games studio?" -> "… in Galway", where it is
+    # where the thing is, is not its name (set T: "What's the name of the games studio?" -> "The games studio is in
+    # Galway.", beside "… at a games studio in Galway")
+    if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else None:
+        located = re.findall(rf"\b(?i:{re.escape(noun)})s? (?:in|near|outside) ([A-Z][\w'’-]+)", context)
+        names = [name for name in names if name not in located]
     if any(name in lines and _said_whole(name, answer, context) for name in names):
         return False
     if asks_who:
@@ -366,20 +371,21 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     asks_who = bool(ASKS_WHO.match(query))
     for match in user_statements(context):
         said = word_stems(match.group("words"))
-        if _NAMED_AFTER.search(match.group("words")):  # set S: "What's my son's name?" -> "Not mentioned" beside "Our
-            said |= _NAMING  # son Adam was born on 11 May!"
-        if _JOB_SAID.search(match.group("words")):  # set S: "What is Lars's job?" beside "My partner Lars is a sound
-            said |= _JOBS  # engineer."
-        said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}  # set T: "my fiancée" is "my
-        # girlfriend Aoife"
+        # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
+        # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"
+        if _NAMED_AFTER.search(match.group("words")):
+            said |= _NAMING
+        if _JOB_SAID.search(match.group("words")):
+            said |= _JOBS
+        said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
         if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
             return quoted(match)
     return None
 
 
 _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
-_JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)  # "Lars is a
-# sound engineer", "works night shifts as an ICU nurse"
+# "Lars is a sound engineer", "works night shifts as an ICU nurse"
+_JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 
