@@ -377,6 +377,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
             said |= _NAMING
         if _JOB_SAID.search(match.group("words")):
             said |= _JOBS
+        if _CLOCK.search(match.group("words")):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."
+            said |= _TIME
         said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
         if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
             return quoted(match)
@@ -387,6 +389,7 @@ _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "m
 # "Lars is a sound engineer", "works night shifts as an ICU nurse"
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
+_CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 
 

@@ -165,3 +165,15 @@ def test_set_t_rerun_a_relation_however_said_a_thing_of_the_users_and_an_answer_
     bike = said("20 March 2026", "I bought the motorbike, a Royal Enfield Classic 350, on 12 March.")
     assert their_thing("How much did the motorbike cost?", bike)
     assert not their_thing("What time does the train leave?", bike)
+
+
+def test_a_clock_time_answers_what_time():
+    """Set T, re-run: "What time do I go to the gym?" -> "Not in the information provided.", made "I don't know"
+    beside "I go to the gym at 6 am before work."."""
+    from panda.pipeline.answer_checks import told_line
+
+    gym = said("15 January 2026", "I go to the gym at 6 am before work.")
+    assert told_line("What time do I go to the gym?", "I don't know - you haven't told me that.", gym) == \
+        "You told me on 15 January 2026: “I go to the gym at 6 am before work.”"
+    assert told_line("What time do I go to the pool?", "I don't know.", gym) is None
+    assert told_line("What time do I go to the gym?", "I don't know.", said("15 January 2026", "I go to the gym.")) is None
