@@ -51,7 +51,7 @@ from panda.memory.links import follow_links
 from panda.memory.search import SearchRequest, SearchResult, fact_result, retrieval_entry
 from panda.memory.session_cache import SessionCache
 from panda.pipeline import guards
-from panda.pipeline.evidence import asks_after_the_user
+from panda.pipeline.evidence import asks_after_the_user, turn_said
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.reflect import is_clear
 from panda.pipeline.state import Step, TurnState
@@ -65,9 +65,16 @@ def relative_link(home: Path, from_dir: Path, doc_path: str) -> str:
     return Path(os.path.relpath(target, from_dir)).as_posix()
 
 
-def item_line(result: SearchResult) -> str:
+def item_line(result: SearchResult, asked: str | None = None) -> str:
+    """A gathered item as the gather prompt lists it. An earlier turn whose answer the validator FAILed shows only what
+    was asked (`asked`): `make demo`'s "how long does the recipe bake it?" FAILed with "No recipe is provided …", and
+    the next turn's gather summed that up as "No information available about the recipe", beside the recipe's page.
+
+    Example: a FAILed turn, asked "Which pan does the recipe use?" -> 'context: the user asked "Which pan does the
+    recipe use?" (no answer approved) (2026-03-05)'."""
     outdated = " (may be outdated)" if result.possibly_outdated else ""
-    return f"{result.kind}: {' '.join(result.snippet.split()[:40])} ({result.created_at.date().isoformat()}){outdated}"
+    text = f'the user asked "{asked}" (no answer approved)' if asked is not None else ' '.join(result.snippet.split()[:40])
+    return f"{result.kind}: {text} ({result.created_at.date().isoformat()}){outdated}"
 
 
 MINIMAL_CONTEXT = 3  # seed 004 _build_minimal_context: the last 3 messages of the session
@@ -320,7 +327,10 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
     followed = [f for f in follow_links(ctx.vault.layout, paths, policy.link_follow_depth, policy.link_follow_tokens,
                                         state.user_id, relevance=relevance)
                 if "/webpage_cache/" not in f.target]  # the cache is read cache-first, in the seed's order, above
-    items = [item_line(r) for r in state.gathered] + [c.line() for c in cached] + \
+    verdicts = ctx.catalog.turn_verdicts([r.id for r in state.gathered if r.kind == "context"])
+    failed = {r.id: said.query for r in state.gathered if verdicts.get(r.id, (None, None))[0] == "FAIL"
+              and (said := turn_said(ctx.vault.turn_record(r.doc_path))) is not None}
+    items = [item_line(r, failed.get(r.id)) for r in state.gathered] + [c.line() for c in cached] + \
         [f"linked {f.target.rsplit('/', 1)[-1]}: {f.excerpt}" for f in followed]
     reply = yield from ask(state, ctx, phase="gather", role=MIND, prompt="gather", schema=GatherSynthesis,
                            variables={"query": state.query, "items": items})
@@ -333,7 +343,6 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
              + (f" · **Entities named:** {', '.join(state.entities)}" if state.entities else ""),
              f"**Synthesis:** {reply.summary}", "", "### Sources"]
     used_ids = {r.id for r in state.used}
-    verdicts = ctx.catalog.turn_verdicts([r.id for r in state.gathered if r.kind == "context"])
     for r in state.gathered:
         link = relative_link(ctx.vault.home, state.turn_path, r.doc_path)
         mark = "used" if r.id in used_ids else "seen"

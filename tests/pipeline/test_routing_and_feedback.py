@@ -285,3 +285,32 @@ def test_gather_lists_each_item_once(ctx, tmp_path):
     sources = ContextDocument.parse((ctx.vault.turn_dir("alice", 2) / "context.md").read_text()).latest("2")
     links = [line for line in sources.splitlines() if line.startswith("- [")]
     assert any("hamster" in line for line in links) and len(links) == len(set(links))
+
+
+def test_a_failed_turn_shows_the_next_gather_only_what_was_asked(ctx, tmp_path: Path):
+    """`make demo`: "how long does the recipe bake it?" FAILed with "No recipe is provided …", and the next turn's
+    gather summed that up as "No information available about the recipe", beside the recipe's page. A turn whose answer
+    the validator FAILed is listed to gather by its question alone."""
+    lines = ['{"user_id": "alice", "session_id": "s1", "turn_id": "a1", "timestamp": "2026-03-02T09:00:00Z", '
+             '"query": "How long does the banana bread recipe bake?"}',
+             '{"user_id": "alice", "session_id": "s1", "turn_id": "a2", "timestamp": "2026-03-09T09:00:00Z", '
+             '"query": "Which tin does the banana bread recipe use?"}']
+    turns, _ = read_turns(write_jsonl(tmp_path / "t.jsonl", lines))
+
+    def responder(request):
+        reply = schema_responder(request)
+        if request.phase == "analyze":
+            reply["needs_retrieval"] = "cross_thread"
+        if request.phase == "synthesize" and "bake" in json.dumps(request.messages):
+            reply["answer"] = "No banana bread recipe is provided anywhere."
+        if request.phase == "validate" and "bake" in json.dumps(request.messages):
+            reply.update(decision="FAIL", goals=[])
+        return reply
+
+    backend = ScriptedBackend(responder=responder)
+    run_batch(turns, ctx, backend)
+    assert "**Decision:** FAIL" in context(ctx, 1).latest("6")
+    prompts = [json.dumps(r.messages) for batch in backend.history for r in batch
+               if r.phase == "gather" and "tin" in json.dumps(r.messages)]
+    assert prompts and all("No banana bread recipe is provided" not in p for p in prompts)
+    assert any('the user asked \\"How long does the banana bread recipe bake?\\" (no answer approved)' in p for p in prompts)
