@@ -102,7 +102,7 @@ def quoted(line: re.Match[str]) -> str:
 
 MONTH = "|".join(m for m in calendar.month_name if m)
 DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{MONTH})\b(?:,? \d{{4}})?|"
-                           rf"\b(?:{MONTH}) \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?|\b(?:{MONTH}) \d{{4}}\b", re.I)
+                          rf"\b(?:{MONTH}) \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?|\b(?:{MONTH}) \d{{4}}\b", re.I)
 
 
 ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"
@@ -110,7 +110,7 @@ _ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
 _ASKS_WHEN_NOW = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\s+(?:do|does|am|is|are)\b",
                             re.I)
 ASKS_CHANGE = re.compile(r"\b(?:chang\w*|switch\w*|swap\w*|mov(?:e|ed|es|ing)\b|stop\w*|quit\w*|drop\w*|replac\w*|"
-                          r"gave up|give up)", re.I)  # not "movie"
+                         r"gave up|give up)", re.I)  # not "movie"
 
 
 def _days_said(text: str, months: bool = False) -> set[tuple[str, str]]:
@@ -143,7 +143,8 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     line says (evidence.reports_change_of; set H: "When did I change my volunteering day?" was given "I volunteer at a
     food bank on Saturdays." rather than "I've moved from Saturdays to Wednesday afternoons at the food bank."). A
     question in the present ("On which day do we rehearse?") is not answered by the day a line was said (set H: "On 20
-    February 2026.").
+    February 2026."). One about something done whose line states its day ("… born on 11 May") gets the line unless
+    the answer gives that day (set S: "Just over a month ago"; "in 19 March 2026", the day the line was said).
 
     Example: ('When did I start training?', 'You dropped to the half marathon.', '- On 5 May 2026 the user said:
     “I've started training.”\n- On 2 June 2026 the user said: “I pulled a hamstring.”') -> 'You told me on 5 May
