@@ -41,9 +41,9 @@ _MEASURES = frozenset(word_stems("big large small tall high far wide deep heavy 
 _LENGTHS = {"mm", "cm", "m", "km", "millimetre", "centimetre", "metre", "kilometre", "millimeter", "centimeter", "meter",
             "kilometer", "inch", "inche", "foot", "feet", "ft", "yard", "mile"}  # singular: _measures drops a plural's "s"
 _AREAS = _LENGTHS | {"square", "sq", "acre", "hectare", "m2", "m²"}
+_WEIGHTS = {"g", "kg", "gram", "kilo", "kilogram", "lb", "pound", "stone", "ton", "tonne", "oz", "ounce"}
 _UNITS = {"far": _LENGTHS, "tall": _LENGTHS, "high": _LENGTHS, "wide": _LENGTHS, "deep": _LENGTHS, "big": _AREAS,
-          "large": _AREAS, "small": _AREAS, "heavy": {"g", "kg", "gram", "kilo", "kilogram", "lb", "pound", "stone", "ton",
-                                                      "tonne"}}
+          "large": _AREAS, "small": _AREAS, "heavy": _WEIGHTS}
 
 
 def _measures(text: str) -> set[str]:
@@ -178,7 +178,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         said = amounts(_DAY.sub(" ", context))  # said, and so is an age (set R: "How old is Pip?" -> "Pip is 2 years
         if _ASKS_AGE.match(query) and not _BIRTH.search(_DAY.sub(" ", context)):  # old."), unless a line gives a birth
             return not given or bool(given - said)
-        return not given or bool({a for a in given if float(a) >= 10} - said)
+        if not _ASKS_AGE.match(query):  # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on
+            given = amounts(DATE_FIGURES.sub(" ", answer))  # May 11th."), and a measure is no count ("3.4 kg")
+        measured = {m for m in _measures(answer) if m.split()[1] in _AREAS | _WEIGHTS} - _measures(context)
+        return not given or bool({a for a in given if float(a) >= 10} - said) or bool(measured)
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
     asks_who = bool(ASKS_WHO.match(query))
@@ -379,6 +382,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
             said |= _JOBS
         if _CLOCK.search(match.group("words")):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."
             said |= _TIME
+        if _BIRTH.search(match.group("words")):  # set S: "How old is Yui?" beside "My daughter Yui turned six in January."
+            said |= _AGE
         said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
         if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
             return quoted(match)
@@ -389,6 +394,7 @@ _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "m
 # "Lars is a sound engineer", "works night shifts as an ICU nurse"
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
+_AGE = frozenset(word_stems("old age"))
 _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 

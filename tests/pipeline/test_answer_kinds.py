@@ -177,3 +177,22 @@ def test_a_clock_time_answers_what_time():
         "You told me on 15 January 2026: “I go to the gym at 6 am before work.”"
     assert told_line("What time do I go to the pool?", "I don't know.", gym) is None
     assert told_line("What time do I go to the gym?", "I don't know.", said("15 January 2026", "I go to the gym.")) is None
+
+
+def test_set_s_third_run_a_date_or_a_weight_is_no_count_and_a_birth_answers_an_age():
+    """Set S, third re-run: "How much did Adam weigh at birth?" -> "Our son Adam was born on May 11th." (the day's 11
+    was read as an amount said); "How old is Yui?" -> "But I can't remember Yui's current age." (made "I don't know")
+    beside "My daughter Yui turned six in January."."""
+    from panda.pipeline.answer_checks import told_line
+
+    adam = said("20 May 2026", "Our son Adam was born on 11 May!")
+    assert unanswered("How much did Adam weigh at birth?", "Our son Adam was born on May 11th.", adam)
+    assert unanswered("How much did Adam weigh at birth?", "3.4 kg.", adam)  # a measure, never said
+    weighed = said("20 May 2026", "Adam weighed 3.4 kg at birth.")
+    assert unanswered("How much did Adam weigh at birth?", "He weighed 3.4 kg.", weighed) is False
+    cafe = said("30 March 2026", "We've doubled the seating at Forno Blu, from 12 tables to 24.")
+    assert unanswered("How many tables does the café have now?", "24 tables.", cafe) is False
+    yui = said("3 February 2026", "My daughter Yui turned six in January.")
+    assert told_line("How old is Yui?", "I don't know - you haven't told me that.", yui) == \
+        "You told me on 3 February 2026: “My daughter Yui turned six in January.”"
+    assert told_line("How old is Kenji?", "I don't know - you haven't told me that.", yui) is None
