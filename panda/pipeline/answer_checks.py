@@ -176,10 +176,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # the savings)
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
         said = amounts(_DAY.sub(" ", context))  # said, and so is an age (set R: "How old is Pip?" -> "Pip is 2 years
-        if _ASKS_AGE.match(query) and not _BIRTH.search(_DAY.sub(" ", context)):  # old."), unless a line gives a birth
-            return not given or bool(given - said)
-        if not _ASKS_AGE.match(query):  # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on
-            given = amounts(DATE_FIGURES.sub(" ", answer))  # May 11th."), and a measure is no count ("3.4 kg")
+        if _ASKS_AGE.match(query):  # old."), unless a line gives a birth
+            if not _BIRTH.search(_DAY.sub(" ", context)):
+                return not given or bool(given - said)
+        else:  # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a
+            given = amounts(DATE_FIGURES.sub(" ", answer))  # measure is no count ("3.4 kg")
         measured = {m for m in _measures(answer) if m.split()[1] in _AREAS | _WEIGHTS} - _measures(context)
         return not given or bool({a for a in given if float(a) >= 10} - said) or bool(measured)
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said

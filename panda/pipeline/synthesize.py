@@ -34,7 +34,7 @@ from panda.pipeline import answer_changes, answer_checks, answer_dates, evidence
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import acknowledgement, is_statement
-from panda.pipeline.tool_log import memory_found, tool_results_text
+from panda.pipeline.tool_log import memory_found, tool_results_text, web_found
 
 UNKNOWN = "I don't know - you haven't told me that."  # unanswered_abstained's reply
 ACKNOWLEDGEMENT = "noted"  # how the prompt's example acknowledges a statement ("Noted - you work night shifts …")
@@ -66,12 +66,7 @@ def about_user(state: TurnState) -> bool:
     (set T: "How much did the motorbike cost?" -> the 40,000 rupees saved for it), read against the answer's context."""
     return evidence.about_the_user(state.query, personal(state)) \
         or answer_checks.told_about(state.query, state.answer_context) \
-        or (answer_checks.their_thing(state.query, state.answer_context) and not researched(state))
-
-
-def researched(state: TurnState) -> bool:
-    """Whether this attempt's research.search found pages (an answer may then rest on them, not on the user's lines)."""
-    return any(e.get("results") for e in state.tool_log if e["tool"] == "research.search" and e["attempt"] == state.doc.attempt)
+        or (answer_checks.their_thing(state.query, state.answer_context) and not web_found(state))
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:

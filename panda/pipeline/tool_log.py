@@ -49,3 +49,10 @@ def memory_found(state: TurnState) -> list[SearchResult]:
                                       snippet=r.get("snippet") or "", quality=0.0, scope="", created_at=created,
                                       superseded=bool(r.get("superseded"))))
     return found
+
+
+def web_found(state: TurnState) -> bool:
+    """Whether this attempt's research.search calls found pages (an answer may then rest on them, not on the user's
+    lines)."""
+    return any(e.get("results") for e in state.tool_log
+               if e["attempt"] == state.doc.attempt and e["tool"] == "research.search")
