@@ -92,6 +92,12 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                 r"coeliac|celiac|diabetic)\b")),
     ("fact", "allergy", re.compile(r"\bI(?:'m| am) (?:very |severely |badly )?allergic to ([\w -]{3,40}?)"
                                    + _CLAUSE_END)),
+    # "I have a peanut allergy, a bad one." (set U: no fact, and "salted nuts" was suggested as a snack)
+    ("fact", "allergy", re.compile(r"\bI(?: have|'ve got| have got|'ve had| have had) (?:an? )?(?:(?:very |really )?(?:severe|"
+                                   r"bad|serious|mild|strong|slight) )?([a-z]+(?: (?!allerg)[a-z]+)?) allerg(?:y|ies)\b")),
+    # "I don't eat pork and I don't drink alcohol.": a food kept off the plate (set U), "avoids: pork"
+    ("fact", "avoids", re.compile(r"\bI (?:don't|do not|never|no longer) eat (?:any )?(meat|pork|beef|fish|seafood|dairy|eggs|"
+                                r"gluten|chicken|lamb|red meat|shellfish)\b")),
     ("fact", "name", re.compile(r"\b[Mm]y name is ([A-Z][a-z]+(?: [A-Z][a-z]+)?)")),
     *(("fact", relation, re.compile(_RELATIVE.format(relation))) for relation in RELATIVES),
     # "I'm reading Piranesi", "I've been watching Severance", "… and started watching The Bear"

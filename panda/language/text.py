@@ -57,13 +57,17 @@ def words(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+# a request asks as a question does (set U: "Recommend a dish I could cook for my crew." stood in the next turns'
+# contexts as something the user said, and the 1.5B model answered it there again)
 _QUESTION = re.compile(r"^\s*(?:who|whom|whose|what|where|which|when|why|how|does|do|did|is|are|was|were|has|have|"
-                       r"had|can|could|should|would|will|tell me|remind me)\b|\?\s*$", re.I)
+                       r"had|can|could|should|would|will|tell me|remind me|recommend|suggest|give me|find me|help me|"
+                       r"explain)\b|\?\s*$", re.I)
 
 
 def is_question(text: str) -> bool:
     """Example: is_question('Where does Dana live') -> True; is_question('I live in Boston.') -> False;
-    is_question('ferret Noodle') -> False; is_question('Suggest a hike?') -> True."""
+    is_question('ferret Noodle') -> False; is_question('Suggest a hike?') -> True; is_question('Recommend a dish I could
+    cook.') -> True (a request)."""
     return bool(_QUESTION.search(text))
 
 

@@ -63,14 +63,15 @@ _SHELLFISH = ("shrimp shrimps prawn prawns crab crabs lobster lobsters langousti
               "scallop scallops oyster oysters clam clams cockle cockles whelk whelks squid calamari octopus cuttlefish")
 _NUTS = ("nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews pecan pecans hazelnut hazelnuts pistachio "
          "pistachios")
+# nuts unnamed may be peanuts, and satay is made of them (set U: "salted nuts" suggested beside a peanut allergy)
+_PEANUTS = frozenset("peanut peanuts nut nuts satay".split())
 _DAIRY = "milk cheese butter cream yogurt yoghurt"
 _GLUTEN = frozenset("bread pasta wheat barley couscous bagel toast noodles sandwich pizza".split())
 RULED_OUT: dict[str, frozenset[str]] = {
-    "vegetarian": frozenset(_MEAT.split()), "pescatarian": frozenset(_MEAT.split()),
+    "meat": frozenset(_MEAT.split()), "vegetarian": frozenset(_MEAT.split()), "pescatarian": frozenset(_MEAT.split()),
     "vegan": frozenset(f"{_MEAT} {_DAIRY} egg eggs honey".split()), "plant-based": frozenset(f"{_MEAT} {_DAIRY}".split()),
     "shellfish": frozenset(_SHELLFISH.split()), "seafood": frozenset(_SHELLFISH.split()),
-    "nut": frozenset(_NUTS.split()), "nuts": frozenset(_NUTS.split()), "peanut": frozenset({"peanut", "peanuts"}),
-    "peanuts": frozenset({"peanut", "peanuts"}),
+    "nut": frozenset(_NUTS.split()), "nuts": frozenset(_NUTS.split()), "peanut": _PEANUTS, "peanuts": _PEANUTS,
     "dairy": frozenset(_DAIRY.split()), "lactose": frozenset(_DAIRY.split()),
     "gluten": _GLUTEN, "coeliac": _GLUTEN, "celiac": _GLUTEN,
     "egg": frozenset({"egg", "eggs"}), "eggs": frozenset({"egg", "eggs"}),

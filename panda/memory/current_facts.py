@@ -32,6 +32,10 @@ from panda.documents.user_memory import MemoryEntry
 from panda.language.text import STOP_WORDS, is_question, stem, words
 from panda.language.vocabulary import NAMED_ATTRIBUTES, RELATIVES, SINGLE_VALUED_ATTRIBUTES
 
+# what a meal question says: a diet, an allergy or a food kept off the plate answers it (set U: "Recommend a dish I could
+# cook for my crew." beside "I don't eat pork")
+_MEALS = re.compile(r"\b(?:diet|meals?|dinner|lunch|breakfast|snacks?|recipes?|dish(?:es)?|cook|cooking|bake|baking|"
+                    r"desserts?|vegan|vegetarian|dairy|cheese|milk|gluten)\b", re.I)
 # attribute (as facts.py and enrichment key it) -> cue words in a question about it
 ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {
     "residence": re.compile(r"\b(?:live[sd]?|living in|reside[sd]?|moved?|moving|home ?town|city|address|based in|"
@@ -48,8 +52,8 @@ ATTRIBUTE_CUES: dict[str, re.Pattern[str]] = {
     "likes": re.compile(r"\b(?:hobby|hobbies|enjoys?|likes? to|loves? to|interests?|for fun|pastimes?|free time)\b", re.I),
     "dislikes": re.compile(r"\b(?:dislikes?|hates?|can't stand)\b", re.I),
     "budget": re.compile(r"\b(?:budget|afford|spend)\b", re.I),
-    "diet": re.compile(r"\b(?:diet|meals?|dinner|lunch|breakfast|snacks?|recipes?|vegan|"
-                       r"vegetarian|dairy|cheese|milk|gluten)\b", re.I),
+    "diet": _MEALS,
+    "avoids": _MEALS,
     "allergy": re.compile(r"\b(?:allerg(?:y|ies|ic)|intoleran(?:t|ce))\b", re.I),
     **{relation: re.compile(rf"\b{relation}s?\b", re.I) for relation in RELATIVES},
     "watching": re.compile(r"\b(?:watch(?:ing)?|shows?|series|tv)\b", re.I),
@@ -64,7 +68,7 @@ ALIASES = {"location": "residence", "city": "residence", "hometown": "residence"
            "possession": "owns", "possessions": "owns"}
 
 
-CONSTRAINTS = frozenset({"diet", "allergy"})  # fact attributes (language/facts.py) no suggestion may ignore
+CONSTRAINTS = frozenset({"diet", "allergy", "avoids"})  # fact attributes (language/facts.py) no suggestion may ignore
 
 
 def constraints_of(entries: list[MemoryEntry], when: datetime) -> list[FactHit]:

@@ -1,14 +1,18 @@
-"""An answer about what holds now that still says the value the user has since changed, mended (pure): synthesize's
-guard superseded_value_unsaid. Split from answer_checks.py, which reads what an answer lacks; this one takes out what
-it should no longer say.
+"""An answer about what holds now that still says the value the user has since changed, or offers it as an alternative,
+mended (pure): synthesize's guard superseded_value_unsaid. Split from answer_checks.py, which reads what an answer
+lacks; this one takes out what it should no longer say.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
-from panda.pipeline.answer_dates import ASKS_CHANGE
+from panda.language.text import STOP_WORDS
+from panda.pipeline.answer_dates import ASKS_CHANGE, user_statements
 from panda.pipeline.evidence import about_now
+
+_DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 
 # "pushed back from April to September", "switched my lessons from cello to viola": a change's verb, up to three words,
 # then "from <the old value> to <the new>"
@@ -42,3 +46,42 @@ def superseded_unsaid(query: str, answer: str) -> str | None:
 # was given up, when a clause about the new follows
 _STOPPED = re.compile(r"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:stopped|quit|gave up|given up|left|sold|dropped|"
                       r"cancelled|canceled) [^,.;!?]+?(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
+
+
+_EITHER = re.compile(r"(?P<left>[^,.;!?]+?) or (?P<right>[^,.;!?]+)")
+_MARKED = re.compile(r"\b(?:[A-Z][\w'’-]*|[\w-]*\d[\w-]*)")  # what tells one value from another: "Boeing", "A320"
+
+
+def older_alternative_dropped(query: str, answer: str, context: str) -> str | None:
+    """An answer about what holds now that offers the value the user has since replaced as an alternative, kept to the
+    newer (pure): set U's "Which plane am I flying these days?" -> "You are flying on a Boeing 787 or an Airbus A320
+    from Amman.", beside "I'm a pilot; I fly Airbus A320s out of Amman." of January and "Since 1 April I've been flying
+    long-haul on the Boeing 787." of April. Each side of the "or" is read by its marked words (capitalised or with a
+    figure, the question's own aside); each must be said only by user lines of one day, the two days apart. None
+    otherwise, and for a question about the change itself.
+
+    Example: that answer -> 'You are flying on a Boeing 787.'; "You fly an Airbus A320 or a Boeing 787." -> 'You fly a
+    Boeing 787.'"""
+    either = _EITHER.search(answer)
+    if either is None or not about_now(query) or ASKS_CHANGE.search(query):
+        return None
+    asked = {w.lower() for w in re.findall(r"[\w'’-]+", query)}
+    lines = [(datetime.strptime(m.group("date"), "%d %B %Y"), set(re.findall(r"[\w'’-]+", m.group("words"))))
+             for m in user_statements(context) if _DAY.fullmatch(m.group("date"))]
+
+    def said_on(side: str) -> tuple[set[datetime], int | None]:
+        marked = [m for m in _MARKED.finditer(side) if m.group().lower() not in asked | STOP_WORDS]
+        days = {day for day, words in lines for m in marked if m.group().rstrip("s") in {w.rstrip("s") for w in words}}
+        return days, marked[0].start() if marked else None
+
+    (left_days, left_at), (right_days, _) = said_on(either["left"]), said_on(either["right"])
+    if len(left_days) != 1 or len(right_days) != 1 or left_days == right_days or left_at is None:
+        return None
+    if left_days.pop() > right_days.pop():  # the newer first: the older alternative goes
+        mended = answer[:either.end("left")] + answer[either.end("right"):]
+    else:  # the older first: the newer takes its place, after what the sentence says before it ("You fly ")
+        start = either.start("left") + left_at
+        article = re.search(r"\b(?:an?|the)\s+$", answer[:start])
+        start = article.start() if article else start
+        mended = answer[:start] + either["right"] + answer[either.end("right"):]
+    return mended

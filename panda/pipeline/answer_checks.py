@@ -26,8 +26,10 @@ _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+
 # "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said
 _ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|reference)\W*$", re.I)
 # "What's my mortgage rate?", "What is our rent?": an amount of a thing
-_ASKS_PRICE = re.compile(r"^\s*(?i:what)(?:['’]s| is| was) (?:[Mm]y|[Oo]ur|[Tt]he) ((?:[\w-]+ )?(?:rate|price|cost|budget|"
-                         r"rent|fee|deposit|score))\b")
+_PRICED = r"rate|price|cost|budget|rent|fee|deposit|score|salary|wage|wages"
+_ASKS_PRICE = re.compile(rf"^\s*(?i:what)(?:['’]s| is| was) (?:[Mm]y|[Oo]ur|[Tt]he) ((?:[\w-]+ )?(?:{_PRICED}))\b")
+# "What salary does the postdoc pay?", "What rent do we pay?" (set U: "The postdoc pays a salary based on the job …")
+_ASKS_PRICE_OF = re.compile(rf"^\s*what ({_PRICED}) (?:do|does|did|will|would|is|are|was)\b", re.I)
 _WITH_FIGURE = re.compile(r"\b[\w-]*\d[\w-]*\b")
 # "how much/many/old", "what time …", "what finishing time …" (not "what time of day": "in the evenings" answers it)
 _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| is| are)?(?: [\w-]+){0,3}? time\b(?! of\b))",
@@ -151,8 +153,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # for your electric Kia Niro." (never said): a number or code is a token with a figure in it that a line holds
         said = set(_WITH_FIGURE.findall(DATE_FIGURES.sub(" ", context)))  # a date's figures are no number of a thing
         return not any(token in said for token in _WITH_FIGURE.findall(DATE_FIGURES.sub(" ", answer)))
-    if priced := _ASKS_PRICE.match(query):  # set N: "What's my mortgage rate?" -> "You have £12,000 saved for the
-        # deposit.": an amount, said, but by a line about savings; a line about a mortgage or a rate must say it
+    # set N: "What's my mortgage rate?" -> "You have £12,000 saved for the deposit.": an amount, said, but by a line
+    # about savings; a line about a mortgage or a rate must say it
+    if priced := _ASKS_PRICE.match(query) or _ASKS_PRICE_OF.match(query):
         context = _lines_about(context, set(tokenize(priced.group(1))))
         given = amounts(DATE_FIGURES.sub(" ", answer))
         return not given or not context or bool(given - amounts(DATE_FIGURES.sub(" ", context)))
@@ -175,12 +178,12 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if _ASKS_COST.match(query):  # a price, from a line that says one (set T: "How much did the motorbike cost?" ->
             context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # the savings)
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
-        said = amounts(_DAY.sub(" ", context))  # said, and so is an age (set R: "How old is Pip?" -> "Pip is 2 years
-        if _ASKS_AGE.match(query):  # old."), unless a line gives a birth
-            if not _BIRTH.search(_DAY.sub(" ", context)):
-                return not given or bool(given - said)
-        else:  # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a
-            given = amounts(DATE_FIGURES.sub(" ", answer))  # measure is no count ("3.4 kg")
+        said = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", context)))  # said, and so is an age (set R: "How old is
+        if _ASKS_AGE.match(query):  # Pip?" -> "Pip is 2 years old."), unless a line gives a birth, worked out from it;
+            # a day's figure is no age (set U: "Eirik is 11 years old.", beside "… beat me at chess … on 11 April")
+            return not given or (not _BIRTH.search(_DAY.sub(" ", context)) and bool(given - said))
+        # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a measure no
+        given = amounts(DATE_FIGURES.sub(" ", answer))  # count ("3.4 kg")
         measured = {m for m in _measures(answer) if m.split()[1] in _AREAS | _WEIGHTS} - _measures(context)
         return not given or bool({a for a in given if float(a) >= 10} - said) or bool(measured)
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said

@@ -64,7 +64,7 @@ def on_day(when: str) -> str:
 
 LINE = re.compile(r"^- On (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}) (?P<who>.+?) said: “(?P<words>[^”]*)”")
 _COPIED = re.compile(r"^(?:On )?(?P<date>\d{1,2} [A-Z][a-z]+,? \d{4})?,?\s*(?P<who>[^\s:,.][^:,.]{0,40}?) said\b")
-ASKS_WHEN = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\b", re.I)
+ASKS_WHEN = re.compile(r"^\s*(?:(?:since |until |till )?when|what (?:date|day|month|year)|on which (?:date|day))\b", re.I)
 
 
 def uncopied_answer(query: str, answer: str, context: str) -> str | None:
@@ -106,7 +106,9 @@ DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{MONTH})\b(?
 
 
 ABSTENTION_OVERRULED_BY = 2  # words a user line shares with a when-question that was answered "I don't know"
-_ASKS_WHEN_DONE = re.compile(r"^\s*when (?:did|was|were|had|have|has)\b", re.I)
+# "Since when have I been flying long-haul?" asks when a thing began (set U: "… since January 2026", the first session's
+# month, beside "Since 1 April I've been flying long-haul …")
+_ASKS_WHEN_DONE = re.compile(r"^\s*(?:since )?when (?:did|was|were|had|have|has)\b", re.I)
 _ASKS_WHEN_NOW = re.compile(r"^\s*(?:when|what (?:date|day|month|year)|on which (?:date|day))\s+(?:do|does|am|is|are)\b",
                             re.I)
 ASKS_CHANGE = re.compile(r"\b(?:chang\w*|switch\w*|swap\w*|mov(?:e|ed|es|ing)\b|stop\w*|quit\w*|drop\w*|replac\w*|"

@@ -97,7 +97,9 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         state.response = reply.answer.strip()
         mended = []
         guarded = about_user(state)
-        current = answer_changes.superseded_unsaid(state.query, state.response) if guarded else None
+        current = (answer_changes.superseded_unsaid(state.query, state.response)
+                   or answer_changes.older_alternative_dropped(state.query, state.response, state.answer_context)) \
+            if guarded else None
         if current and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current
             mended.append(f"; {guards.mark('superseded_value_unsaid')}: the changed value taken out of an answer about now")

@@ -219,8 +219,16 @@ def test_quitting_an_employer_leaves_the_new_one_current(ctx, tmp_path: Path):
 def test_a_diet_or_an_allergy_is_a_fact_a_meal_question_asks_about():
     assert [(s.attribute, s.value) for s in extract_statements("I'm vegan, by the way. I'm allergic to shellfish.")] == [
         ("diet", "vegan"), ("allergy", "shellfish")]
-    assert attributes_asked("Can you suggest a quick high-protein dinner?") == ("diet",)
+    assert attributes_asked("Can you suggest a quick high-protein dinner?") == ("diet", "avoids")
     assert attributes_asked("What am I allergic to?") == ("allergy",)
+    # set U: an allergy said as a noun, and a food kept off the plate, which a dish to cook asks about
+    assert [(s.attribute, s.value) for s in extract_statements("I have a peanut allergy, a bad one.")] == [
+        ("allergy", "peanut")]
+    assert [(s.attribute, s.value) for s in extract_statements("I've got a severe shellfish allergy.")] == [
+        ("allergy", "shellfish")]
+    assert [(s.attribute, s.value) for s in extract_statements("I don't eat pork and I don't drink alcohol.")] == [
+        ("avoids", "pork")]
+    assert attributes_asked("Recommend a dish I could cook for my crew.") == ("diet", "avoids")
 
 
 def test_relatives_shows_books_and_moves_are_read_as_facts():

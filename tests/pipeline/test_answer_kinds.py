@@ -196,3 +196,54 @@ def test_set_s_third_run_a_date_or_a_weight_is_no_count_and_a_birth_answers_an_a
     assert told_line("How old is Yui?", "I don't know - you haven't told me that.", yui) == \
         "You told me on 3 February 2026: “My daughter Yui turned six in January.”"
     assert told_line("How old is Kenji?", "I don't know - you haven't told me that.", yui) is None
+
+
+def test_set_u_since_when_a_day_is_no_age_and_a_salary_is_an_amount():
+    """Set U, held out: "Since when have I been flying long-haul?" -> "… since January 2026." (the first session's month)
+    beside "Since 1 April I've been flying long-haul on the Boeing 787."; "How old is Eirik?" -> "Eirik is 11 years
+    old." (the 11 of "… on 11 April"); "What salary does the postdoc pay?" -> "The postdoc pays a salary based on the job
+    and location." (nothing was said of a salary)."""
+    flying = said("5 April 2026", "Since 1 April I've been flying long-haul on the Boeing 787.") + "\n" + \
+        said("30 January 2026", "I'm a pilot; I fly Airbus A320s out of Amman.")
+    assert undated_answer("Since when have I been flying long-haul?", "You have been flying long-haul since January 2026.",
+                          flying) == "You told me on 5 April 2026: “Since 1 April I've been flying long-haul on the Boeing 787.”"
+    assert undated_answer("Since when have I been flying long-haul?", "Since 1 April 2026.", flying) is None
+    eirik = said("20 April 2026", "Eirik beat me at chess for the first time on 11 April!")
+    assert unanswered("How old is Eirik?", "Eirik is 11 years old.", eirik)
+    assert unanswered("How old is Eirik?", "Eirik is 11 years old.", said("2 May 2026", "Eirik turned 11 in March.")) is False
+    # an age worked out from a birth year, past ten, is no figure the line says
+    assert unanswered("How old is Eirik?", "He is 12.", said("2 May 2026", "Eirik was born in 2014.")) is False
+    postdoc = said("30 March 2026", "I've accepted a postdoc in Leeds, starting in September.")
+    assert unanswered("What salary does the postdoc pay?", "The postdoc pays a salary based on the job and location.", postdoc)
+    paid = said("30 March 2026", "The postdoc in Leeds pays a salary of £38,000.")
+    assert unanswered("What salary does the postdoc pay?", "£38,000 a year.", paid) is False
+
+
+def test_set_u_a_request_is_no_statement_of_the_users():
+    """Set U, held out: "Recommend a dish I could cook for my crew." stood in later contexts as "the user said", and the
+    1.5B model answered "What's the name of my airline?" with "You could cook a fish and chips for your crew."."""
+    from panda.language.text import is_question
+
+    assert is_question("Recommend a dish I could cook for my crew.")
+    assert is_question("Give me an idea for a snack I could take on a long walk.")
+    assert is_question("Suggest a film for tonight")
+    assert not is_question("I recommend the blue one to everyone.")
+    assert not is_question("Giving up sugar was hard.")
+
+
+def test_set_u_the_older_value_offered_as_an_alternative_goes_from_an_answer_about_now():
+    """Set U, held out: "Which plane am I flying these days?" -> "You are flying on a Boeing 787 or an Airbus A320 from
+    Amman." beside the January line on the A320 and the April line on the 787."""
+    from panda.pipeline.answer_changes import older_alternative_dropped
+
+    planes = said("5 April 2026", "Since 1 April I've been flying long-haul on the Boeing 787.") + "\n" + \
+        said("30 January 2026", "I'm a pilot; I fly Airbus A320s out of Amman.")
+    asked = "Which plane am I flying these days?"
+    assert older_alternative_dropped(asked, "You are flying on a Boeing 787 or an Airbus A320 from Amman.", planes) == \
+        "You are flying on a Boeing 787."
+    assert older_alternative_dropped(asked, "You fly an Airbus A320 or a Boeing 787.", planes) == "You fly a Boeing 787."
+    assert older_alternative_dropped(asked, "You fly a Boeing 787.", planes) is None
+    # a question about then, or two values said the same day, keep both
+    assert older_alternative_dropped("Which plane did I fly in January?", "An Airbus A320 or a Boeing 787.", planes) is None
+    same_day = said("5 April 2026", "I fly the Boeing 787 and sometimes the Airbus A350.")
+    assert older_alternative_dropped(asked, "The Boeing 787 or the Airbus A350.", same_day) is None

@@ -60,3 +60,36 @@ def test_a_dish_named_for_the_users_diet_keeps_it_and_one_naming_a_food_it_rules
     assert ignored_constraint(state("allergy: shellfish", "You could try grilled octopus or sushi.")) == "allergy: shellfish"
     assert ignored_constraint(state("allergy: shellfish", "Salt-and-pepper squid.")) == "allergy: shellfish"
     assert ignored_constraint(state("allergy: shellfish", "Grilled mackerel with lemon.")) is None
+
+
+def test_nuts_unnamed_are_no_snack_beside_a_peanut_allergy():
+    """Set U, held out: "salted nuts, celery sticks" was APPROVEd beside "I have a peanut allergy, a bad one.";
+    unnamed nuts may be peanuts, and satay is made of them. A tree nut named is another matter."""
+    from types import SimpleNamespace
+
+    from panda.pipeline.validate import ignored_constraint
+
+    def state(response: str) -> SimpleNamespace:
+        return SimpleNamespace(query="Give me an idea for a snack I could take on a long walk.", response=response,
+                               gathered=[SimpleNamespace(kind="fact", superseded=False, title="allergy: peanuts")])
+
+    assert ignored_constraint(state("salted nuts, celery sticks")) == "allergy: peanuts"
+    assert ignored_constraint(state("Chicken satay skewers.")) == "allergy: peanuts"
+    assert ignored_constraint(state("A nut-free flapjack and an apple.")) is None
+    assert ignored_constraint(state("Almonds and an apple.")) is None
+
+
+def test_a_food_kept_off_the_plate_is_kept_off_a_suggestion():
+    """Set U: "I don't eat pork" is the fact "avoids: pork"; a dish suggested with pork or bacon ignores it."""
+    from types import SimpleNamespace
+
+    from panda.pipeline.validate import ignored_constraint
+
+    def state(fact: str, response: str) -> SimpleNamespace:
+        return SimpleNamespace(query="Recommend a dish I could cook for my crew.", response=response,
+                               gathered=[SimpleNamespace(kind="fact", superseded=False, title=fact)])
+
+    assert ignored_constraint(state("avoids: pork", "Slow-roasted pork belly.")) == "avoids: pork"
+    assert ignored_constraint(state("avoids: pork", "A chicken and pork-free bean stew.")) is None
+    assert ignored_constraint(state("avoids: meat", "A beef stew.")) == "avoids: meat"
+    assert ignored_constraint(state("avoids: meat", "A lentil stew.")) is None
