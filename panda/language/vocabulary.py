@@ -103,3 +103,12 @@ def preference_type(value: str) -> str:
 
 
 SENTIMENT_INTENSITY = {"neutral": 0.0, "positive": 0.5, "negative": 0.7, "mixed": 0.6}
+
+# The units of a measure asked ("How far …", "How heavy …"), which a figure in the answer must be given in
+# (singular: answer_checks._measures drops a plural's "s")
+LENGTHS = {"mm", "cm", "m", "km", "millimetre", "centimetre", "metre", "kilometre", "millimeter", "centimeter", "meter",
+           "kilometer", "inch", "inche", "foot", "feet", "ft", "yard", "mile"}
+AREAS = LENGTHS | {"square", "sq", "acre", "hectare", "m2", "m²"}
+WEIGHTS = {"g", "kg", "gram", "kilo", "kilogram", "lb", "pound", "stone", "ton", "tonne", "oz", "ounce"}
+UNITS = {"far": LENGTHS, "tall": LENGTHS, "high": LENGTHS, "wide": LENGTHS, "deep": LENGTHS, "big": AREAS,
+         "large": AREAS, "small": AREAS, "heavy": WEIGHTS}

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, asked_part, is_question, tokenize
+from panda.language.vocabulary import AREAS, UNITS, WEIGHTS
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import DATE_FIGURES, LINE, quoted, user_statements
 from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
@@ -40,17 +41,11 @@ _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| 
 _ASKS_MEASURE = re.compile(r"^\s*(?:how (?P<dim>big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) (?:my|our)\b|"
                            r"what (?:[\w-]+ ){0,2}size\b)", re.I)  # set R: "What shoe size do I wear?" -> "a size 10"
 _MEASURES = frozenset(word_stems("big large small tall high far wide deep heavy size wear"))
-_LENGTHS = {"mm", "cm", "m", "km", "millimetre", "centimetre", "metre", "kilometre", "millimeter", "centimeter", "meter",
-            "kilometer", "inch", "inche", "foot", "feet", "ft", "yard", "mile"}  # singular: _measures drops a plural's "s"
-_AREAS = _LENGTHS | {"square", "sq", "acre", "hectare", "m2", "m²"}
-_WEIGHTS = {"g", "kg", "gram", "kilo", "kilogram", "lb", "pound", "stone", "ton", "tonne", "oz", "ounce"}
-_UNITS = {"far": _LENGTHS, "tall": _LENGTHS, "high": _LENGTHS, "wide": _LENGTHS, "deep": _LENGTHS, "big": _AREAS,
-          "large": _AREAS, "small": _AREAS, "heavy": _WEIGHTS}
 
 
 def _measures(text: str) -> set[str]:
     """The units a text gives a figure in, each with its figure. Example: _measures('about 12 km each way, 3 metres') ->
-    {'12 km', '3 metre'}; read as units by the measure asked (_UNITS)."""
+    {'12 km', '3 metre'}; read as units by the measure asked (vocabulary.UNITS)."""
     return {f"{figure.replace(',', '')} {unit.lower().removesuffix('s') if len(unit) > 2 else unit.lower()}"
             for figure, unit in re.findall(r"\b(\d[\d,.]*)\s*-?\s*([A-Za-z²2]+)\b", text)}
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
@@ -166,7 +161,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # every day, about 12 km each way.")
         about = _lines_about(context, _asked_words(query) - _MEASURES)
         if not about and measure.group("dim"):
-            return not {m for m in _measures(answer) & _measures(context) if m.split()[1] in _UNITS[measure["dim"].lower()]}
+            return not {m for m in _measures(answer) & _measures(context) if m.split()[1] in UNITS[measure["dim"].lower()]}
         context = about
         return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
     if _ASKS_AMOUNT.match(query):
@@ -184,7 +179,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             return not given or (not _BIRTH.search(_DAY.sub(" ", context)) and bool(given - said))
         # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a measure no
         given = amounts(DATE_FIGURES.sub(" ", answer))  # count ("3.4 kg")
-        measured = {m for m in _measures(answer) if m.split()[1] in _AREAS | _WEIGHTS} - _measures(context)
+        measured = {m for m in _measures(answer) if m.split()[1] in AREAS | WEIGHTS} - _measures(context)
         return not given or bool({a for a in given if float(a) >= 10} - said) or bool(measured)
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
@@ -373,7 +368,12 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     if not abstained(answer) or not is_question(query):
         return None
     asked = _asked_words(query) | ({"job"} if _ASKS_JOB.match(query) else set())  # set T: "What does Priyanka do?"
-    if len(asked) < 2:
+    # one word is enough for where, in a line that names a place (set T: "Where do I go sailing?" beside "I sail … on
+    # Lough Corrib most weekends.")
+    where = bool(_ASKS_WHERE.match(query)) and len(asked - _GOING) == 1
+    if where:
+        asked -= _GOING
+    elif len(asked) < 2:
         return None
     asks_who = bool(ASKS_WHO.match(query))
     for match in user_statements(context):
@@ -389,11 +389,14 @@ def told_line(query: str, answer: str, context: str) -> str | None:
         if _BIRTH.search(match.group("words")):  # set S: "How old is Yui?" beside "My daughter Yui turned six in January."
             said |= _AGE
         said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
-        if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))):
+        if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))) \
+                and (not where or _PLACE_SAID.search(match.group("words"))):
             return quoted(match)
     return None
 
 
+_GOING = frozenset(word_stems("go goes going"))  # "Where do I go sailing?" asks where I sail
+_PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
 _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
 # "Lars is a sound engineer", "works night shifts as an ICU nurse"
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)

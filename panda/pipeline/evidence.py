@@ -230,20 +230,29 @@ def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Sai
     that updates one part of a statement leaves it for a `query` about another part (`_other_part_asked`; answer_context
     then tells the change on the older statement's line)."""
     asked = word_stems(DATE_WORDS.sub(" ", query)) - _GENERAL_WORDS  # "our new house" asks about the house
-    return {older.id for newer, older in pairs if not _other_part_asked(asked, _text(newer, said), _text(older, said))}
+    where = bool(_ASKS_WHERE.match(query))
+    return {older.id for newer, older in pairs
+            if not _other_part_asked(asked, _text(newer, said), _text(older, said), where)}
 
 
 def _text(result: SearchResult, said: dict[str, Said | None]) -> str:
     return _statement(result, said.get(result.id)) or _fact_value(result) or ""
 
 
-def _other_part_asked(asked: set[str], newer: str, older: str) -> bool:
+def _other_part_asked(asked: set[str], newer: str, older: str, where: bool = False) -> bool:
     """Whether a question (its subject words, `asked`) is about a part of `older` that the change `newer` leaves alone
     (pure): set O's "Which city is our new house in?" lost "My partner Sam and I bought a house in Bristol and we move
     in on 3 March" to "… so our moving day is now 17 March", which shares "move" with it and nothing with the question.
     A question whose words, where `older` says them, all stand near what the change shares with it asks after the
-    changed part (`_near`). A change that ends the thing (_ENDED: died, sold, dropped, …) leaves no part standing."""
-    if _ENDED.search(newer) or asked & _subject_words(newer):
+    changed part (`_near`). A change that ends the thing (_ENDED: died, sold, dropped, …) leaves no part standing. A
+    change that carries "everything" somewhere new leaves what was carried, for a question that is not `where` it is."""
+    if _ENDED.search(newer):
+        return False
+    # "so now I grow everything in pots on the balcony": what was moved stands, for a question not about what the change
+    # says anew (set U: "Which vegetables do I grow?" lost "I grow tomatoes and chillies in my greenhouse")
+    if _CARRIED.search(newer) and not where and not asked & (_subject_words(newer) - _subject_words(older)):
+        return True
+    if asked & _subject_words(newer):
         return False
     changed = _subject_words(newer) & _subject_words(older)
     return bool(asked & _subject_words(older)) and not _near(older, asked, changed)
@@ -378,6 +387,8 @@ def word_stems(text: str) -> set[str]:
 
 # Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
 # are about different things.
+_CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", re.I)
+_ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says
 _GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes daily weekly monthly also just still "
                                        "really go going get getting have having make making take taking use using "
                                        "play playing do doing try trying keep keeping start started"))

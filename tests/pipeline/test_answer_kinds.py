@@ -247,3 +247,16 @@ def test_set_u_the_older_value_offered_as_an_alternative_goes_from_an_answer_abo
     assert older_alternative_dropped("Which plane did I fly in January?", "An Airbus A320 or a Boeing 787.", planes) is None
     same_day = said("5 April 2026", "I fly the Boeing 787 and sometimes the Airbus A350.")
     assert older_alternative_dropped(asked, "The Boeing 787 or the Airbus A350.", same_day) is None
+
+
+def test_a_where_question_of_one_word_gets_the_line_naming_a_place():
+    """Set T (not mended then): "Where do I go sailing?" -> a bad answer, made "I don't know", beside "I sail a small
+    dinghy, a Laser, on Lough Corrib most weekends.": one meaningful word, where told_line needs two. A where-question
+    needs a line naming a place besides."""
+    from panda.pipeline.answer_checks import told_line
+
+    sailing = said("8 January 2026", "I sail a small dinghy, a Laser, on Lough Corrib most weekends.")
+    assert told_line("Where do I go sailing?", "I don't know - you haven't told me that.", sailing) == \
+        "You told me on 8 January 2026: “I sail a small dinghy, a Laser, on Lough Corrib most weekends.”"
+    assert told_line("Where do I go sailing?", "I don't know.", said("8 January 2026", "I sail most weekends.")) is None
+    assert told_line("What do I sail?", "I don't know.", sailing) is None  # one word, and not where

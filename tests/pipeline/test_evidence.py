@@ -792,3 +792,16 @@ def test_a_question_after_another_part_of_a_changed_statement_keeps_it_though_on
     assert "cardiology ward" in answer_context("Which ward do I work on?", [ward, days], {})
     shifts = answer_context("Which shifts am I working at the moment?", [ward, days], {})
     assert "day shifts" in shifts and "working night shifts" not in shifts
+
+
+def test_a_change_that_carries_everything_somewhere_new_leaves_what_was_carried():
+    """Set U, held out: "Which vegetables do I grow?" lost "I grow tomatoes and chillies in my greenhouse." to "A storm
+    smashed the greenhouse in March, so now I grow everything in pots on the balcony." (they share "grow"), and the
+    1.5B model guessed "carrots". Where things grow now is the change's to say."""
+    grown = result("h1", "message", "x", "user: I grow tomatoes and chillies in my greenhouse.", 10, 1)
+    moved = result("h2", "message", "x", "user: A storm smashed the greenhouse in March, so now I grow everything in pots "
+                   "on the balcony.", 20, 2)
+    which = answer_context("Which vegetables do I grow?", [grown, moved], {})
+    assert "tomatoes and chillies" in which and "balcony" in which
+    where = answer_context("Where do I grow my plants now?", [grown, moved], {})
+    assert "balcony" in where and "tomatoes" not in where
