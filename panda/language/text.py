@@ -134,3 +134,16 @@ def second_person(text: str) -> str:
         return "were" if lower == "was" else _SECOND_PERSON[lower]
 
     return _PERSON_WORD.sub(swap, text.replace("’", "'").strip())
+
+
+_NUMBER_WORDS = {word: n for n, word in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                                  "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+                                                  "twenty".split())}
+_NUMBER_WORDS.update({"no": 0, "none": 0, "once": 1, "twice": 2, "dozen": 12, "thirty": 30, "forty": 40, "fifty": 50,
+                      "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000})
+
+
+def amounts(text: str) -> set[str]:
+    """The numbers a text gives, in figures. Example: amounts('Three hives, £1,200 and 2 am') -> {'3', '1200', '2'}."""
+    found = {m.replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
+    return found | {str(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}

@@ -34,14 +34,21 @@ def superseded_unsaid(query: str, answer: str) -> str | None:
     Example: ("When is my trip to Lisbon now?", "The Lisbon trip has been pushed back from April to September.") ->
     'The Lisbon trip has been pushed back to September.'; ("What did I switch from?", "You switched from cello to
     viola.") -> None; what was given up goes when the new follows (set T: "What class am I taking now?" -> "I stopped the
-    pottery class after four weeks; I'm doing ikebana on Thursday evenings instead." -> "I'm doing ikebana …")."""
+    pottery class after four weeks; I'm doing ikebana on Thursday evenings instead." -> "I'm doing ikebana …"); so does a
+    swap (set U: "… the electric Renault Zoe, as you swapped your old Fiat for one …" -> "… the electric Renault Zoe.")."""
     if not about_now(query) or ASKS_CHANGE.search(query):
         return None
     mended = _INSTEAD_OF.sub("", _CHANGED_FROM.sub(lambda m: f"{m.group('verb')} {m.group('to')} ", answer))
     mended = _STOPPED.sub(lambda m: f"{m.group('who')} " if "and" in m.group("then") else "", mended)
+    mended = _SWAPPED_FOR.sub("switched to ", _BECAUSE_SWAPPED.sub("", mended))
     return mended[:1].upper() + mended[1:] if mended != answer else None
 
 
+# set U: "It's currently the electric Renault Zoe, as you swapped your old Fiat for one on 9 March 2026.": the reason
+# goes after the value; "You swapped your old Fiat for an electric Renault Zoe." says "switched to" the new
+_BECAUSE_SWAPPED = re.compile(r",? (?:as|since|because|after) (?:you|I|we)(?:'ve| have)? (?:swapped|traded|exchanged|"
+                              r"replaced|switched|sold|changed)\b[^.;!?]*", re.I)
+_SWAPPED_FOR = re.compile(r"\b(?:swapped|traded|exchanged)(?: in)? (?:[\w'’-]+ ){1,4}?for (?=\S)", re.I)
 # "I stopped the pottery class after four weeks; I'm doing ikebana …" (set T), "You quit Menya Kaze and opened …": what
 # was given up, when a clause about the new follows
 _STOPPED = re.compile(r"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:stopped|quit|gave up|given up|left|sold|dropped|"

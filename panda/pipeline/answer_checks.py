@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, asked_part, is_question, tokenize
+from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize
 from panda.language.vocabulary import AREAS, UNITS, WEIGHTS
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import DATE_FIGURES, LINE, quoted, user_statements
@@ -77,19 +77,6 @@ _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|pri
 # What "how much/many" counts: "how many hives" -> 'hives'; "how much do I earn" counts nothing named.
 _COUNTED = re.compile(r"^\s*how (?:much|many) (?!(?:do|does|did|is|are|was|were|will|would|have|has|had|can|could|"
                       r"should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
-_NUMBER_WORDS = {word: n for n, word in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                                  "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
-                                                  "twenty".split())}
-_NUMBER_WORDS.update({"no": 0, "none": 0, "once": 1, "twice": 2, "dozen": 12, "thirty": 30, "forty": 40, "fifty": 50,
-                      "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000})
-
-
-def amounts(text: str) -> set[str]:
-    """The numbers a text gives, in figures. Example: amounts('Three hives, £1,200 and 2 am') -> {'3', '1200', '2'}."""
-    found = {m.replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
-    return found | {str(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
-
-
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
 
 
@@ -181,7 +168,13 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         given = amounts(DATE_FIGURES.sub(" ", answer))  # count ("3.4 kg")
         measured = {m for m in _measures(answer) if m.split()[1] in AREAS | WEIGHTS} - _measures(context)
         return not given or bool({a for a in given if float(a) >= 10} - said) or bool(measured)
-    if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said
+    if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said; where lines about the thing name a
+        # place, one of theirs (set U: "Where is my postdoc going to be?" -> "… at the University of Manchester, starting
+        # in September.", beside "I've accepted a postdoc in Leeds, starting in September.")
+        about, asked = _lines_about(context, _asked_words(query) - _GOING), {w.lower() for w in _WORD.findall(query)}
+        places = [t for t in _WORD.findall(answer)[1:] if t[:1].isupper() and t.lower() not in asked | _NOT_A_NAME]
+        if places and _PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
+            return True
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
     asks_who = bool(ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue

@@ -260,3 +260,23 @@ def test_a_where_question_of_one_word_gets_the_line_naming_a_place():
         "You told me on 8 January 2026: “I sail a small dinghy, a Laser, on Lough Corrib most weekends.”"
     assert told_line("Where do I go sailing?", "I don't know.", said("8 January 2026", "I sail most weekends.")) is None
     assert told_line("What do I sail?", "I don't know.", sailing) is None  # one word, and not where
+
+
+def test_set_u_rerun_a_swap_says_the_new_value_and_a_where_answer_comes_from_the_things_line():
+    """Set U, re-run: "Remind me, what car do I drive now?" -> "It's currently the electric Renault Zoe, as you swapped
+    your old Fiat for one on 9 March 2026." (the stale Fiat); "Where is my postdoc going to be?" -> "I am doing a PhD in
+    chemistry at the University of Manchester, starting in September." beside "I've accepted a postdoc in Leeds …"."""
+    from panda.pipeline.answer_changes import superseded_unsaid
+
+    car = "Remind me, what car do I drive now?"
+    assert superseded_unsaid(car, "It's currently the electric Renault Zoe, as you swapped your old Fiat for one on 9 "
+                                  "March 2026.") == "It's currently the electric Renault Zoe."
+    assert superseded_unsaid(car, "You swapped your old Fiat for an electric Renault Zoe.") == \
+        "You switched to an electric Renault Zoe."
+    assert superseded_unsaid("What did I swap my Fiat for?", "You swapped your old Fiat for a Renault Zoe.") is None
+    postdoc = said("30 March 2026", "I've accepted a postdoc in Leeds, starting in September.") + "\n" + \
+        said("25 January 2026", "I'm doing a PhD in chemistry at the University of Manchester.")
+    where = "Where is my postdoc going to be?"
+    assert unanswered(where, "I am doing a PhD in chemistry at the University of Manchester, starting in September.", postdoc)
+    assert unanswered(where, "The postdoc is in Leeds, starting in September.", postdoc) is False
+    assert unanswered("Where did I do my PhD?", "At the University of Manchester.", postdoc) is False

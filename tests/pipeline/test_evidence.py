@@ -335,7 +335,8 @@ def test_an_invented_amount_or_a_name_from_an_unrelated_line_is_unanswered():
     """Set F: "How much did Northwind pay for Lumen?" -> "$52,000" (said nowhere); "How much honey did I harvest last
     year?" -> "I have three hives now." (no line about honey); "Who conducts my orchestra?" -> "The orchestra lives
     in Lisbon." (the brother's city)."""
-    from panda.pipeline.answer_checks import amounts, unanswered
+    from panda.language.text import amounts
+    from panda.pipeline.answer_checks import unanswered
 
     assert amounts("Three hives, £1,200 and 2 am on 20 June") == {"3", "1200", "2", "20"}
     job = "- On 7 October 2026 the user said: “Lumen got acquired, so I joined a bigger company called Northwind.”"
