@@ -251,7 +251,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
                         "holding every meaningful word of the question gets that line, quoted with its day",
     "superseded_value_unsaid": "synthesize: an answer about what holds now that says a change 'from <old> to <new>' "
                                "(or 'instead of <old>'), or offers the older of two values said on different days "
-                               "as an alternative ('<new> or <old>'), keeps only the new value",
+                               "as an alternative ('<new> or <old>'), keeps only the new value; one that says only "
+                               "the old value of a change a line tells gets that line, with the new value only",
     "stated_line_approved": "validate: an answer to a question about the user that says only what one of the user's "
                             "lines sharing a word with the question says is APPROVEd",
     "unrelated_line_revised": "validate: an answer to a question about the user that says again one of the user's "

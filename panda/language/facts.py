@@ -63,9 +63,12 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                      + _PLACE)),
     # "We moved into the Brighton house", "I moved into a flat in Leeds", "We've moved into our new home in Bath", "We've
     # left Porto and moved into a house with a garden in Braga" (set Q)
-    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)?" + _LEFT + r" moved into "
+    # set V: "I've moved out of Enzo's flat into a studio of my own in San Salvario"
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)?" + _LEFT + r" moved "
+                                     r"(?:out of (?:[\w'’-]+ ){1,3})?into "
                                      r"(?:the|our|my|an?) (?:(?:new|own|first) )?(?:(?:flat|house|home|apartment|cottage|"
-                                     r"bungalow|place) (?:with (?:an? )?[a-z]+(?: [a-z]+)? )?(?:in|near) (?:the )?|"
+                                     r"bungalow|place|studio|loft|room|condo)(?: of (?:my|our) own)? "
+                                     r"(?:with (?:an? )?[a-z]+(?: [a-z]+)? )?(?:in|near) (?:the )?|"
                                      r"(?=[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?:flat|house|home|apartment|cottage|bungalow|"
                                      r"place)\b))" + _PLACE)),
     ("fact", "job", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),

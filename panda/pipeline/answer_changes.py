@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from panda.language.text import STOP_WORDS
+from panda.language.metrics import abstained
+from panda.language.text import STOP_WORDS, second_person
 from panda.pipeline.answer_dates import ASKS_CHANGE, user_statements
-from panda.pipeline.evidence import about_now
+from panda.pipeline.evidence import about_now, word_stems
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 
@@ -92,3 +93,38 @@ def older_alternative_dropped(query: str, answer: str, context: str) -> str | No
         start = article.start() if article else start
         mended = answer[:start] + either["right"] + answer[either.end("right"):]
     return mended
+
+
+# a change as a user's line says it, its old value and its new: "swapped my evening yoga class for climbing", "moved my
+# lessons from cello to viola", "climbing instead of yoga"
+_OLD_NEW = (re.compile(r"\b(?:swapped|traded|exchanged|replaced)(?: in)? (?P<old>(?:[\w'’-]+ ){0,4}?[\w'’-]+) (?:for|with) "
+                       r"(?P<new>[^,.;!?]+)", re.I),
+            re.compile(r"\b(?:moved|switched|changed|swapped|shifted|transferred|upgraded|downgraded|gone|went|pushed|"
+                       r"brought|put|rescheduled|postponed)(?: [\w'’-]+){0,3}? from (?P<old>[^,.;!?]+?) (?:to|into) "
+                       r"(?P<new>[^,.;!?]+)", re.I),
+            re.compile(r"(?P<new>[^,.;!?]+?),? (?:instead of|rather than) (?P<old>[^,.;!?]+)", re.I))
+
+
+def stale_value_said(query: str, answer: str, context: str) -> str | None:
+    """An answer about what holds now that says the old value of a change a user's line tells, and not the new one,
+    gets that line said back, the change's new value only (pure): set V's "What do I do in the evenings these days?" ->
+    "You do yoga twice a week …", beside "I've swapped my evening yoga class for climbing twice a week." (the only line
+    about it). The line shares a word with the question; the old value: its words, the question's aside; the new: its
+    first word. None otherwise.
+
+    Example: that answer -> "You told me on 10 April 2026 that you've switched to climbing twice a week."."""
+    if not about_now(query) or ASKS_CHANGE.search(query) or abstained(answer):
+        return None
+    said, asked = word_stems(answer), word_stems(query)
+    def about_it(words: str) -> bool:  # a word of the question's, however it is stemmed ("evening", "evenings")
+        return any(a.startswith(w) or w.startswith(a) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
+
+    for line in (m for m in user_statements(context) if about_it(m.group("words"))):
+        for pattern in _OLD_NEW:
+            for change in pattern.finditer(line.group("words")):
+                old = word_stems(change["old"]) - word_stems(change["new"]) - asked
+                new = [w for w in re.findall(r"[\w'’-]+", change["new"]) if word_stems(w) - asked]
+                if old & said and new and not word_stems(new[0]) & said:
+                    words = superseded_unsaid(query, line.group("words")) or line.group("words")
+                    return f"You told me on {line.group('date')} that {second_person(words).rstrip('.')}."
+    return None

@@ -24,8 +24,9 @@ _ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+
                         r"restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|"
                         r"salon|barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|"
                         r"kennels?|cattery|airline|agency|charity)\b", re.I)  # a place or a body has a name
-# "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said
-_ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|reference)\W*$", re.I)
+# "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said;
+# an address has its number too (set V: "What is the cabin's address?" -> "… the summer house on Gotland …")
+_ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|reference|address)\W*$", re.I)
 # "What's my mortgage rate?", "What is our rent?": an amount of a thing
 _PRICED = r"rate|price|cost|budget|rent|fee|deposit|score|salary|wage|wages"
 _ASKS_PRICE = re.compile(rf"^\s*(?i:what)(?:['’]s| is| was) (?:[Mm]y|[Oo]ur|[Tt]he) ((?:[\w-]+ )?(?:{_PRICED}))\b")
@@ -60,7 +61,7 @@ _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who
 # The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
 _CALLED_WHAT = re.compile(r"\b(?:my|our) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)  # "What's my X called?"
 _CALLED_NAME = re.compile(r"\b(?:called|named) [A-Z]")
-_NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?[\w-]+)", re.I)
+_NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?(?!I\b)[\w-]+)", re.I)  # not "the café I work at"
 _PEOPLE = (r"mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|girlfriend|boyfriend|"
            r"fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|co-?workers?|teacher|coach|neighbou?rs?|"
            r"cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|family|roommates?|flatmates?")
@@ -215,8 +216,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     # where the thing is, is not its name (set T: "What's the name of the games studio?" -> "The games studio is in
     # Galway.", beside "… at a games studio in Galway")
     if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else None:
-        located = re.findall(rf"\b(?i:{re.escape(noun)})s? (?:in|near|outside) ([A-Z][\w'’-]+)", context)
-        names = [name for name in names if name not in located]
+        # every word of the place, and of the place it is in (set V: "… a café near Porta Nuova in Turin")
+        located = re.findall(rf"\b(?i:{re.escape(noun)})s? (?:in|near|outside|by) ((?:[A-Z][\w'’-]*\b ?)+(?:(?:in|,) "
+                             r"(?:[A-Z][\w'’-]*\b ?)+)*)", context)
+        names = [name for name in names if not any(name in place.split() for place in located)]
     if any(name in lines and _said_whole(name, answer, context) for name in names):
         return False
     if asks_who:

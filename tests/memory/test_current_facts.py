@@ -306,3 +306,10 @@ def test_the_constraints_are_the_users_own_current_diets_and_allergies():
                entry("job", "nurse", 2), entry("allergy", "shellfish", 5), entry("allergy", "peanuts", 9)]
     got = constraints_of(entries, datetime(2026, 6, 1, tzinfo=UTC))
     assert [(h.entry.key, h.entry.value) for h in got] == [("allergy", "shellfish"), ("diet", "vegan")]
+
+
+def test_a_move_out_of_one_place_into_a_studio_of_ones_own_is_a_residence():
+    """Set V: "I've moved out of Enzo's flat into a studio of my own in San Salvario." left no fact, and "Which
+    neighbourhood do I live in now?" was answered from the line about the café."""
+    assert [(s.attribute, s.value) for s in extract_statements(
+        "I've moved out of Enzo's flat into a studio of my own in San Salvario.")] == [("residence", "San Salvario")]

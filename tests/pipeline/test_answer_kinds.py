@@ -280,3 +280,34 @@ def test_set_u_rerun_a_swap_says_the_new_value_and_a_where_answer_comes_from_the
     assert unanswered(where, "I am doing a PhD in chemistry at the University of Manchester, starting in September.", postdoc)
     assert unanswered(where, "The postdoc is in Leeds, starting in September.", postdoc) is False
     assert unanswered("Where did I do my PhD?", "At the University of Manchester.", postdoc) is False
+
+
+def test_set_v_the_old_value_of_a_change_alone_gets_the_line_with_the_new():
+    """Set V, held out: "What do I do in the evenings these days?" -> "You do yoga twice a week …", beside the only line
+    about it, "I've swapped my evening yoga class for climbing twice a week."."""
+    from panda.pipeline.answer_changes import stale_value_said
+
+    swapped = said("10 April 2026", "I've swapped my evening yoga class for climbing twice a week.")
+    asked = "What do I do in the evenings these days?"
+    assert stale_value_said(asked, "You do yoga twice a week and talk to your son Yassin.", swapped) == \
+        "You told me on 10 April 2026 that you've switched to climbing twice a week."
+    assert stale_value_said(asked, "You go climbing twice a week.", swapped) is None
+    assert stale_value_said("What did I do in the evenings before April?", "Yoga.", swapped) is None  # not about now
+    lessons = said("1 May 2026", "I've switched my lessons from cello to viola.")
+    assert stale_value_said("What lessons am I taking now?", "Cello lessons.", lessons) == \
+        "You told me on 1 May 2026 that you've switched your lessons to viola."
+    drove = said("1 May 2026", "I drove from Leeds to York for the match.")  # a trip is no change
+    assert stale_value_said("Where do I drive now?", "You drive in Leeds.", drove) is None
+
+
+def test_set_v_a_name_is_not_where_the_thing_is_nor_an_address_a_place_without_its_number():
+    """Set V, held out: "What's the name of the café I work at?" -> "The café is at Porta Nuova in Turin." (the café is
+    near Porta Nuova); "What is the cabin's address?" -> "… the summer house on Gotland …"."""
+    cafe = said("18 January 2026", "I work as a barista at a café near Porta Nuova in Turin.")
+    assert unanswered("What's the name of the café I work at?", "The café is at Porta Nuova in Turin.", cafe)
+    named = cafe + "\n" + said("3 May 2026", "The café is called Caffè Lux.")
+    assert unanswered("What's the name of the café I work at?", "It is called Caffè Lux.", named) is False
+    cabin = said("29 March 2026", "We sold the summer house on Gotland and bought a small cabin in Dalarna instead.")
+    assert unanswered("What is the cabin's address?", "The cabin's address is the summer house on Gotland.", cabin)
+    street = cabin + "\n" + said("3 May 2026", "The cabin is at 4 Fjällvägen in Sälen.")
+    assert unanswered("What is the cabin's address?", "It is at 4 Fjällvägen.", street) is False

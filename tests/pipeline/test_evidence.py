@@ -806,3 +806,14 @@ def test_a_change_that_carries_everything_somewhere_new_leaves_what_was_carried(
     assert "tomatoes and chillies" in which and "balcony" in which
     where = answer_context("Where do I grow my plants now?", [grown, moved], {})
     assert "balcony" in where and "tomatoes" not in where
+
+
+def test_a_cancelled_thing_leaves_no_part_standing():
+    """Set V: "What race am I training for now?" kept "I'm training for my first triathlon, which is in July." with
+    "The triathlon got cancelled, so I've entered a half marathon in Milan on 4 October instead." told on its line;
+    the answer was the triathlon."""
+    trained = result("d1", "message", "x", "user: I'm training for my first triathlon, which is in July.", 10, 1)
+    cancelled = result("d2", "message", "x", "user: The triathlon got cancelled, so I've entered a half marathon in Milan "
+                       "on 4 October instead.", 20, 2)
+    race = answer_context("What race am I training for now?", [trained, cancelled], {})
+    assert "half marathon" in race and "which is in July" not in race
