@@ -65,11 +65,15 @@ _ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
                       r"moved (?:[\w-]+ )?(?:from|off|onto|on to)|now|"
-                      r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car))\b", re.I)
+                      r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|"
+                      r"since (?:\d|early|mid|late|last|(?:January|February|March|April|May|June|July|August|September|"
+                      r"October|November|December)\b))\b", re.I)
 # ("now" and "left": set N's "I've now saved £12,000 for the deposit" and "I've left Salt and now run my own food truck"
 # left "… I've got £8,000 so far" and "I work as a chef at a tapas bar called Salt" as what holds now;
 # "a new job" replaces the job: set K's "I got a new job as deputy head at a school in Swansea" left "I'm a primary
-# school teacher in Cardiff" standing, and "Which city do I work in now?" was answered with both cities)
+# school teacher in Cardiff" standing, and "Which city do I work in now?" was answered with both cities; "since" a day
+# starts what holds now, as "now" does: set U's "Since 1 April I've been flying long-haul on the Boeing 787" left "I fly
+# Airbus A320s out of Amman", and "Which plane am I flying these days?" was answered "an Airbus A320")
 # A question after an earlier value: "Where did we live before Brighton?", "Where were we originally planning to travel?"
 _ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly)?|originally|formerly|at first)\b|"
                            r"\bused to\b", re.I)

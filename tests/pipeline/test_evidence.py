@@ -817,3 +817,14 @@ def test_a_cancelled_thing_leaves_no_part_standing():
                        "on 4 October instead.", 20, 2)
     race = answer_context("What race am I training for now?", [trained, cancelled], {})
     assert "half marathon" in race and "which is in July" not in race
+
+
+def test_since_a_day_starts_what_holds_now():
+    """Set U, re-run: "Which plane am I flying these days?" -> "The plane you're flying is an Airbus A320.", beside "I'm
+    a pilot; I fly Airbus A320s out of Amman." of January and "Since 1 April I've been flying long-haul on the Boeing
+    787." of April."""
+    a320 = result("t1", "message", "x", "user: I'm a pilot; I fly Airbus A320s out of Amman.", 10, 1)
+    b787 = result("t2", "message", "x", "user: Since 1 April I've been flying long-haul on the Boeing 787.", 20, 2)
+    plane = answer_context("Which plane am I flying these days?", [a320, b787], {})
+    assert "Boeing 787" in plane and "A320" not in plane
+    assert "A320" in answer_context("Which plane did I fly in January?", [a320, b787], {})
