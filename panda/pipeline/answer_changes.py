@@ -128,3 +128,18 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
                     words = superseded_unsaid(query, line.group("words")) or line.group("words")
                     return f"You told me on {line.group('date')} that {second_person(words).rstrip('.')}."
     return None
+
+
+_QUOTED = re.compile(r"^You told me on (?P<date>[^:]{6,30}): “(?P<words>[^”]*)”$")
+
+
+def told_now(query: str, told: str) -> str | None:
+    """A user's line quoted for a question about what holds now (answer_checks.told_line), said back with the change's
+    new value only, when the line tells a change (pure; superseded_unsaid): set V's "What do I do in the evenings these
+    days?" got "You told me on 10 April 2026: “I've swapped my evening yoga class for climbing twice a week.”", which
+    says the yoga given up. None when the line tells no change, or the question asks about then.
+
+    Example: that question and quote -> "You told me on 10 April 2026 that you've switched to climbing twice a week."."""
+    quote = _QUOTED.match(told)
+    mended = superseded_unsaid(query, quote["words"]) if quote else None
+    return f"You told me on {quote['date']} that {second_person(mended).rstrip('.')}." if quote and mended else None

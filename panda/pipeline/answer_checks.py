@@ -1,7 +1,8 @@
-"""What an answer written from the answer's context (evidence.py) lacks or says again, and how it is mended (pure):
-read by synthesize's guards (unanswered_abstained, told_line_quoted) and validate's (stated_line_approved,
-unrelated_line_revised); a copied relative day or line frame, and a when-question answered with no time of the line's
-(undated_when_answered), are answer_dates.py's; a changed value still said (superseded_value_unsaid), answer_changes.py's.
+"""What an answer written from the answer's context (evidence.py) lacks, and how it is mended (pure): read by
+synthesize's guards (unanswered_abstained, told_line_quoted); an answer saying a user's line again (stated_line_approved,
+unrelated_line_revised) is answer_lines.py's; a copied relative day or line frame, and a when-question answered with no
+time of the line's (undated_when_answered), are answer_dates.py's; a changed value still said (superseded_value_unsaid),
+answer_changes.py's.
 Split from evidence.py, which builds the lines these read: each function here takes the context as the text the model
 saw.
 """
@@ -9,7 +10,6 @@ saw.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize
@@ -82,9 +82,9 @@ _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 202
 
 
 def _lines_about(context: str, stems: set[str]) -> str:
-    """The context lines that share a word stem with `stems` (_same_word: "teaches" and "teacher" share 'teache')."""
+    """The context lines that share a word stem with `stems` (same_word: "teaches" and "teacher" share 'teache')."""
     return "\n".join(line for line in context.splitlines()
-                     if any(_same_word(a, w) for a in stems for w in set(tokenize(line))))
+                     if any(same_word(a, w) for a in stems for w in set(tokenize(line))))
 
 
 _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
@@ -147,7 +147,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # wear?" -> "… 1 hour 32 minutes", said of a half marathon). With no line naming the thing, the figure and a unit
         # of the measure asked as a line says them (set S: "How far is my commute?" -> "12 km", said "I cycle to work
         # every day, about 12 km each way.")
-        about = _lines_about(context, _asked_words(query) - _MEASURES)
+        about = _lines_about(context, asked_words(query) - _MEASURES)
         if not about and measure.group("dim"):
             return not {m for m in _measures(answer) & _measures(context) if m.split()[1] in UNITS[measure["dim"].lower()]}
         context = about
@@ -172,7 +172,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said; where lines about the thing name a
         # place, one of theirs (set U: "Where is my postdoc going to be?" -> "… at the University of Manchester, starting
         # in September.", beside "I've accepted a postdoc in Leeds, starting in September.")
-        about, asked = _lines_about(context, _asked_words(query) - _GOING), {w.lower() for w in _WORD.findall(query)}
+        about, asked = _lines_about(context, asked_words(query) - _GOING), {w.lower() for w in _WORD.findall(query)}
         places = [t for t in _WORD.findall(answer)[1:] if t[:1].isupper() and t.lower() not in asked | _NOT_A_NAME]
         if places and _PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
@@ -268,7 +268,9 @@ def _surname_given(first: str | None, answer: str, context: str) -> bool:
 _ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur)\b")
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
 _ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
-_ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|[A-Z][a-z]+|(?:[Mm]y|[Oo]ur) [\w-]+) do\b")
+# not "What do I do in the evenings?" (set V)
+_ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|[A-Z][a-z]+|(?:[Mm]y|[Oo]ur) [\w-]+) do"
+                       r"(?: for (?:a )?(?:living|work|a job))?\W*$")
 _FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
 
 
@@ -284,11 +286,11 @@ def _holds_a_said_word(query: str, answer: str, context: str, besides: frozenset
     """Whether the answer has a word of its own (not the question's, nor one of `besides`) that the user's lines or
     facts say."""
     asked = word_stems(query)
-    own = [w for w in word_stems(answer) if not any(_same_word(w, a) for a in asked) and w not in besides]
+    own = [w for w in word_stems(answer) if not any(same_word(w, a) for a in asked) and w not in besides]
     said = set().union(*(word_stems(m.group("words")) for m in user_statements(context)),
                        *(word_stems(m.group("words")) for line in context.splitlines()
                          if not LINE.match(line) and (m := _FACT_LINE.match(line))))
-    return any(_same_word(w, s) for w in own for s in said)
+    return any(same_word(w, s) for w in own for s in said)
 
 
 # not "we" alone: "How much flour do we need?" asks in general; "Which hotel did we book?" (set K) does not
@@ -323,7 +325,7 @@ def their_thing(query: str, context: str) -> bool:
     return bool(word_stems(" ".join(_THE.findall(query))) & word_stems(said))
 
 
-def _same_word(a: str, b: str) -> bool:
+def same_word(a: str, b: str) -> bool:
     """Two stems of one word: equal, or the shorter (4+ letters) begins the longer ('swimm' of "swimming" and 'swim',
     'build' and 'builder'), the crude stemmer's doubled consonants and agent nouns."""
     short, long = sorted((a, b), key=len)
@@ -336,15 +338,18 @@ _TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "
 _TIME = frozenset(word_stems("time"))
 
 
-def _asked_words(query: str) -> set[str]:
-    """The word stems of what a question asks, without its asking words ("what", "who", …)."""
-    return word_stems(asked_part(query)) - _ASKING_WORDS
+_NOWADAYS = re.compile(r"\b(?:these days|nowadays|at the moment|at present|right now)\b", re.I)  # words of "now"
 
 
-def _said_word(asked: str, said: set[str]) -> bool:
-    """Whether a question's word stem is among a line's: the same word (_same_word), a word of naming for one, or a
+def asked_words(query: str) -> set[str]:
+    """The word stems of what a question asks, without its asking words ("what", "who", …) or those of "now"."""
+    return word_stems(_NOWADAYS.sub(" ", asked_part(query))) - _ASKING_WORDS
+
+
+def said_word(asked: str, said: set[str]) -> bool:
+    """Whether a question's word stem is among a line's: the same word (same_word), a word of naming for one, or a
     length of time for "time"."""
-    return any(_same_word(asked, w) for w in said) or (asked in _NAMING and bool(_NAMING & said)) \
+    return any(same_word(asked, w) for w in said) or (asked in _NAMING and bool(_NAMING & said)) \
         or (asked in _TIME and bool(_TIMING & said))
 
 
@@ -363,17 +368,25 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     so is one after who someone is ("Our son Adam …"), and a job one said as "Lars is a sound engineer" (set S)."""
     if not abstained(answer) or not is_question(query):
         return None
-    asked = _asked_words(query) | ({"job"} if _ASKS_JOB.match(query) else set())  # set T: "What does Priyanka do?"
+    asked = asked_words(query) | ({"job"} if _ASKS_JOB.match(query) else set())  # set T: "What does Priyanka do?"
     # one word is enough for where, in a line that names a place (set T: "Where do I go sailing?" beside "I sail … on
     # Lough Corrib most weekends.")
     where = bool(_ASKS_WHERE.match(query)) and len(asked - _GOING) == 1
     if where:
         asked -= _GOING
-    elif len(asked) < 2:
+    lines = user_statements(context)
+    if len(asked) == 1 and not where and _ASKS_WHAT.match(query) and not (asks_a_name(query) or _ASKS_AMOUNT.match(query)):
+        # one word of what is done or had: the one line that says it (set V: "What do I do in the evenings these days?"
+        # beside "I've swapped my evening yoga class for climbing twice a week.")
+        lines = [m for m in lines if said_word(next(iter(asked)), word_stems(m.group("words")))]
+        lines = lines if len(lines) == 1 else []
+    elif len(asked) < 2 and not where:
         return None
     asks_who = bool(ASKS_WHO.match(query))
-    for match in user_statements(context):
+    for match in lines:
         said = word_stems(match.group("words"))
+        if _PLACE_SAID.search(match.group("words")) or _MOVED_FROM.search(match.group("words")):
+            said |= _PLACES  # set V: "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …"
         # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
         # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"
         if _NAMED_AFTER.search(match.group("words")):
@@ -385,13 +398,16 @@ def told_line(query: str, answer: str, context: str) -> str | None:
         if _BIRTH.search(match.group("words")):  # set S: "How old is Yui?" beside "My daughter Yui turned six in January."
             said |= _AGE
         said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
-        if all(_said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))) \
+        if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))) \
                 and (not where or _PLACE_SAID.search(match.group("words"))):
             return quoted(match)
     return None
 
 
+_ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
 _GOING = frozenset(word_stems("go goes going"))  # "Where do I go sailing?" asks where I sail
+_PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region"))
+_MOVED_FROM = re.compile(r"\b(?:from|to) [A-Z][a-z]")
 _PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
 _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
 # "Lars is a sound engineer", "works night shifts as an ICU nurse"
@@ -412,82 +428,3 @@ def _names_someone_else(query: str, line: str) -> bool:
     named = [t for t in _WORD.findall(line)[1:] if t[:1].isupper() and _POSSESSIVE_END.sub("", t.lower()) not in asked
              and t.lower() not in _NOT_A_NAME and t != "I"]
     return bool(named or {m.lower() for m in _PERSON.findall(line)} - asked)
-
-
-_TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
-_DENIES = re.compile(r"\b(?:not|never|no|nothing|none|unknown)\b|n't\b", re.I)
-
-
-def stated_line(query: str, answer: str, context: str) -> str | None:
-    """The user's line an answer says again, and nothing else (pure): every word of the answer that is not the
-    question's is in one statement of the user's that shares a word with the question, with no denial. The 0.5B
-    validator sent back the 1.5B model's "They are afraid of thunderstorms." for "What is Pepper afraid of?" beside
-    "Pepper is scared of thunderstorms." (set L), and the model's next answer was "I don't know"; it FAILed the user's
-    own line quoted with its day. None for an answer with a word of its own, or a line sharing nothing with the
-    question ("Our next concert is on 14 June." for "Which instrument do I play now?").
-
-    Example: ("What is Pepper afraid of?", "They are afraid of thunderstorms.", '- On 10 March 2026 the user said:
-    “Pepper is scared of thunderstorms.”') -> 'Pepper is scared of thunderstorms.'"""
-    if not is_question(query) or abstained(answer) or _DENIES.search(answer):
-        return None
-    asked = _asked_words(query)
-    own = {w for w in word_stems(_TOLD_FRAME.sub("", answer)) if not any(_same_word(w, a) for a in asked)}
-    if not own:
-        return None
-    for match in user_statements(context):
-        said = word_stems(match.group("words"))
-        if any(_same_word(a, w) for a in asked for w in said) and all(_said_word(w, said) for w in own):
-            return match.group("words")
-    return None
-
-
-# the words an answer said back turns round ("I teach piano" -> "You teach piano")
-_PERSON_SWAP = frozenset(word_stems("you your yours you're yourself we us our i my me mine"))
-
-
-def unrelated_line(query: str, answer: str, context: str) -> str | None:
-    """The user's line a question is about, when the answer says again another of their lines that shares no word with
-    the question (pure): set Q's "Where are we going in July?" beside "We cancelled Hokkaido and booked a week in
-    Okinawa instead, from 20 to 27 July." and "I teach piano from home in Osaka, mostly to children." was answered with
-    the second, word for word. The line returned is the one sharing most words with the question (days and months
-    count: "July" is what the question asks after); None when the answer says anything of its own, or repeats a line
-    the question shares a word with, or no line shares one. Within one line, the clause the question shares a word
-    with, when what the answer says of its own all comes from another clause sharing none (`_unrelated_clause`).
-
-    Example: ("Where are we going in July?", "I teach piano from home in Osaka, mostly to children.", those two lines)
-    -> 'We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to 27 July.'"""
-    if not is_question(query) or abstained(answer):
-        return None
-    asked = _asked_words(query)
-    answered = word_stems(_TOLD_FRAME.sub("", answer))
-    statements = [(quoted, word_stems(quoted)) for m in user_statements(context)  # a change told on a line too (set
-                  for quoted in re.findall(r"“([^”]*)”", m.string)]  # P: "Which city is my flat in?" got its words)
-
-    def shared(said: set[str]) -> int:
-        return sum(1 for a in asked if any(_same_word(a, w) for w in said))
-
-    own = {w for w in answered if not any(_same_word(w, a) for a in asked)}  # set T: "… in Kyoto now." for "… now?"
-    repeated = [said for _, said in statements if own and own <= said | _PERSON_SWAP]
-    if not repeated or any(shared(said) for said in repeated):
-        return _unrelated_clause(asked, answered, [quoted for quoted, _ in statements], shared)
-    best = max(statements, key=lambda s: shared(s[1]), default=None)
-    return best[0] if best is not None and shared(best[1]) else None
-
-
-_CLAUSES = re.compile(r",\s*(?:and|but|so|while|because|though)\b|;|(?<=[.!?])\s")
-
-
-def _unrelated_clause(asked: set[str], answered: set[str], lines: list[str],
-                      shared: Callable[[set[str]], int]) -> str | None:
-    """The clause of a line the question shares a word with, when what the answer says of its own is all from another
-    clause of that line, one sharing none (set S: "What instrument am I learning?" -> "Maja is the teacher you're
-    learning with.", from "I've started learning the cello, and my teacher is called Maja.")."""
-    own = {w for w in answered if not any(_same_word(w, a) for a in asked)} - _PERSON_SWAP
-    for line in lines:
-        clauses = [(clause, word_stems(clause)) for clause in _CLAUSES.split(line) if clause.strip()]
-        if own and any(own <= said and not shared(said) for _, said in clauses):
-            best = max(clauses, key=lambda c: shared(c[1]))
-            if shared(best[1]):
-                return best[0].strip(" .")
-    return None
-

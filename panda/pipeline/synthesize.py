@@ -124,7 +124,7 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                           "the lines hold")
         told = answer_checks.told_line(state.query, state.response, state.answer_context) if guarded else None
         if told and guards.active(ctx, "told_line_quoted", VOICE):  # the model's "I don't know", or that guard's
-            state.response, state.answered_by_guard = told, ""
+            state.response, state.answered_by_guard = answer_changes.told_now(state.query, told) or told, ""
             mended.append(f"; {guards.mark('told_line_quoted')}: 'I don't know' beside the line that says it")
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`{''.join(mended)})_"
     body = yield from fit_section(state, ctx, "5", f"{state.response}\n\n{note}")

@@ -43,7 +43,7 @@ from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import attributes_asked, split_key
-from panda.pipeline import answer_checks, answer_dates, evidence, guards
+from panda.pipeline import answer_checks, answer_dates, answer_lines, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT, about_user
@@ -232,16 +232,16 @@ def ignored_constraint(state: TurnState) -> str | None:
 
 
 def restated_line(state: TurnState) -> str | None:
-    """The user's line that a recall answer says again and nothing else (answer_checks.stated_line), for a question
+    """The user's line that a recall answer says again and nothing else (answer_lines.stated_line), for a question
     about the user or someone their lines name that asks for no suggestion or advice (pure)."""
-    return answer_checks.stated_line(state.query, state.response, state.answer_context) if recalls(state) else None
+    return answer_lines.stated_line(state.query, state.response, state.answer_context) if recalls(state) else None
 
 
 def unrelated_line(state: TurnState) -> str | None:
     """The user's line a question about them is about, when the answer said again another of their lines that shares
-    no word with it (answer_checks.unrelated_line; set Q: "Where are we going in July?" -> "I teach piano from home in
+    no word with it (answer_lines.unrelated_line; set Q: "Where are we going in July?" -> "I teach piano from home in
     Osaka, mostly to children.", beside the line about July); sent back once with that line in the hint (pure)."""
-    return answer_checks.unrelated_line(state.query, state.response, state.answer_context) if recalls(state) else None
+    return answer_lines.unrelated_line(state.query, state.response, state.answer_context) if recalls(state) else None
 
 
 def recalls(state: TurnState) -> bool:

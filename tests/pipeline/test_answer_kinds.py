@@ -69,7 +69,7 @@ def test_a_when_answer_without_the_day_the_line_states_gets_the_line():
 def test_an_answer_from_the_other_clause_of_the_line_gets_the_clause_the_question_is_about():
     """Set S: "What instrument am I learning?" -> "Maja is the teacher you're learning with." beside "I've started
     learning the cello, and my teacher is called Maja." (APPROVEd by the model): sent back once with the clause."""
-    from panda.pipeline.answer_checks import unrelated_line
+    from panda.pipeline.answer_lines import unrelated_line
 
     cello = said("19 March 2026", "I've started learning the cello, and my teacher is called Maja.")
     assert unrelated_line("What instrument am I learning?", "Maja is the teacher you're learning with.", cello) == \
@@ -152,7 +152,8 @@ def test_set_t_rerun_a_relation_however_said_a_thing_of_the_users_and_an_answer_
     """Set T, re-run: "What does my fiancée do?" -> "No information provided …" beside "My girlfriend Aoife is a primary
     school teacher."; "What class am I taking now?" -> "I teach English at a language school in Kyoto now." (the
     question's "now" is no word of the answer's own); "How much did the motorbike cost?" was read by no guard."""
-    from panda.pipeline.answer_checks import their_thing, told_line, unrelated_line
+    from panda.pipeline.answer_checks import their_thing, told_line
+    from panda.pipeline.answer_lines import unrelated_line
 
     aoife = said("8 January 2026", "My girlfriend Aoife is a primary school teacher.")
     assert told_line("What does my fiancée do?", "No information provided.", aoife) == \
@@ -259,7 +260,9 @@ def test_a_where_question_of_one_word_gets_the_line_naming_a_place():
     assert told_line("Where do I go sailing?", "I don't know - you haven't told me that.", sailing) == \
         "You told me on 8 January 2026: “I sail a small dinghy, a Laser, on Lough Corrib most weekends.”"
     assert told_line("Where do I go sailing?", "I don't know.", said("8 January 2026", "I sail most weekends.")) is None
-    assert told_line("What do I sail?", "I don't know.", sailing) is None  # one word, and not where
+    assert told_line("Where do I go sailing?", "I don't know.", sailing + "\n" + said("9 January 2026", "I sail with Lars.")) \
+        .endswith("on Lough Corrib most weekends.”")  # the line naming a place
+    assert told_line("Who do I sail with?", "I don't know.", sailing) is None  # one word, not where: a name asked
 
 
 def test_set_u_rerun_a_swap_says_the_new_value_and_a_where_answer_comes_from_the_things_line():
@@ -311,3 +314,27 @@ def test_set_v_a_name_is_not_where_the_thing_is_nor_an_address_a_place_without_i
     assert unanswered("What is the cabin's address?", "The cabin's address is the summer house on Gotland.", cabin)
     street = cabin + "\n" + said("3 May 2026", "The cabin is at 4 Fjällvägen in Sälen.")
     assert unanswered("What is the cabin's address?", "It is at 4 Fjällvägen.", street) is False
+
+
+def test_set_v_one_word_of_what_is_done_gets_the_one_line_that_says_it():
+    """Set V, re-run: "What do I do in the evenings these days?" -> "I don't know" beside "I've swapped my evening yoga
+    class for climbing twice a week." ("these days" is no word of what is asked; "What do I do …" asks no job here);
+    "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …" (a place named is a city said)."""
+    from panda.pipeline.answer_checks import told_line
+
+    lines = said("10 April 2026", "I've swapped my evening yoga class for climbing twice a week.") + "\n" + \
+        said("10 April 2026", "Yassin started daycare on 7 April.") + "\n" + \
+        said("6 February 2026", "I moved from Casablanca to Lyon in 2023 for a job in cybersecurity.")
+    unknown = "I don't know - you haven't told me that."
+    assert told_line("What do I do in the evenings these days?", unknown, lines).endswith("for climbing twice a week.”")
+    # said back for now, the yoga given up goes
+    from panda.pipeline.answer_changes import told_now
+
+    assert told_now("What do I do in the evenings these days?", told_line("What do I do in the evenings these days?",
+                                                                         unknown, lines)) == \
+        "You told me on 10 April 2026 that you've switched to climbing twice a week."
+    assert told_now("Which city did I move from?", told_line("Which city did I move from?", unknown, lines)) is None
+    assert told_line("Which city did I move from?", unknown, lines).endswith("for a job in cybersecurity.”")
+    twice = lines + "\n" + said("11 April 2026", "My evening shifts start at six.")
+    assert told_line("What do I do in the evenings these days?", unknown, twice) is None  # two lines say it
+    assert told_line("What's my evening called?", unknown, lines) is None  # a name asked needs two words

@@ -489,7 +489,7 @@ def test_a_question_asking_who_keeps_the_users_lines_that_name_someone():
 
 
 def test_an_answer_saying_only_a_users_line_that_shares_a_word_with_the_question():
-    from panda.pipeline.answer_checks import stated_line
+    from panda.pipeline.answer_lines import stated_line
 
     lines = ("- On 10 March 2026 the user said: “Pepper is scared of thunderstorms.”\n"
              "- On 12 January 2026 the user said: “Our next concert is on 14 June at the Corn Exchange.”")
@@ -726,7 +726,7 @@ def test_a_surname_asked_is_one_a_line_says_after_the_first_name():
 
 
 def test_an_answer_saying_again_a_line_the_question_shares_no_word_with_gets_the_line_it_does():
-    from panda.pipeline.answer_checks import unrelated_line
+    from panda.pipeline.answer_lines import unrelated_line
 
     lines = ("- On 28 April 2026 the user said: “We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to "
              "27 July.”\n- On 3 March 2026 the user said: “I teach piano from home in Osaka, mostly to children.”")

@@ -1,0 +1,94 @@
+"""An answer that says one of the user's lines again (pure), read by validate's guards: the line alone, and nothing of
+the answer's own (stated_line_approved), or a line the question shares no word with, when another does
+(unrelated_line_revised). Split from answer_checks.py, which reads what an answer lacks, and shares its reading of the
+question's words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from panda.language.metrics import abstained
+from panda.language.text import is_question
+from panda.pipeline.answer_checks import asked_words, said_word, same_word
+from panda.pipeline.answer_dates import user_statements
+from panda.pipeline.evidence import word_stems
+
+_TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
+_DENIES = re.compile(r"\b(?:not|never|no|nothing|none|unknown)\b|n't\b", re.I)
+
+
+def stated_line(query: str, answer: str, context: str) -> str | None:
+    """The user's line an answer says again, and nothing else (pure): every word of the answer that is not the
+    question's is in one statement of the user's that shares a word with the question, with no denial. The 0.5B
+    validator sent back the 1.5B model's "They are afraid of thunderstorms." for "What is Pepper afraid of?" beside
+    "Pepper is scared of thunderstorms." (set L), and the model's next answer was "I don't know"; it FAILed the user's
+    own line quoted with its day. None for an answer with a word of its own, or a line sharing nothing with the
+    question ("Our next concert is on 14 June." for "Which instrument do I play now?").
+
+    Example: ("What is Pepper afraid of?", "They are afraid of thunderstorms.", '- On 10 March 2026 the user said:
+    “Pepper is scared of thunderstorms.”') -> 'Pepper is scared of thunderstorms.'"""
+    if not is_question(query) or abstained(answer) or _DENIES.search(answer):
+        return None
+    asked = asked_words(query)
+    own = {w for w in word_stems(_TOLD_FRAME.sub("", answer)) if not any(same_word(w, a) for a in asked)}
+    if not own:
+        return None
+    for match in user_statements(context):
+        said = word_stems(match.group("words"))
+        if any(same_word(a, w) for a in asked for w in said) and all(said_word(w, said) for w in own):
+            return match.group("words")
+    return None
+
+
+# the words an answer said back turns round ("I teach piano" -> "You teach piano")
+_PERSON_SWAP = frozenset(word_stems("you your yours you're yourself we us our i my me mine"))
+
+
+def unrelated_line(query: str, answer: str, context: str) -> str | None:
+    """The user's line a question is about, when the answer says again another of their lines that shares no word with
+    the question (pure): set Q's "Where are we going in July?" beside "We cancelled Hokkaido and booked a week in
+    Okinawa instead, from 20 to 27 July." and "I teach piano from home in Osaka, mostly to children." was answered with
+    the second, word for word. The line returned is the one sharing most words with the question (days and months
+    count: "July" is what the question asks after); None when the answer says anything of its own, or repeats a line
+    the question shares a word with, or no line shares one. Within one line, the clause the question shares a word
+    with, when what the answer says of its own all comes from another clause sharing none (`_unrelated_clause`).
+
+    Example: ("Where are we going in July?", "I teach piano from home in Osaka, mostly to children.", those two lines)
+    -> 'We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to 27 July.'"""
+    if not is_question(query) or abstained(answer):
+        return None
+    asked = asked_words(query)
+    answered = word_stems(_TOLD_FRAME.sub("", answer))
+    statements = [(quoted, word_stems(quoted)) for m in user_statements(context)  # a change told on a line too (set
+                  for quoted in re.findall(r"“([^”]*)”", m.string)]  # P: "Which city is my flat in?" got its words)
+
+    def shared(said: set[str]) -> int:
+        return sum(1 for a in asked if any(same_word(a, w) for w in said))
+
+    own = {w for w in answered if not any(same_word(w, a) for a in asked)}  # set T: "… in Kyoto now." for "… now?"
+    repeated = [said for _, said in statements if own and own <= said | _PERSON_SWAP]
+    if not repeated or any(shared(said) for said in repeated):
+        return _unrelated_clause(asked, answered, [quoted for quoted, _ in statements], shared)
+    best = max(statements, key=lambda s: shared(s[1]), default=None)
+    return best[0] if best is not None and shared(best[1]) else None
+
+
+_CLAUSES = re.compile(r",\s*(?:and|but|so|while|because|though)\b|;|(?<=[.!?])\s")
+
+
+def _unrelated_clause(asked: set[str], answered: set[str], lines: list[str],
+                      shared: Callable[[set[str]], int]) -> str | None:
+    """The clause of a line the question shares a word with, when what the answer says of its own is all from another
+    clause of that line, one sharing none (set S: "What instrument am I learning?" -> "Maja is the teacher you're
+    learning with.", from "I've started learning the cello, and my teacher is called Maja.")."""
+    own = {w for w in answered if not any(same_word(w, a) for a in asked)} - _PERSON_SWAP
+    for line in lines:
+        clauses = [(clause, word_stems(clause)) for clause in _CLAUSES.split(line) if clause.strip()]
+        if own and any(own <= said and not shared(said) for _, said in clauses):
+            best = max(clauses, key=lambda c: shared(c[1]))
+            if shared(best[1]):
+                return best[0].strip(" .")
+    return None
+
