@@ -71,7 +71,9 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                      r"(?:with (?:an? )?[a-z]+(?: [a-z]+)? )?(?:in|near) (?:the )?|"
                                      r"(?=[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?:flat|house|home|apartment|cottage|bungalow|"
                                      r"place)\b))" + _PLACE)),
-    ("fact", "job", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
+    # set W: "I've stopped couriering and now work in the office as a dispatcher"
+    ("fact", "job", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)"
+                               + _CLAUSE_END)),
     ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:[a-z]+ )?(?:nurse|teacher|engineer|doctor|developer|"
                                r"designer|student|lawyer|writer|artist|counselor|chef|manager|scientist|programmer|"
                                r"accountant))\b")),

@@ -109,22 +109,27 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
     """An answer about what holds now that says the old value of a change a user's line tells, and not the new one,
     gets that line said back, the change's new value only (pure): set V's "What do I do in the evenings these days?" ->
     "You do yoga twice a week …", beside "I've swapped my evening yoga class for climbing twice a week." (the only line
-    about it). The line shares a word with the question; the old value: its words, the question's aside; the new: its
-    first word. None otherwise.
+    about it). The line shares a word with the question, or the old value is a name the answer says; the old value: its
+    words, the question's aside; the new: its first word. None otherwise.
 
     Example: that answer -> "You told me on 10 April 2026 that you've switched to climbing twice a week."."""
     if not about_now(query) or ASKS_CHANGE.search(query) or abstained(answer):
         return None
     said, asked = word_stems(answer), word_stems(query)
+
     def about_it(words: str) -> bool:  # a word of the question's, however it is stemmed ("evening", "evenings")
         return any(a.startswith(w) or w.startswith(a) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
 
-    for line in (m for m in user_statements(context) if about_it(m.group("words"))):
+    for line in user_statements(context):
+        about = about_it(line.group("words"))
         for pattern in _OLD_NEW:
             for change in pattern.finditer(line.group("words")):
                 old = word_stems(change["old"]) - word_stems(change["new"]) - asked
                 new = [w for w in re.findall(r"[\w'’-]+", change["new"]) if word_stems(w) - asked]
-                if old & said and new and not word_stems(new[0]) & said:
+                # set W: "How am I learning French these days?" -> "… through Duolingo now." beside "I switched from
+                # Duolingo to evening classes at the Alliance Française." (no word of the question's: a name ties them)
+                named = any(w[:1].isupper() and word_stems(w) & said for w in re.findall(r"[\w'’-]+", change["old"]))
+                if old & said and new and not word_stems(new[0]) & said and (about or named):
                     words = superseded_unsaid(query, line.group("words")) or line.group("words")
                     return f"You told me on {line.group('date')} that {second_person(words).rstrip('.')}."
     return None

@@ -164,6 +164,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         said = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", context)))  # said, and so is an age (set R: "How old is
         if _ASKS_AGE.match(query):  # Pip?" -> "Pip is 2 years old."), unless a line gives a birth, worked out from it;
             # a day's figure is no age (set U: "Eirik is 11 years old.", beside "… beat me at chess … on 11 April")
+            given = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", answer)))  # set W: "… five years old from 16 January 2026"
             return not given or (not _BIRTH.search(_DAY.sub(" ", context)) and bool(given - said))
         # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a measure no
         given = amounts(DATE_FIGURES.sub(" ", answer))  # count ("3.4 kg")

@@ -114,9 +114,12 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
     cued = set(attributes_asked(state.query)) & set(SINGLE_VALUED_ATTRIBUTES + MEDIA) if asks_current(state.query) else set()
     asked = set(tokenize(state.query))
     out = []
+    shown = state.answer_context
     for r in state.gathered:
         if r.kind != "fact" or r.superseded or ":" not in r.title:
             continue
+        if shown and r.title not in shown:  # set W: "job: bike courier", left out beside "I've stopped couriering and now
+            continue  # work … as a dispatcher", was restated over the right answer
         key, value = r.title.split(":", 1)
         if split_key(key)[0] in PEOPLE and not answer_checks.asks_a_name(state.query):
             continue  # set G: "partner: Sven" does not say what the partner does
@@ -158,6 +161,8 @@ def relevant_facts(state: TurnState) -> str:
     a right "you haven't told me your favourite film" was sent back until the turn failed).
     Example: 'What hobby did I tell you about?' with 'likes: hiking' -> 'likes: hiking'."""
     titles = [title for title, _ in named_facts(state)]
+    if answer_dates.ASKS_WHEN.match(state.query):  # a fact without a day holds no time (set W: "When is Pamuk's birthday?"
+        titles = [title for title in titles if answer_dates.DATE_FIGURES.search(title)]  # sent back for "pet: … Pamuk")
     asked = set(tokenize(state.query))
     if is_question(state.query) and PREFERENCE_WORDS & asked:
         subject = asked - PREFERENCE_WORDS - _ASKING_WORDS

@@ -313,3 +313,9 @@ def test_a_move_out_of_one_place_into_a_studio_of_ones_own_is_a_residence():
     neighbourhood do I live in now?" was answered from the line about the café."""
     assert [(s.attribute, s.value) for s in extract_statements(
         "I've moved out of Enzo's flat into a studio of my own in San Salvario.")] == [("residence", "San Salvario")]
+
+
+def test_a_job_taken_up_in_the_clause_after_one_stopped_is_a_job():
+    """Set W: "I've stopped couriering and now work in the office as a dispatcher." left "job: bike courier" current."""
+    assert [(s.attribute, s.value) for s in extract_statements(
+        "I've stopped couriering and now work in the office as a dispatcher.")] == [("job", "dispatcher")]

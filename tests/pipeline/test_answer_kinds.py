@@ -338,3 +338,18 @@ def test_set_v_one_word_of_what_is_done_gets_the_one_line_that_says_it():
     twice = lines + "\n" + said("11 April 2026", "My evening shifts start at six.")
     assert told_line("What do I do in the evenings these days?", unknown, twice) is None  # two lines say it
     assert told_line("What's my evening called?", unknown, lines) is None  # a name asked needs two words
+
+
+def test_set_w_an_answers_own_dates_are_no_age_and_a_name_ties_a_change_to_the_answer():
+    """Set W, held out: "How old is my daughter?" -> "… she is now five years old from 16 January 2026." was made "I
+    don't know" (16 and 2026 read as ages); "How am I learning French these days?" -> "… through Duolingo now.",
+    beside "I switched from Duolingo to evening classes at the Alliance Française." (no word of the question's)."""
+    from panda.pipeline.answer_changes import stale_value_said
+
+    five = said("16 January 2026", "My daughter Catalina is five.")
+    assert unanswered("How old is my daughter?", "She is now five years old from 16 January 2026.", five) is False
+    assert unanswered("How old is my daughter?", "She is six.", five)
+    french = said("15 April 2026", "I switched from Duolingo to evening classes at the Alliance Française.")
+    assert stale_value_said("How am I learning French these days?", "You are learning French through Duolingo now.",
+                            french) == ("You told me on 15 April 2026 that you switched to evening classes at the "
+                                        "Alliance Française.")

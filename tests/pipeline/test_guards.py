@@ -188,14 +188,18 @@ def test_a_when_question_answered_with_no_time_gets_the_day_of_the_matching_line
 def test_a_move_read_as_a_fact_is_stated_for_a_question_about_now_the_model_called_plain(ctx, tmp_path):
     """Set E: "We finally moved from Leeds to York" was no fact, and "Which city do I live in now?" (called a plain
     question, not recall, by the 0.5B model) was answered "You live in Leeds now." The move is a residence fact now,
-    and a question asking what an attribute is now names it whatever the analysis calls it."""
+    and a question asking what an attribute is now names it whatever the analysis calls it. Since set V the answer's
+    old value is mended first, at synthesis, from the line telling the move (`superseded_value_unsaid`); the fact is
+    stated when no line tells it (the next test's budget)."""
     lines = [_turn("uma", "u1", "u1", "2026-02-02T17:00:00Z", "I teach chemistry at a secondary school in Leeds."),
              _turn("uma", "u2", "u2", "2026-03-10T18:00:00Z",
                    "We finally moved from Leeds to York, and I've started at a school there."),
              _turn("uma", "u2", "u3", "2026-03-10T18:02:00Z", "Which city do I live in now?")]
 
     doc = _last_turn(ctx, tmp_path, lines, _answers("Which city", "You live in Leeds now.", query_type="question"))
-    assert "York" in doc.latest("5") and "guard: ignored_fact_restated" in doc.latest("5")
+    answer = doc.latest("5")
+    assert answer.startswith("You told me on 10 March 2026 that you finally moved to York")
+    assert "Leeds" not in answer and "guard: superseded_value_unsaid" in answer
 
 
 def test_a_fact_about_the_owner_does_not_answer_for_the_thing_owned(ctx, tmp_path):

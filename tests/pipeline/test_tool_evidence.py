@@ -145,3 +145,32 @@ def test_a_preference_is_relevant_to_an_i_dont_know_only_when_it_is_about_what_w
     assert asked("What's my favourite film?") == ""
     assert asked("What kind of podcasts do I like?") == "likes: true crime podcasts"
     assert asked("What hobby did I tell you about?") == "likes: fantasy books; likes: true crime podcasts"
+
+
+def test_a_fact_the_answers_context_left_out_or_one_without_a_day_for_when_is_no_fact_to_answer_with():
+    """Set W, held out: "What's my job these days?" was answered "… works as a dispatcher …", and the stale "job: bike
+    courier" (left out of the answer's context beside "I've stopped couriering and now work … as a dispatcher") was
+    restated over it; "When is Pamuk's birthday?" -> an honest "not specified" was sent back for "pet: rescue
+    greyhound called Pamuk", and the next answer invented a day."""
+    from types import SimpleNamespace
+
+    from panda.memory.search import SearchResult
+    from panda.pipeline.validate import named_facts, relevant_facts
+
+    def state(query: str, title: str, shown: str) -> TurnState:
+        s = TurnState(input=TurnInput(user_id="bram", timestamp=datetime(2026, 6, 20, tzinfo=UTC), query=query),
+                      turn_number=3, turn_path=Path("/tmp/unused"))
+        s.gathered = [SearchResult(id="f1", kind="fact", title=title, primary_topic="general",
+                                   doc_path="users/bram/memory.md", score=0.5, snippet=title, quality=0.8, scope="user",
+                                   created_at=datetime(2026, 2, 2, tzinfo=UTC))]
+        s.analysis = SimpleNamespace(query_type="recall")  # the model called it recall
+        s.answer_context = shown
+        return s
+
+    courier = "job: bike courier"
+    stopped = "- On 8 April 2026 the user said: “I've stopped couriering and now work in the office as a dispatcher.”"
+    assert named_facts(state("What's my job these days?", courier, stopped)) == []
+    assert [t for t, _ in named_facts(state("What's my job these days?", courier, f"- {courier} (told 2 February 2026)"))] \
+        == [courier]
+    pamuk = "pet: rescue greyhound called Pamuk"
+    assert relevant_facts(state("When is Pamuk's birthday?", pamuk, f"- {pamuk} (told 19 March 2026)")) == ""
