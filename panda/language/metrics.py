@@ -15,7 +15,8 @@ from collections import Counter
 
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 _ABSTAIN = re.compile(
-    r"\b(not (?:been )?mentioned|no (?:information|mention|record|details?)|(?:do not|don't|doesn't|does not) know|"
+    r"\b(not (?:been )?mentioned|no (?:specific |further |other )?(?:information|mention|record|details?)|no idea|"
+    r"(?:do not|don't|doesn't|does not) know|"
     r"unknown|(?:is|it's|it is) (?:not clear|unclear)|not (?:sure|specified|stated|provided|available|known|documented|recorded)|"
     r"cannot (?:answer|determine|find)|can't (?:answer|tell|find)|"
     r"never (?:mentioned|said|told)|did(?:n't| not) (?:mention|say|tell)|"
@@ -97,7 +98,8 @@ def locomo_f1(prediction: str, gold: str, category: int) -> float:
 
 
 def abstained(prediction: str) -> bool:
-    """Example: abstained("That was never mentioned.") -> True; abstained("I don’t know.") -> True; 'Paris' -> False."""
+    """Example: abstained("That was never mentioned.") -> True; abstained("I don’t know.") -> True; 'Paris' -> False;
+    abstained("No idea - I only know about …") -> True (set W)."""
     return bool(_ABSTAIN.search(str(prediction).replace("’", "'")))
 
 

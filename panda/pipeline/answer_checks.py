@@ -15,7 +15,7 @@ from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize
 from panda.language.vocabulary import AREAS, UNITS, WEIGHTS
 from panda.memory.current_facts import names_in
-from panda.pipeline.answer_dates import DATE_FIGURES, LINE, quoted, user_statements
+from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
 from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
@@ -50,6 +50,7 @@ def _measures(text: str) -> set[str]:
     return {f"{figure.replace(',', '')} {unit.lower().removesuffix('s') if len(unit) > 2 else unit.lower()}"
             for figure, unit in re.findall(r"\b(\d[\d,.]*)\s*-?\s*([A-Za-z²2]+)\b", text)}
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
+_ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
 _BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4})\b", re.I)  # what an age may be worked out from
 _OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b")  # "Gwen's"
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
@@ -130,6 +131,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         return False
     query = asked_part(query)  # the bundled sample: "I just adopted a Syrian hamster named Biscuit. What should I feed
     # her?" was taken to ask a name ("named"), and the 1.5B model's advice without one became "I don't know"
+    if ASKS_WHEN.match(query) and _ASKS_BIRTHDAY.search(query):  # set W: "When is Pamuk's birthday?" -> "… on 2 March
+        # 2026." (the day the dog was adopted): a birthday's day is said by a line about a birth
+        born = "\n".join(told for line in context.splitlines() if _BIRTH.search(told := _DAY.sub(" ", line)))
+        return not days_said(answer) & days_said(born)
     if surname := _ASKS_SURNAME.search(query):  # set Q: "What is Bronagh's surname?" -> "Biscuit is Bronagh's dog."
         return not _surname_given(surname.group(1), answer, context)
     if _ASKS_NUMBER.search(query):  # set L: "What's my car's registration number?" -> "That's the registration number
@@ -396,8 +401,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
             said |= _JOBS
         if _CLOCK.search(match.group("words")):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."
             said |= _TIME
-        if _BIRTH.search(match.group("words")):  # set S: "How old is Yui?" beside "My daughter Yui turned six in January."
-            said |= _AGE
+        if _BIRTH.search(match.group("words")) or _AGE_SAID.search(match.group("words")):  # set S: "How old is Yui?"
+            said |= _AGE  # beside "My daughter Yui turned six in January."; set W: "My daughter Catalina is five."
         said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
         if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))) \
                 and (not where or _PLACE_SAID.search(match.group("words"))):
@@ -415,6 +420,8 @@ _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "m
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
 _AGE = frozenset(word_stems("old age"))
+_AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                       r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b(?! ?(?:%|[a-z]))", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 

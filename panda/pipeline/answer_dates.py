@@ -115,10 +115,10 @@ ASKS_CHANGE = re.compile(r"\b(?:chang\w*|switch\w*|swap\w*|mov(?:e|ed|es|ing)\b|
                          r"gave up|give up)", re.I)  # not "movie"
 
 
-def _days_said(text: str, months: bool = False) -> set[tuple[str, str]]:
+def days_said(text: str, months: bool = False) -> set[tuple[str, str]]:
     """The days a text names, as (day, month): '11 May', 'May 11th' and '11 May 2026' are ('11', 'may'), 'May 2026'
     ('', 'may'); with `months`, each day's month as well, so that a month said meets any day of it.
-    Example: _days_said('on 1 March, so') -> {('1', 'march')}; _days_said('1 March', months=True) -> {('1', 'march'),
+    Example: days_said('on 1 March, so') -> {('1', 'march')}; days_said('1 March', months=True) -> {('1', 'march'),
     ('', 'march')}."""
     days = set()
     for match in DATE_FIGURES.finditer(text):
@@ -168,8 +168,8 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
         best = next((m for m in lines if m is not best and reports_change_of(m.group("words"), best.group("words"))), best)
     # a day the line says the thing was done is the answer: set S's "When was Adam born?" -> "Just over a month ago" (beside
     # "… born on 11 May"), "When did Lars and I move to Stockholm?" -> "… in 19 March 2026" (the day it was said)
-    stated = _days_said(best.group("words"))
-    if _ASKS_WHEN_DONE.match(query) and stated and not abstained(answer) and not stated & _days_said(answer, months=True):
+    stated = days_said(best.group("words"))
+    if _ASKS_WHEN_DONE.match(query) and stated and not abstained(answer) and not stated & days_said(answer, months=True):
         return quoted(best)
     times = {w.lower() for w in DATE_WORDS.findall(answer)}
     said = [m.group("words") for m in lines] if _ASKS_WHEN_DONE.match(query) else unrelated

@@ -353,3 +353,25 @@ def test_set_w_an_answers_own_dates_are_no_age_and_a_name_ties_a_change_to_the_a
     assert stale_value_said("How am I learning French these days?", "You are learning French through Duolingo now.",
                             french) == ("You told me on 15 April 2026 that you switched to evening classes at the "
                                         "Alliance Française.")
+
+
+def test_set_w_rerun_a_birthday_from_a_line_about_a_birth_an_age_said_and_no_idea():
+    """Set W, re-run: "When is Pamuk's birthday?" -> "Pamuk's birthday is on 2 March 2026." (the day the dog was
+    adopted); "How old is my daughter?" -> "The daughter is 16 years old.", made "I don't know", beside "My daughter
+    Catalina is five."; "What does Emre teach?" -> "No idea - I only know about …" beside the line saying it."""
+    from panda.language.metrics import abstained
+    from panda.pipeline.answer_checks import told_line
+
+    pamuk = said("19 March 2026", "We adopted a rescue greyhound called Pamuk on 2 March.")
+    assert unanswered("When is Pamuk's birthday?", "Pamuk's birthday is on 2 March 2026.", pamuk)
+    dad = said("11 January 2026", "My dad turns seventy on 3 May.")
+    assert unanswered("When is my dad's seventieth birthday?", "It's on 3 May.", dad) is False
+    assert unanswered("When is my dad's seventieth birthday?", "It's on 11 January.", dad)
+    five = said("16 January 2026", "My daughter Catalina is five.")
+    assert told_line("How old is my daughter?", "I don't know - you haven't told me that.", five) == \
+        "You told me on 16 January 2026: “My daughter Catalina is five.”"
+    assert told_line("How old is my daughter?", "I don't know.", said("1 May 2026", "My daughter is 5 km away.")) is None
+    assert abstained("No idea - I only know about Emre's dentist practice.")
+    emre = said("14 January 2026", "My husband Emre teaches history at a high school.")
+    assert told_line("What does Emre teach?", "No idea - I only know about Emre's dentist practice.", emre) == \
+        "You told me on 14 January 2026: “My husband Emre teaches history at a high school.”"
