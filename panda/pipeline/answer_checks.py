@@ -13,13 +13,13 @@ import re
 
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize
-from panda.language.vocabulary import AREAS, UNITS, WEIGHTS
+from panda.language.vocabulary import AREAS, LENGTHS, UNITS, WEIGHTS
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
 from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
-_ASKS_NAME = re.compile(r"\b(?:name|named|called)\b|^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
+_ASKS_NAME = re.compile(r"\b(?:names?|named|called)\b|^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
                         r"company|firm|employer|city|town|village|country|street|university|college|gym|club|team|"
                         r"restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|"
                         r"salon|barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|"
@@ -49,6 +49,13 @@ def _measures(text: str) -> set[str]:
     {'12 km', '3 metre'}; read as units by the measure asked (vocabulary.UNITS)."""
     return {f"{figure.replace(',', '')} {unit.lower().removesuffix('s') if len(unit) > 2 else unit.lower()}"
             for figure, unit in re.findall(r"\b(\d[\d,.]*)\s*-?\s*([A-Za-z²2]+)\b", text)}
+def _unit_of(word: str) -> set[str] | None:
+    """The units of the dimension a unit's name belongs to. Example: _unit_of('kilometres') -> LENGTHS; 'hives' ->
+    None."""
+    singular = word.lower().removesuffix("s")
+    return next((units for units in (LENGTHS, WEIGHTS) if singular in units or singular + "s" in units), None)
+
+
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
 _BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4})\b", re.I)  # what an age may be worked out from
@@ -77,8 +84,9 @@ _ASKS_COST = re.compile(r"^\s*how much\b.*\b(?:cost|costs|pay|paid|spend|spent|c
 _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|priced|spend|spent|charge|charged|charges|fee|"
                         r"fees|rent)\b|\b(?:bought|sold|got|buy|sell)\b[^.;!?”]*\bfor\b[^.;!?”]*\d", re.I)
 # What "how much/many" counts: "how many hives" -> 'hives'; "how much do I earn" counts nothing named.
-_COUNTED = re.compile(r"^\s*how (?:much|many) (?!(?:do|does|did|is|are|was|were|will|would|have|has|had|can|could|"
-                      r"should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
+# "how many of my athletes" counts athletes (set X: "of" was read as the thing counted)
+_COUNTED = re.compile(r"^\s*how (?:much|many) (?:of (?:my|our|the|your|his|her|their) )?(?!(?:do|does|did|is|are|was|"
+                      r"were|will|would|have|has|had|can|could|should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
 
 
@@ -158,11 +166,14 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         context = about
         return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
     if _ASKS_AMOUNT.match(query):
-        counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives
-        if counted:
+        counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives; "how many kilometres", of a
+        if counted and (unit := _unit_of(counted.group(1))):  # figure in a length (set X: "… 40 km a week")
+            context = "\n".join(line for line in context.splitlines()
+                                 if any(m.split()[1] in unit for m in _measures(line)))
+        elif counted:
             context = _lines_about(context, set(tokenize(counted.group(1))))
-            if not context:
-                return True
+        if counted and not context:
+            return True
         if _ASKS_COST.match(query):  # a price, from a line that says one (set T: "How much did the motorbike cost?" ->
             context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # the savings)
         given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
@@ -218,7 +229,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     tokens = _WORD.findall(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
              and t.lower() not in _NOT_A_NAME and t.lower().removesuffix("s") not in _NOT_A_NAME  # nor "Tuesdays"
-             and not (i == 0 and t.lower() in STOP_WORDS)]
+             and not (i == 0 and t.lower() in STOP_WORDS) and not amounts(t)]  # nor "Two" (set X)
     # where the thing is, is not its name (set T: "What's the name of the games studio?" -> "The games studio is in
     # Galway.", beside "… at a games studio in Galway")
     if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else None:

@@ -375,3 +375,26 @@ def test_set_w_rerun_a_birthday_from_a_line_about_a_birth_an_age_said_and_no_ide
     emre = said("14 January 2026", "My husband Emre teaches history at a high school.")
     assert told_line("What does Emre teach?", "No idea - I only know about Emre's dentist practice.", emre) == \
         "You told me on 14 January 2026: “My husband Emre teaches history at a high school.”"
+
+
+def test_set_x_a_count_of_my_things_and_a_count_in_a_unit():
+    """Set X, held out: "How many of my athletes qualified for nationals?" -> "There are two athletes …" was made "I
+    don't know" ("of" was read as the thing counted); "How many kilometres a week do I run now?" -> "I don't know" (no
+    line says "kilometres": they say "km")."""
+    athletes = said("6 April 2026", "Two of my athletes qualified for the national championships on 29 March.")
+    assert unanswered("How many of my athletes qualified for nationals?", "There are two athletes qualified for "
+                      "nationals on 29 March.", athletes) is False
+    assert unanswered("How many of my athletes qualified for nationals?", "Three of them.", athletes) is False  # small
+    km = said("6 April 2026", "I've cut back to 40 km a week because of a sore knee.")
+    assert unanswered("How many kilometres a week do I run now?", "You run 40 km a week.", km) is False
+    assert unanswered("How many kilometres a week do I run now?", "You run 45 km a week.", km)
+    assert unanswered("How many miles do I run?", "You run 40 miles.", km)  # a figure in another unit
+
+
+def test_set_x_names_asked_in_the_plural_need_names_a_line_says():
+    """Set X, held out: "What are my athletes' names?" -> "Two of your athletes are named Ken and Peter." (never said;
+    "names" was no name asked, and "Two" counted as a name the line says)."""
+    athletes = said("6 April 2026", "Two of my athletes qualified for the national championships on 29 March.")
+    assert unanswered("What are my athletes' names?", "Two of your athletes are named Ken and Peter.", athletes)
+    named = athletes + "\n" + said("7 April 2026", "The two are Wanjiru and Otieno.")
+    assert unanswered("What are my athletes' names?", "Wanjiru and Otieno.", named) is False

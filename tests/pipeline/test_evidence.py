@@ -828,3 +828,12 @@ def test_since_a_day_starts_what_holds_now():
     plane = answer_context("Which plane am I flying these days?", [a320, b787], {})
     assert "Boeing 787" in plane and "A320" not in plane
     assert "A320" in answer_context("Which plane did I fly in January?", [a320, b787], {})
+
+
+def test_an_amount_cut_back_is_what_holds_now():
+    """Set X: "How many kilometres a week do I run now?" -> "You ran about 60 km a week now." beside "I run about 60 km
+    a week." and the later "I've cut back to 40 km a week because of a sore knee."."""
+    ran = result("h1", "message", "x", "user: I run about 60 km a week.", 10, 1)
+    cut = result("h2", "message", "x", "user: I've cut back to 40 km a week because of a sore knee.", 20, 2)
+    now = answer_context("How many kilometres a week do I run now?", [ran, cut], {})
+    assert "40 km" in now and "60 km" not in now
