@@ -49,6 +49,8 @@ def _measures(text: str) -> set[str]:
     {'12 km', '3 metre'}; read as units by the measure asked (vocabulary.UNITS)."""
     return {f"{figure.replace(',', '')} {unit.lower().removesuffix('s') if len(unit) > 2 else unit.lower()}"
             for figure, unit in re.findall(r"\b(\d[\d,.]*)\s*-?\s*([A-Za-z²2]+)\b", text)}
+
+
 def _unit_of(word: str) -> set[str] | None:
     """The units of the dimension a unit's name belongs to. Example: _unit_of('kilometres') -> LENGTHS; 'hives' ->
     None."""
