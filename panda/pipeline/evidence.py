@@ -392,10 +392,11 @@ def word_stems(text: str) -> set[str]:
     return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}
 
 
-# Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
-# are about different things.
+# what a change carries somewhere new whole ("now I grow everything in pots"), and a question after where it went
 _CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", re.I)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says
+# Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
+# are about different things.
 _GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes daily weekly monthly also just still "
                                        "really go going get getting have having make making take taking use using "
                                        "play playing do doing try trying keep keeping start started"))
