@@ -58,6 +58,7 @@ NAMED_ATTRIBUTES = RELATIVES + MEDIA
 # What a diet or an allergy rules out of a suggestion (validate's constraint_ignored_revised): the foods a
 # constraint's words name, besides those words themselves ("allergy: shellfish" rules out "shellfish" and "prawns").
 _MEAT = "meat chicken beef pork lamb bacon steak turkey ham sausage sausages veal duck mince meatballs chorizo salami"
+_RED_MEAT = "beef pork lamb mutton veal venison goat steak mince burger burgers bacon ham sausage sausages chorizo salami"
 # crustaceans and molluscs, as allergy bodies count shellfish (set S: "grilled octopus" suggested beside "allergy: shellfish")
 _SHELLFISH = ("shrimp shrimps prawn prawns crab crabs lobster lobsters langoustine langoustines crayfish mussel mussels "
               "scallop scallops oyster oysters clam clams cockle cockles whelk whelks squid calamari octopus cuttlefish")
@@ -68,7 +69,8 @@ _PEANUTS = frozenset("peanut peanuts nut nuts satay".split())
 _DAIRY = "milk cheese butter cream yogurt yoghurt"
 _GLUTEN = frozenset("bread pasta wheat barley couscous bagel toast noodles sandwich pizza".split())
 RULED_OUT: dict[str, frozenset[str]] = {
-    "meat": frozenset(_MEAT.split()), "vegetarian": frozenset(_MEAT.split()), "pescatarian": frozenset(_MEAT.split()),
+    "meat": frozenset(_MEAT.split()), "red meat": frozenset(_RED_MEAT.split()),
+    "vegetarian": frozenset(_MEAT.split()), "pescatarian": frozenset(_MEAT.split()),
     "vegan": frozenset(f"{_MEAT} {_DAIRY} egg eggs honey".split()), "plant-based": frozenset(f"{_MEAT} {_DAIRY}".split()),
     "shellfish": frozenset(_SHELLFISH.split()), "seafood": frozenset(_SHELLFISH.split()),
     "nut": frozenset(_NUTS.split()), "nuts": frozenset(_NUTS.split()), "peanut": _PEANUTS, "peanuts": _PEANUTS,

@@ -93,3 +93,17 @@ def test_a_food_kept_off_the_plate_is_kept_off_a_suggestion():
     assert ignored_constraint(state("avoids: pork", "A chicken and pork-free bean stew.")) is None
     assert ignored_constraint(state("avoids: meat", "A beef stew.")) == "avoids: meat"
     assert ignored_constraint(state("avoids: meat", "A lentil stew.")) is None
+
+
+def test_red_meat_rules_out_beef_not_chicken_nor_red_peppers():
+    """Set X: "I don't eat red meat." is "avoids: red meat"; read word by word it ruled out all meat and anything red."""
+    from types import SimpleNamespace
+
+    from panda.pipeline.validate import ignored_constraint
+
+    def state(response: str) -> SimpleNamespace:
+        return SimpleNamespace(query="Suggest a high-protein dinner for after a long run.", response=response,
+                               gathered=[SimpleNamespace(kind="fact", superseded=False, title="avoids: red meat")])
+
+    assert ignored_constraint(state("Grilled chicken with red peppers and rice.")) is None
+    assert ignored_constraint(state("A lean beef stir-fry.")) == "avoids: red meat"
