@@ -231,7 +231,7 @@ def ignored_constraint(state: TurnState) -> str | None:
         named = set(re.findall(r"[a-z]+", value))
         ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant"} - _DIETS
         if " " in value and value in RULED_OUT:  # a food of two words: "red meat" rules out beef, not chicken nor "red
-            ruled_out = RULED_OUT[value]  # peppers" (set X)
+            ruled_out = set(RULED_OUT[value])  # peppers" (set X)
         for sentence in filter(str.strip, _CLAUSE_BREAK.split(state.response)):
             words = set(re.findall(r"[a-z]+", _PLANT_DAIRY.sub(r"\1", sentence).lower()))
             if words & ruled_out and not _KEEPS_CLEAR.search(sentence):
