@@ -357,7 +357,9 @@ _TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "
 _TIME = frozenset(word_stems("time"))
 
 
-_NOWADAYS = re.compile(r"\b(?:these days|nowadays|at the moment|at present|right now)\b", re.I)  # words of "now"
+# words of "now", and of before and after ("Where did I live before Toronto?" is said "I moved to Toronto from Accra")
+_NOWADAYS = re.compile(r"\b(?:these days|nowadays|at the moment|at present|right now|before|after|previously|"
+                       r"originally|formerly)\b", re.I)
 
 
 def asked_words(query: str) -> set[str]:
@@ -406,6 +408,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
         said = word_stems(match.group("words"))
         if _PLACE_SAID.search(match.group("words")) or _MOVED_FROM.search(match.group("words")):
             said |= _PLACES  # set V: "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …"
+        if _MOVED_FROM.search(match.group("words")) and _MOVED.search(match.group("words")):
+            said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
         # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
         # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"
         if _NAMED_AFTER.search(match.group("words")):
@@ -427,6 +431,8 @@ _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
 _GOING = frozenset(word_stems("go goes going"))  # "Where do I go sailing?" asks where I sail
 _PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region"))
 _MOVED_FROM = re.compile(r"\b(?:from|to) [A-Z][a-z]")
+_MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
+_LIVING = frozenset(word_stems("live lived living"))
 _PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
 _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
 # "Lars is a sound engineer", "works night shifts as an ICU nurse"

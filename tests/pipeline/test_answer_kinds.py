@@ -398,3 +398,16 @@ def test_set_x_names_asked_in_the_plural_need_names_a_line_says():
     assert unanswered("What are my athletes' names?", "Two of your athletes are named Ken and Peter.", athletes)
     named = athletes + "\n" + said("7 April 2026", "The two are Wanjiru and Otieno.")
     assert unanswered("What are my athletes' names?", "Wanjiru and Otieno.", named) is False
+
+
+def test_set_x_rerun_a_move_says_where_one_lived_and_no_recent_information_abstains():
+    """Set X, re-run: "Where did I live before Toronto?" -> "It's not clear …" beside "I moved to Toronto from Accra two
+    years ago."; "No recent information on running mileage." was read as an answer."""
+    from panda.language.metrics import abstained
+    from panda.pipeline.answer_checks import told_line
+
+    moved = said("4 February 2026", "I moved to Toronto from Accra two years ago.")
+    assert told_line("Where did I live before Toronto?", "It's not clear where you lived before Toronto.", moved) == \
+        "You told me on 4 February 2026: “I moved to Toronto from Accra two years ago.”"
+    assert told_line("Where did I live before Toronto?", "I don't know.", said("4 May 2026", "I love Toronto.")) is None
+    assert abstained("No recent information on running mileage.")
