@@ -503,3 +503,27 @@ def test_a_question_about_a_thing_the_user_spoke_of_is_guarded_unless_research_f
     assert about_user(state([]))
     assert not about_user(state([{"tool": "research.search", "attempt": 1, "results": [{"id": "page"}]}]))
     assert about_user(state([{"tool": "research.search", "attempt": 1, "results": []}]))
+
+
+def test_a_fact_answering_what_the_users_thing_is_wins_over_the_guards_i_dont_know(ctx):
+    """Set T, re-run at stop 55: "What is my job title now?" -> "It is not possible to determine …", made "I don't know"
+    (unanswered_abstained), beside the shown fact "job: team leader on 27 March". The fact was read as a context line
+    without its "- ", so it held no word a line says, and the "I don't know" was APPROVEd."""
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from panda.memory.search import SearchResult
+    from panda.pipeline.state import TurnState
+    from panda.pipeline.turn_input import TurnInput
+    from panda.pipeline.validate import guard_verdict
+
+    state = TurnState(input=TurnInput("olu", datetime(2026, 6, 15, tzinfo=UTC), "What is my job title now?"),
+                      turn_number=6, turn_path=Path("/tmp/x"))
+    state.gathered = [SearchResult(id="f1", kind="fact", title="job: team leader on 27 March", primary_topic="general",
+                                   doc_path="users/olu/memory.md", score=0.5, snippet="", quality=0.8, scope="user",
+                                   created_at=datetime(2026, 4, 2, tzinfo=UTC))]
+    state.answer_context = "- job: team leader on 27 March (told 2 April 2026)"
+    state.response, state.answered_by_guard = "I don't know - you haven't told me that.", "unanswered_abstained"
+    name, verdict = guard_verdict(state, _with(ctx))
+    assert name == "ignored_fact_revised" and verdict.decision == "REVISE"
+    assert state.revise_fact == "job: team leader on 27 March"
