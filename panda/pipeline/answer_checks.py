@@ -178,9 +178,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             return True
         if _ASKS_COST.match(query):  # a price, from a line that says one (set T: "How much did the motorbike cost?" ->
             context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # the savings)
-        given = amounts(answer)  # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is
-        said = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", context)))  # said, and so is an age (set R: "How old is
-        if _ASKS_AGE.match(query):  # Pip?" -> "Pip is 2 years old."), unless a line gives a birth, worked out from it;
+        # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is said, and so is an age
+        said = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", context)))  # (set R: "How old is Pip?" -> "Pip is 2 years
+        if _ASKS_AGE.match(query):  # old."), unless a line gives a birth, worked out from it;
             # a day's figure is no age (set U: "Eirik is 11 years old.", beside "… beat me at chess … on 11 April")
             given = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", answer)))  # set W: "… five years old from 16 January 2026"
             return not given or (not _BIRTH.search(_DAY.sub(" ", context)) and bool(given - said))
@@ -406,9 +406,10 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     asks_who = bool(ASKS_WHO.match(query))
     for match in lines:
         said = word_stems(match.group("words"))
-        if _PLACE_SAID.search(match.group("words")) or _MOVED_FROM.search(match.group("words")):
+        moved_from = bool(_MOVED_FROM.search(match.group("words")))
+        if moved_from or _PLACE_SAID.search(match.group("words")):
             said |= _PLACES  # set V: "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …"
-        if _MOVED_FROM.search(match.group("words")) and _MOVED.search(match.group("words")):
+        if moved_from and _MOVED.search(match.group("words")):
             said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
         # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
         # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"

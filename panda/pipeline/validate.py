@@ -303,8 +303,8 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     if state.answered_by_guard == "unanswered_abstained" and on("unanswered_abstained"):
         # a remembered fact that answers the question wins
         fact = ignored_fact(state)
-        if on("ignored_fact_revised") and fact is not None and not answer_checks.unanswered(state.query, fact, f"- {fact}"):
-            return restate(fact)  # not "daughter: Ines" for "What is my daughter's teacher called?" (set F)
+        if on("ignored_fact_revised") and fact is not None:  # ignored_fact keeps only a fact of the kind asked: not
+            return restate(fact)  # "daughter: Ines" for "What is my daughter's teacher called?" (set F)
         return rule("unanswered_abstained", "APPROVE", 0.6, "an honest 'I don't know': the lines hold no answer of "
                     "the kind the question asks for")
     facts = relevant_facts(state)
