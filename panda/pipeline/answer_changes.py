@@ -10,10 +10,12 @@ from datetime import datetime
 
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, second_person
-from panda.pipeline.answer_dates import ASKS_CHANGE, user_statements
+from panda.pipeline.answer_checks import same_word
+from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
 from panda.pipeline.evidence import about_now, word_stems
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
+_WORD = re.compile(r"[\w'’-]+")
 
 # "pushed back from April to September", "switched my lessons from cello to viola": a change's verb, up to three words,
 # then "from <the old value> to <the new>"
@@ -73,8 +75,8 @@ def older_alternative_dropped(query: str, answer: str, context: str) -> str | No
     either = _EITHER.search(answer)
     if either is None or not about_now(query) or ASKS_CHANGE.search(query):
         return None
-    asked = {w.lower() for w in re.findall(r"[\w'’-]+", query)}
-    lines = [(datetime.strptime(m.group("date"), "%d %B %Y"), set(re.findall(r"[\w'’-]+", m.group("words"))))
+    asked = {w.lower() for w in _WORD.findall(query)}
+    lines = [(datetime.strptime(m.group("date"), "%d %B %Y"), set(_WORD.findall(m.group("words"))))
              for m in user_statements(context) if _DAY.fullmatch(m.group("date"))]
 
     def said_on(side: str) -> tuple[set[datetime], int | None]:
@@ -118,24 +120,21 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
     said, asked = word_stems(answer), word_stems(query)
 
     def about_it(words: str) -> bool:  # a word of the question's, however it is stemmed ("evening", "evenings")
-        return any(a.startswith(w) or w.startswith(a) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
+        return any(same_word(a, w) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
 
     for line in user_statements(context):
         about = about_it(line.group("words"))
         for pattern in _OLD_NEW:
             for change in pattern.finditer(line.group("words")):
                 old = word_stems(change["old"]) - word_stems(change["new"]) - asked
-                new = [w for w in re.findall(r"[\w'’-]+", change["new"]) if word_stems(w) - asked]
+                new = [w for w in _WORD.findall(change["new"]) if word_stems(w) - asked]
                 # set W: "How am I learning French these days?" -> "… through Duolingo now." beside "I switched from
                 # Duolingo to evening classes at the Alliance Française." (no word of the question's: a name ties them)
-                named = any(w[:1].isupper() and word_stems(w) & said for w in re.findall(r"[\w'’-]+", change["old"]))
+                named = any(w[:1].isupper() and word_stems(w) & said for w in _WORD.findall(change["old"]))
                 if old & said and new and not word_stems(new[0]) & said and (about or named):
                     words = superseded_unsaid(query, line.group("words")) or line.group("words")
                     return f"You told me on {line.group('date')} that {second_person(words).rstrip('.')}."
     return None
-
-
-_QUOTED = re.compile(r"^You told me on (?P<date>[^:]{6,30}): “(?P<words>[^”]*)”$")
 
 
 def told_now(query: str, told: str) -> str | None:
@@ -145,6 +144,6 @@ def told_now(query: str, told: str) -> str | None:
     says the yoga given up. None when the line tells no change, or the question asks about then.
 
     Example: that question and quote -> "You told me on 10 April 2026 that you've switched to climbing twice a week."."""
-    quote = _QUOTED.match(told)
+    quote = QUOTED.match(told)
     mended = superseded_unsaid(query, quote["words"]) if quote else None
     return f"You told me on {quote['date']} that {second_person(mended).rstrip('.')}." if quote and mended else None

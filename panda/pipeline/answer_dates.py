@@ -100,6 +100,9 @@ def quoted(line: re.Match[str]) -> str:
     return f"You told me on {line.group('date')}: “{line.group('words')}”"
 
 
+QUOTED = re.compile(r"^You told me on (?P<date>[^:]{6,30}): “(?P<words>[^”]*)”$")  # what `quoted` says, read back
+
+
 MONTH = "|".join(m for m in calendar.month_name if m)
 DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{MONTH})\b(?:,? \d{{4}})?|"
                           rf"\b(?:{MONTH}) \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?|\b(?:{MONTH}) \d{{4}}\b", re.I)
