@@ -6,6 +6,7 @@ and enumerations keep decisions machine-readable. Left out: prompt text (prompts
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -17,6 +18,11 @@ LINE_MAX = 200  # characters of a one-line field
 Line = Annotated[str, Field(max_length=LINE_MAX)]
 Topic = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,20}(\.[a-z][a-z0-9_]{0,20}){0,3}$")]
 Keyword = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9 _-]{0,23}$")]
+
+
+# JSON punctuation no sentence starts or ends with, at either end of a free-text field: "]} " or "{" before it, "}" or
+# "[" after it (with the commas, colons and spaces between); "[1] is …" and "… see [1]" keep their brackets
+_RESIDUE = re.compile(r"^(?:[\s,:]*[\]{}])+[\s,:]*|(?:[\s,:]*[{}\[])+[\s,:]*$")
 
 
 class _Reply(BaseModel):
@@ -98,6 +104,16 @@ class Response(_Reply):
     """§5: the user-facing answer."""
 
     answer: Annotated[str, Field(min_length=1, max_length=900)]
+
+    @field_validator("answer")
+    @classmethod
+    def _without_json_residue(cls, answer: str) -> str:
+        """The JSON the small model spilled into its answer at either end: set Y's '{"answer":"]} Chidera is studying
+        law in Enugu."}' (_RESIDUE). A quote opening or closing the answer is the answer's."""
+        answer = _RESIDUE.sub("", answer)
+        if not answer:
+            raise ValueError("the answer holds nothing but JSON punctuation")
+        return answer
 
 
 class GoalVerdict(_Reply):

@@ -69,7 +69,8 @@ _NOT_A_NOUN = STOP_WORDS | {"again", "now", "still", "today", "anymore", "these"
 _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who|Where|When|How|That|It|There|Here)'s)"
                     r"[A-Z][a-z]+)['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
 # The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
-_CALLED_WHAT = re.compile(r"\b(?:my|our) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)  # "What's my X called?"
+# "What's my X called?", "What's the bakery called?" (set Y: the bakery's place, Croix-Rousse, was taken for its name)
+_CALLED_WHAT = re.compile(r"\b(?:my|our|the) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)
 _CALLED_NAME = re.compile(r"\b(?:called|named) [A-Z]")
 _NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?(?!I\b)[\w-]+)", re.I)  # not "the café I work at"
 _PEOPLE = (r"mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|girlfriend|boyfriend|"
@@ -441,7 +442,9 @@ _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3}
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
 _AGE = frozenset(word_stems("old age"))
 _AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                       r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b(?! ?(?:%|[a-z]))", re.I)
+                       r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b"
+                       r"(?! ?(?:%|(?!(?:and|but|now|already|today|this|next|in|on)\b)[a-z]))", re.I)
+# (not "is 5 km", "is two hours"; set Y: "My daughter Anika is seven and obsessed with chess" says her age)
 _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 

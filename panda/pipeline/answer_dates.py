@@ -165,7 +165,12 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
             best, shared = match, overlap
         if not overlap:
             unrelated.append(match.group("words"))
-    if best is None or (abstained(answer) and shared < ABSTENTION_OVERRULED_BY):
+    if best is not None and abstained(answer) and shared < ABSTENTION_OVERRULED_BY:
+        # a question of one word ("When is my triathlon?") is overruled by the one line saying it and a day (set Y: "… I
+        # don't know when your triathlon is." beside "The triathlon got moved from June to 6 September …")
+        saying = [m for m in lines if asked & word_stems(m.group("words"))]
+        best = best if len(asked) == 1 and len(saying) == 1 and days_said(best.group("words")) else None
+    if best is None:
         return None
     if ASKS_CHANGE.search(query):  # "When did I change my volunteering day?": the line saying it changed
         best = next((m for m in lines if m is not best and reports_change_of(m.group("words"), best.group("words"))), best)

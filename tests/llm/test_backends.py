@@ -85,3 +85,14 @@ def test_an_example_with_when_is_shown_only_when_its_variable_is_true():
     assert len(statement) == len(question) + 2
     assert not any("Noted -" in m["content"] for m in question)  # a question is never shown the acknowledgement
     assert any("Noted -" in m["content"] for m in statement)
+
+
+def test_an_answer_loses_the_json_its_model_spilled_into_it_and_keeps_its_own_brackets():
+    """Set Y, held out: '{"answer":"]} Chidera is studying law in Enugu."}' was shown with its "]} "."""
+    assert Response.model_validate_json('{"answer":"]} Chidera is studying law in Enugu."}').answer == \
+        "Chidera is studying law in Enugu."
+    assert Response(answer='{ "Fine." },').answer == '"Fine."'
+    assert Response(answer="[1] says so, see [2]").answer == "[1] says so, see [2]"
+    assert Response(answer="(twice a week)").answer == "(twice a week)"
+    with pytest.raises(ValueError, match="nothing but JSON punctuation"):
+        Response(answer=" ]} ")

@@ -411,3 +411,29 @@ def test_set_x_rerun_a_move_says_where_one_lived_and_no_recent_information_absta
         "You told me on 4 February 2026: “I moved to Toronto from Accra two years ago.”"
     assert told_line("Where did I live before Toronto?", "I don't know.", said("4 May 2026", "I love Toronto.")) is None
     assert abstained("No recent information on running mileage.")
+
+
+def test_set_y_an_age_said_before_and_a_place_is_no_name_of_the_thing_and_a_one_word_when():
+    """Set Y, held out: "How old is Anika?" -> "No information provided about Anika's age." beside "My daughter Anika is
+    seven and obsessed with chess." (the age pattern stopped at "and"); "What's the bakery called?" -> "The bakery is
+    called Croix-Rousse." (where it is, asked as "the bakery"); "When is my triathlon?" -> "… I don't know when your
+    triathlon is." beside the one line saying the triathlon and a day."""
+    from panda.pipeline.answer_checks import told_line
+
+    anika = said("20 January 2026", "My daughter Anika is seven and obsessed with chess.")
+    assert told_line("How old is Anika?", "No information provided about Anika's age.", anika) == \
+        "You told me on 20 January 2026: “My daughter Anika is seven and obsessed with chess.”"
+    distance = said("20 January 2026", "My commute to Anika's school is 5 km each way.")
+    assert told_line("How old is Anika?", "I don't know.", distance) is None  # "is 5 km" is no age
+    bakery = said("22 April 2026", "I left the hotel and opened my own bakery in Croix-Rousse with my sister Margaux.")
+    assert unanswered("What's the bakery called?", "The bakery is called Croix-Rousse.", bakery)
+    named = said("22 April 2026", "I opened my own bakery in Croix-Rousse, called Levain.")
+    assert unanswered("What's the bakery called?", "It's called Levain.", named) is False
+    moved = said("22 April 2026", "The triathlon got moved from June to 6 September because of flooding.")
+    veg = said("14 February 2026", "I'm vegetarian, have been since I was a teenager.")
+    unknown = "You are a vegetarian and are a pastry chef, but I don't know when your triathlon is."
+    assert undated_answer("When is my triathlon?", unknown, veg + "\n" + moved) == \
+        "You told me on 22 April 2026: “The triathlon got moved from June to 6 September because of flooding.”"
+    trained = said("14 February 2026", "I'm training for my first triathlon, a sprint in Annecy on 6 June.")
+    assert undated_answer("When is my triathlon?", unknown, trained + "\n" + moved) is None  # two lines say it
+    assert undated_answer("When is my triathlon?", unknown, said("14 February 2026", "I love a triathlon.")) is None
