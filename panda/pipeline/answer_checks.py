@@ -93,6 +93,11 @@ _COUNTED = re.compile(r"^\s*how (?:much|many) (?:of (?:my|our|the|your|his|her|t
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
 
 
+def _lines_naming(context: str, name: str) -> str:
+    """The context lines that say `name` as a word ("Gwen", not "Gwendolyn")."""
+    return "\n".join(line for line in context.splitlines() if re.search(rf"\b{re.escape(name)}\b", line))
+
+
 def _lines_about(context: str, stems: set[str]) -> str:
     """The context lines that share a word stem with `stems` (same_word: "teaches" and "teacher" share 'teache')."""
     return "\n".join(line for line in context.splitlines()
@@ -201,13 +206,14 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
         # set O: "What does Sam do for work?" -> "The user's partner is Sam." (no work was said): what someone does too
-        if _ASKS_JOB.match(query):  # who someone is ("the user's partner") says nothing of what they do
+        if job := _ASKS_JOB.match(query):  # who someone is ("the user's partner") says nothing of what they do
+            if job.group("name"):  # set Y: "What does Radu do?" -> "The user is a nurse …" (the user's job), beside "My
+                context = _lines_naming(context, job.group("name"))  # husband Radu is a firefighter."
             return not _holds_a_said_word(query, answer, context, besides=_WHOM)
         if not _ASKS_WHAT_OF.match(query):
             return False
         if owner := _OWNER.search(query):  # set R: "What breed is Gwen's dog?" -> "border collie", said of the user's
-            context = "\n".join(line for line in context.splitlines()  # puppy: a line naming Gwen must say it
-                                 if re.search(rf"\b{re.escape(owner.group(1))}\b", line))
+            context = _lines_naming(context, owner.group(1))  # puppy: a line naming Gwen must say it
         return not _holds_a_said_word(query, answer, context)
     asked = {w.lower() for w in _WORD.findall(query)}
     owned, named = _OWNED.search(query), _CALLED_WHAT.search(query) or _NAME_OF.search(query)
@@ -289,7 +295,7 @@ _ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|w
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
 _ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
 # not "What do I do in the evenings?" (set V)
-_ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|[A-Z][a-z]+|(?:[Mm]y|[Oo]ur) [\w-]+) do"
+_ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>[A-Z][a-z]+)|(?:[Mm]y|[Oo]ur) [\w-]+) do"
                        r"(?: for (?:a )?(?:living|work|a job))?\W*$")
 _FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
 
@@ -414,8 +420,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
             said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
         # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
         # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"
-        if _NAMED_AFTER.search(match.group("words")):
-            said |= _NAMING
+        if _NAMED_AFTER.search(match.group("words")) and (asks_who or _PERSON.search(query)):  # a person's name, for
+            said |= _NAMING  # a person asked (set Y: "What's the bakery called?" is not "… with my sister Margaux.")
         if _JOB_SAID.search(match.group("words")):
             said |= _JOBS
         if _CLOCK.search(match.group("words")):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."

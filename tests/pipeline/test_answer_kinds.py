@@ -437,3 +437,21 @@ def test_set_y_an_age_said_before_and_a_place_is_no_name_of_the_thing_and_a_one_
     trained = said("14 February 2026", "I'm training for my first triathlon, a sprint in Annecy on 6 June.")
     assert undated_answer("When is my triathlon?", unknown, trained + "\n" + moved) is None  # two lines say it
     assert undated_answer("When is my triathlon?", unknown, said("14 February 2026", "I love a triathlon.")) is None
+
+
+def test_set_y_rerun_what_someone_does_is_read_from_the_lines_naming_them_and_a_things_name_is_no_persons():
+    """Set Y, re-run: "What does Radu do?" -> "The user is a nurse on the cardiology ward in Cluj." (the user's own
+    job); "What's the bakery called?" was answered with the line "… opened my own bakery in Croix-Rousse with my sister
+    Margaux." (a person's name taken for the bakery's)."""
+    from panda.pipeline.answer_checks import told_line
+
+    lines = "\n".join(["- job: nurse (told 5 January 2026)",
+                       said("5 January 2026", "I'm a nurse on the cardiology ward at a hospital in Cluj."),
+                       said("5 January 2026", "My husband Radu is a firefighter.")])
+    assert unanswered("What does Radu do?", "The user is a nurse on the cardiology ward in Cluj.", lines)
+    assert unanswered("What does Radu do?", "Radu is a firefighter.", lines) is False
+    assert unanswered("What do I do?", "You're a nurse on the cardiology ward.", lines) is False
+    bakery = said("22 April 2026", "I left the hotel and opened my own bakery in Croix-Rousse with my sister Margaux.")
+    assert told_line("What's the bakery called?", "I don't know.", bakery) is None
+    assert told_line("What's my sister called?", "I don't know.", bakery) == \
+        "You told me on 22 April 2026: “I left the hotel and opened my own bakery in Croix-Rousse with my sister Margaux.”"
