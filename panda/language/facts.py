@@ -27,7 +27,7 @@ from datetime import datetime
 from difflib import SequenceMatcher
 
 from panda.documents.user_memory import MemoryEntry
-from panda.language.vocabulary import MEDIA, PEOPLE, RELATIVES, SINGLE_VALUED_ATTRIBUTES
+from panda.language.vocabulary import JOB_WORDS, MEDIA, PEOPLE, RELATIVES, SINGLE_VALUED_ATTRIBUTES
 
 MIN_VALUE_CHARS = 2  # a shorter value names nothing (a stray letter); extract_statements keeps no such statement
 _CLAUSE_END = (r"(?=[.,;!?]| and | but | because | since | so | with | for | at | in | to | now\b| (?:yesterday|today|"
@@ -54,6 +54,8 @@ _MEDIA_VERBS = {"watching": "(?:re-?|binge-?)?watching", "reading": "(?:re-?)?re
 _MEDIA_ENDED = {"watching": "watching ", "reading": "reading ", "listening": "listening to "}  # "I finished (watching) X"
 # "my sister Mei", "my little brother, Luca": a relation, then a name.
 _RELATIVE = r"\b[Mm]y (?:older |younger |little |big |elder |eldest |youngest |twin |baby |new )?{},? ([A-Z][a-z]+)\b"
+_JUDGED = ("good|bad|great|terrible|awful|decent|keen|nervous|careful|slow|fast|better|worse|big|huge|picky|lousy|"
+           "amateur|hobby|aspiring|wannabe|self-taught|weekend")
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:an? (?:[a-z]+ ){0,2}?"
                                      r"(?:flat|house|apartment|cottage|studio|bungalow|condo|houseboat|village|town|suburb) "
@@ -74,9 +76,9 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # set W: "I've stopped couriering and now work in the office as a dispatcher"
     ("fact", "job", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)"
                                + _CLAUSE_END)),
-    ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:[a-z]+ )?(?:nurse|teacher|engineer|doctor|developer|"
-                               r"designer|student|lawyer|writer|artist|counselor|chef|manager|scientist|programmer|"
-                               r"accountant))\b")),
+    # not a judgement of oneself ("I'm a terrible driver", "a keen photographer")
+    ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:(?!(?:" + _JUDGED + r") )[a-z]+ )?(?:"
+                               + "|".join(sorted(JOB_WORDS)) + r"))\b")),
     ("fact", "employer", re.compile(r"\bI (?:now )?work (?:at|for) " + _PLACE)),
     ("fact", "employer", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,5}?(?:at|for) (?:an? |the )?(?:[\w-]+ ){0,3}?"
                                     r"(?:called|named) " + _PLACE)),

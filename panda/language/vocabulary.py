@@ -52,6 +52,21 @@ RELATIVES = ("sister", "brother", "mother", "mum", "mom", "father", "dad", "son"
 PEOPLE = (*RELATIVES, "partner")  # fact attributes whose values are people's names
 # What the user is watching, reading or listening to now ("I finished Severance and started watching The Bear").
 MEDIA = ("watching", "reading", "listening")
+# What "I'm a …" says is a job (language/facts.py): common occupations, one word each ("civil engineer" is an engineer
+# with a word before it). Set Z: "I'm a dentist with my own practice in Haifa" left no job, and "What's my job?" was
+# answered "Noam is a dentist …" from the line beside it.
+JOB_WORDS = frozenset("""
+    nurse teacher engineer doctor developer designer student lawyer writer artist counselor counsellor chef manager
+    scientist programmer accountant dentist pharmacist physiotherapist physio therapist psychologist psychiatrist
+    journalist architect electrician plumber carpenter mechanic pilot paramedic firefighter farmer baker barista waiter
+    waitress cleaner driver librarian technician analyst consultant lecturer professor researcher translator interpreter
+    photographer vet veterinarian surgeon midwife carer caregiver officer soldier secretary receptionist cashier
+    hairdresser barber tailor butcher postman courier dispatcher editor producer musician actor actress dancer coach
+    trainer instructor tutor banker broker economist historian biologist chemist physicist mathematician statistician
+    surveyor builder welder fisherman gardener florist optometrist optician radiographer dietitian nutritionist
+    paralegal solicitor barrister judge clerk auditor bookkeeper entrepreneur sommelier bartender
+    zookeeper ranger geologist astronomer illustrator animator copywriter marketer recruiter administrator
+    """.split())
 # Attributes whose values are names or titles: a question about one ("What's my sister called?", "What show am I
 # watching?") shares no word with the value, so all its current values lead (memory/current_facts.facts_for).
 NAMED_ATTRIBUTES = RELATIVES + MEDIA

@@ -80,6 +80,7 @@ _PERSON = re.compile(rf"\b(?:{_PEOPLE})\b", re.I)
 # "What's my wife's name?": someone named by who they are to the user, whom a line must name as such; one word for
 # each relation however it is said ("my partner Lars" answers "my husband's name")
 _RELATIVE_NAMED = re.compile(rf"\b(?:my|our) (?:[\w-]+ )?({_PEOPLE})['’]s name\b", re.I)
+_NAME_OWNED = re.compile(r"\b(?:my|our) (?:[\w-]+ )?([\w-]+)['’]s name\b", re.I)  # "my landlord's name": the landlord's
 _KIN = {word: set(group.split()) for group in ("wife husband partner spouse girlfriend boyfriend fiance fiancee fiancé "
                                                "fiancée", "mother mum mom", "father dad") for word in group.split()}
 # "How much did the motorbike cost?", "How much do I pay for the gym?": a price, which a line says as one
@@ -90,6 +91,8 @@ _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|pri
 # "how many of my athletes" counts athletes (set X: "of" was read as the thing counted)
 _COUNTED = re.compile(r"^\s*how (?:much|many) (?:of (?:my|our|the|your|his|her|their) )?(?!(?:do|does|did|is|are|was|"
                       r"were|will|would|have|has|had|can|could|should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
+_PEOPLE_COUNTED = frozenset("people persons staff employees members workers guests adults".split())
+_PEOPLE_SAID = re.compile(r"\b(?:of us|of them|people|persons|staff|employees|members|workers|guests|adults|team)\b", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
 
 
@@ -178,6 +181,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if counted and (unit := _unit_of(counted.group(1))):  # figure in a length (set X: "… 40 km a week")
             context = "\n".join(line for line in context.splitlines()
                                  if any(m.split()[1] in unit for m in _measures(line)))
+        elif counted and counted.group(1).lower() in _PEOPLE_COUNTED:  # set Z: "How many people work at my practice?"
+            context = "\n".join(line for line in context.splitlines()  # beside "… there are five of us at the practice"
+                                 if _PEOPLE_SAID.search(line))
         elif counted:
             context = _lines_about(context, set(tokenize(counted.group(1))))
         if counted and not context:
@@ -224,6 +230,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         context = _lines_about(context, set(tokenize(thing)))
     elif relation := _RELATIVE_NAMED.search(query):  # set S: "What is my wife's name?" -> "… Yui …" (his daughter)
         context = _lines_about(context, _KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))
+    elif owner := _NAME_OWNED.search(query):  # set Z: "What's my landlord's name?" -> "… in Porto Alegre, I rent a
+        # small flat in Cidade Baixa …": from a line about the landlord, else one naming something outright ("my dog's
+        # name" beside "a greyhound called Pepper")
+        context = _lines_about(context, set(tokenize(owner.group(1)))) or \
+            "\n".join(line for line in context.splitlines() if _CALLED_NAME.search(line))
     elif named:
         # "What's the name of my pottery teacher?", "What's my ward manager called?": from a line about pottery or a
         # teacher when one is (set H: not "a greyhound named Pepper"), else from one naming something outright ("We

@@ -319,3 +319,17 @@ def test_a_job_taken_up_in_the_clause_after_one_stopped_is_a_job():
     """Set W: "I've stopped couriering and now work in the office as a dispatcher." left "job: bike courier" current."""
     assert [(s.attribute, s.value) for s in extract_statements(
         "I've stopped couriering and now work in the office as a dispatcher.")] == [("job", "dispatcher")]
+
+
+def test_a_job_said_as_one_of_the_common_occupations_and_no_judgement_of_oneself():
+    """Set Z: "I'm a dentist with my own practice in Haifa." left no job (the list held sixteen occupations), and "What's
+    my job?" was answered "Noam is a dentist …"; "I'm a terrible driver" is no job."""
+    def jobs(text: str) -> list[tuple[str, str]]:
+        return [(s.attribute, s.value) for s in extract_statements(text)]
+
+    assert jobs("I'm a dentist with my own practice in Haifa.") == [("job", "dentist")]
+    assert jobs("I'm a train driver out of Umeå.") == [("job", "train driver")]
+    assert jobs("I am a retired pharmacist.") == [("job", "retired pharmacist")]
+    assert jobs("I'm a terrible driver.") == []
+    assert jobs("I'm a keen photographer.") == []
+    assert jobs("I'm a big fan of jazz.") == []

@@ -455,3 +455,21 @@ def test_set_y_rerun_what_someone_does_is_read_from_the_lines_naming_them_and_a_
     assert told_line("What's the bakery called?", "I don't know.", bakery) is None
     assert told_line("What's my sister called?", "I don't know.", bakery) == \
         "You told me on 22 April 2026: “I left the hotel and opened my own bakery in Croix-Rousse with my sister Margaux.”"
+
+
+def test_set_z_people_counted_as_of_us_and_a_name_owned_by_someone_named_from_their_line():
+    """Set Z, held out: "How many people work at my practice?" -> "There are five people working …" was made "I don't
+    know" beside "… so there are five of us at the practice now." (no line said "people"); "What's my landlord's name?"
+    -> "As a software developer in Porto Alegre, I rent a small flat in Cidade Baixa …" (places taken for his name)."""
+    five = said("25 March 2026", "I hired a second hygienist, so there are five of us at the practice now.")
+    assert unanswered("How many people work at my practice?", "There are five people working at your practice.", five) \
+        is False
+    assert unanswered("How many people work at my practice?", "There are five people.", said("1 May 2026", "I have five cats.")) \
+        is True
+    rent = "\n".join([said("14 April 2026", "My landlord raised the rent to 2,400 reais from May, which is annoying."),
+                      said("3 February 2026", "I rent a small flat in Cidade Baixa for 2,100 reais a month.")])
+    assert unanswered("What's my landlord's name?", "As a developer in Porto Alegre, I rent a flat in Cidade Baixa.", rent)
+    named = rent + "\n" + said("15 April 2026", "My landlord Senhor Almeida won't budge on it.")
+    assert unanswered("What's my landlord's name?", "Your landlord is Senhor Almeida.", named) is False
+    pepper = said("3 February 2026", "We adopted a greyhound called Pepper.")
+    assert unanswered("What's my dog's name?", "Pepper.", pepper) is False  # a line naming something outright
