@@ -14,7 +14,8 @@ engine) into a fresh home, then prints:
 
 set_a.jsonl is the development set (failures read, prompts changed); set_b.jsonl was written at the same time and is
 run only to report. Neither is the bundled sample. The saved web pages are ingested first, as in `make demo`.
-`--guards off` writes `llm.guards.profiles: []` to the home's policy before the run, so every gate is the model's.
+`--guards off` writes `llm.guards.profiles: []` to the home's policy before the run, so every gate is the model's;
+`--voice-temperature T` writes the answers' sampling temperature there.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from panda.config import POLICY_RELATIVE_PATH
+import yaml
+
+from panda.config import POLICY_RELATIVE_PATH, LLMPolicy
 from panda.errors import PandaError
 from panda.llm.backend import Backend, ChatRequest, ChatResult
 from panda.pipeline.scheduler import run_batch
@@ -102,6 +105,8 @@ def main() -> int:
     parser.add_argument("--role-model", action="append", default=[], metavar="ROLE=MODEL",
                         help="serve one role with another model, e.g. VOICE=base (repeatable)")
     parser.add_argument("--guards", choices=("on", "off"), default="on")
+    parser.add_argument("--voice-temperature", type=float, default=None,
+                        help="sample the answers (role VOICE) at this temperature instead of the policy's")
     parser.add_argument("--home", type=Path, default=None, help="default: a fresh temporary home")
     parser.add_argument("--requests-log", type=Path, default=None,
                         help="append each request's last message and its reply to this JSONL (failure analysis)")
@@ -115,10 +120,16 @@ def main() -> int:
             print(error)
         return 1
     home = args.home or Path(tempfile.mkdtemp(prefix="panda-answers-"))
+    llm: dict[str, Any] = {}
     if args.guards == "off":
+        llm["guards"] = {"profiles": []}
+    if args.voice_temperature is not None:
+        defaults = {name: role.model_dump() for name, role in LLMPolicy().roles.items()}
+        llm["roles"] = {**defaults, "VOICE": {**defaults["VOICE"], "temperature": args.voice_temperature}}
+    if llm:
         policy = home / POLICY_RELATIVE_PATH
         policy.parent.mkdir(parents=True, exist_ok=True)
-        policy.write_text("llm:\n  guards:\n    profiles: []\n", encoding="utf-8")
+        policy.write_text(yaml.safe_dump({"llm": llm}), encoding="utf-8")
     settings = settings_for(home, model=args.model, role_models=dict(r.split("=", 1) for r in args.role_model))
     started = time.perf_counter()
     backend = TimedBackend(make_backend(settings), args.requests_log)
@@ -145,7 +156,8 @@ def main() -> int:
               f"     -> {reply[:300]}")
     outcomes = dict(report.outcomes)
     roles = "".join(f", {r}={m}" for r, m in sorted(settings.role_models.items()))
-    print(f"\n{args.file.name}, model {args.model or 'small (default)'}{roles}, guards {args.guards}: "
+    voice = "" if args.voice_temperature is None else f", VOICE temperature {args.voice_temperature}"
+    print(f"\n{args.file.name}, model {args.model or 'small (default)'}{roles}{voice}, guards {args.guards}: "
           f"{quality['correct']} of {quality['with_expected']} scored questions right; "
           f"outcomes {outcomes}, APPROVE {outcomes.get('APPROVE', 0)}/{sum(outcomes.values())}")
     print("guards that decided:", dict(guards_in(home)) or "none")

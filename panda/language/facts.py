@@ -105,6 +105,12 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # "I don't eat pork and I don't drink alcohol.": a food kept off the plate (set U), "avoids: pork"
     ("fact", "avoids", re.compile(r"\bI (?:don't|do not|never|no longer) eat (?:any )?(meat|pork|beef|fish|seafood|dairy|eggs|"
                                 r"gluten|chicken|lamb|red meat|shellfish)\b")),
+    # "I'm trying to cut out sugar, so no desserts for me for now." (set Z: no fact, and "a pizza" or worse came back
+    # for "something to have after dinner"), "I have to avoid gluten", "I've given up alcohol"
+    ("fact", "avoids", re.compile(r"\bI(?:'m| am|'ve| have)? (?:trying to |having to |have to |need to |must |been )?"
+                                r"(?:cut(?:ting)? out|avoid(?:ing)?|give up|giving up|given up|gave up|stay(?:ing)? off|"
+                                r"quit|quitting) (?:all |any )?(sugar|alcohol|caffeine|coffee|gluten|dairy|meat|red meat|"
+                                r"carbs|salt|pork|beef|fish|seafood|eggs|chocolate|sweets)\b")),
     ("fact", "name", re.compile(r"\b[Mm]y name is ([A-Z][a-z]+(?: [A-Z][a-z]+)?)")),
     *(("fact", relation, re.compile(_RELATIVE.format(relation))) for relation in RELATIVES),
     # "I'm reading Piranesi", "I've been watching Severance", "… and started watching The Bear"

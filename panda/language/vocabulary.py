@@ -82,6 +82,9 @@ _NUTS = ("nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews p
 # nuts unnamed may be peanuts, and satay is made of them (set U: "salted nuts" suggested beside a peanut allergy)
 _PEANUTS = frozenset("peanut peanuts nut nuts satay".split())
 _DAIRY = "milk cheese butter cream yogurt yoghurt"
+_SWEET = ("sugar cake cakes dessert desserts chocolate sweets candy cookie cookies biscuit biscuits brownie brownies pie "
+          "pudding tiramisu ice-cream gelato doughnut doughnuts donut donuts pastry pastries muffin muffins cheesecake")
+_CAFFEINE = "coffee espresso latte cappuccino americano macchiato mocha caffeine cola"
 _GLUTEN = frozenset("bread pasta wheat barley couscous bagel toast noodles sandwich pizza".split())
 RULED_OUT: dict[str, frozenset[str]] = {
     "meat": frozenset(_MEAT.split()), "red meat": frozenset(_RED_MEAT.split()),
@@ -92,6 +95,10 @@ RULED_OUT: dict[str, frozenset[str]] = {
     "dairy": frozenset(_DAIRY.split()), "lactose": frozenset(_DAIRY.split()),
     "gluten": _GLUTEN, "coeliac": _GLUTEN, "celiac": _GLUTEN,
     "egg": frozenset({"egg", "eggs"}), "eggs": frozenset({"egg", "eggs"}),
+    "sugar": frozenset(_SWEET.split()), "sweets": frozenset(_SWEET.split()), "chocolate": frozenset({"chocolate"}),
+    "alcohol": frozenset("alcohol wine beer cider cocktail cocktails whisky whiskey vodka gin rum prosecco champagne "
+                         "sangria".split()),
+    "caffeine": frozenset(_CAFFEINE.split()), "coffee": frozenset(_CAFFEINE.split()),
 }
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
 # type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).

@@ -107,3 +107,25 @@ def test_red_meat_rules_out_beef_not_chicken_nor_red_peppers():
 
     assert ignored_constraint(state("Grilled chicken with red peppers and rice.")) is None
     assert ignored_constraint(state("A lean beef stir-fry.")) == "avoids: red meat"
+
+
+def test_sugar_cut_out_rules_out_desserts_and_alcohol_given_up_rules_out_wine():
+    """Set Z: "I'm trying to cut out sugar, so no desserts for me for now." left no constraint, and "Can you suggest
+    something to have after dinner tonight?" was free to name a cake."""
+    from types import SimpleNamespace
+
+    from panda.language.facts import extract_statements
+    from panda.pipeline.validate import ignored_constraint
+
+    assert [(s.attribute, s.value) for s in extract_statements(
+        "I'm trying to cut out sugar, so no desserts for me for now.")] == [("avoids", "sugar")]
+    assert [(s.attribute, s.value) for s in extract_statements("I've given up alcohol for January.")] == \
+        [("avoids", "alcohol")]
+
+    def state(title: str, response: str) -> SimpleNamespace:
+        return SimpleNamespace(query="Can you suggest something to have after dinner tonight?", response=response,
+                               gathered=[SimpleNamespace(kind="fact", superseded=False, title=title)])
+
+    assert ignored_constraint(state("avoids: sugar", "A slice of chocolate cake.")) == "avoids: sugar"
+    assert ignored_constraint(state("avoids: sugar", "A bowl of berries with Greek yoghurt.")) is None
+    assert ignored_constraint(state("avoids: alcohol", "A glass of red wine.")) == "avoids: alcohol"
