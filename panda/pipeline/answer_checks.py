@@ -19,7 +19,9 @@ from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said
 from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
-_ASKS_NAME = re.compile(r"\b(?:names?|named|called)\b|^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
+# a title is a name ("What was my thesis title?" -> "The thesis title is epidemiology.", set Z), a job title is not
+_ASKS_NAME = re.compile(r"\b(?:names?|named|called|titled|(?<!job )titles?)\b|"
+                        r"^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
                         r"company|firm|employer|city|town|village|country|street|university|college|gym|club|team|"
                         r"restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|"
                         r"salon|barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|"

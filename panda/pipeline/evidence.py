@@ -67,6 +67,7 @@ _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|cha
                       r"moved (?:[\w-]+ )?(?:from|off|onto|on to)|now|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|"
                       r"cut (?:back|down)|reduced|increased|upped|"
+                      r"(?:raised|put up|lowered|bumped up)(?=(?: [\w'’-]+){0,3} to\b)|(?:went|gone|goes|going) (?:up|down) to|"
                       r"since (?:\d|early|mid|late|last|(?:January|February|March|April|May|June|July|August|September|"
                       r"October|November|December)\b))\b", re.I)
 # ("now" and "left": set N's "I've now saved £12,000 for the deposit" and "I've left Salt and now run my own food truck"
@@ -75,7 +76,9 @@ _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|cha
 # school teacher in Cardiff" standing, and "Which city do I work in now?" was answered with both cities; "since" a day
 # starts what holds now, as "now" does: set U's "Since 1 April I've been flying long-haul on the Boeing 787" left "I fly
 # Airbus A320s out of Amman", and "Which plane am I flying these days?" was answered "an Airbus A320"; so does an amount
-# cut back or increased: set X's "I've cut back to 40 km a week" left "I run about 60 km a week")
+# cut back or increased: set X's "I've cut back to 40 km a week" left "I run about 60 km a week"; raised to one: set Z's
+# "My landlord raised the rent to 2,400 reais from May" left "I rent a small flat … for 2,100 reais a month", and "How
+# much is my rent from May?" was answered 2,100 - not "I was raised in Leeds")
 # A question after an earlier value: "Where did we live before Brighton?", "Where were we originally planning to travel?"
 _ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly)?|originally|formerly|at first)\b|"
                            r"\bused to\b", re.I)

@@ -473,3 +473,15 @@ def test_set_z_people_counted_as_of_us_and_a_name_owned_by_someone_named_from_th
     assert unanswered("What's my landlord's name?", "Your landlord is Senhor Almeida.", named) is False
     pepper = said("3 February 2026", "We adopted a greyhound called Pepper.")
     assert unanswered("What's my dog's name?", "Pepper.", pepper) is False  # a line naming something outright
+
+
+def test_set_z_rerun_a_title_asked_is_a_name_a_line_says_and_a_job_title_is_not():
+    """Set Z, re-runs: "What was my thesis title?" -> "The thesis title is epidemiology." and "… 'Epidemiology for Public
+    Health'." (never said)."""
+    phd = said("8 February 2026", "I'm doing a PhD in epidemiology at the University of Manchester.")
+    assert unanswered("What was my thesis title?", "The thesis title is epidemiology.", phd)
+    assert unanswered("What was my thesis title?", "It was 'Epidemiology for Public Health'.", phd)
+    titled = said("9 April 2026", "My thesis is titled Mosquitoes and Maps.")
+    assert unanswered("What was my thesis title?", "Your thesis is titled Mosquitoes and Maps.", titled) is False
+    nurse = said("8 February 2026", "I work as a senior nurse.")
+    assert unanswered("What is my job title?", "You are a senior nurse.", nurse) is False

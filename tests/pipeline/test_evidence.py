@@ -837,3 +837,16 @@ def test_an_amount_cut_back_is_what_holds_now():
     cut = result("h2", "message", "x", "user: I've cut back to 40 km a week because of a sore knee.", 20, 2)
     now = answer_context("How many kilometres a week do I run now?", [ran, cut], {})
     assert "40 km" in now and "60 km" not in now
+
+
+def test_an_amount_raised_to_a_new_one_is_what_holds_now_and_being_raised_somewhere_is_no_change():
+    """Set Z: "How much is my rent from May?" -> "The rent is 2,100 reais a month." beside "I rent a small flat in Cidade
+    Baixa for 2,100 reais a month." and the later "My landlord raised the rent to 2,400 reais from May …"."""
+    rent = result("h1", "message", "x", "user: I rent a small flat in Cidade Baixa for 2,100 reais a month.", 10, 1)
+    raised = result("h2", "message", "x", "user: My landlord raised the rent to 2,400 reais from May, which is annoying.",
+                    20, 2)
+    now = answer_context("How much is my rent from May?", [rent, raised], {})
+    assert "2,400" in now and "2,100" not in now
+    leeds = result("h3", "message", "x", "user: I live in Leeds with my partner.", 10, 1)
+    grew_up = result("h4", "message", "x", "user: I was raised in Leeds, actually.", 20, 2)
+    assert "I live in Leeds" in answer_context("Where do I live now?", [leeds, grew_up], {})
