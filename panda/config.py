@@ -282,13 +282,18 @@ class GuardPolicy(_Strict):
 
 
 class LLMPolicy(_Strict):
-    """Role temperatures (DESIGN §3): REFLEX 0.3, MIND 0.5, VOICE 0.7, NERVES 0.1; the small-model guards."""
+    """Role temperatures: REFLEX 0.3, MIND 0.5, VOICE 0.2, NERVES 0.1 (DESIGN §3 has VOICE 0.7: see below); the
+    small-model guards."""
 
     roles: dict[str, RoleSetting] = Field(
         default_factory=lambda: {
             "REFLEX": RoleSetting(temperature=0.3, max_tokens=200),
             "MIND": RoleSetting(temperature=0.5, max_tokens=320),
-            "VOICE": RoleSetting(temperature=0.7, max_tokens=480),  # room for the 900-character answer
+            # room for the 900-character answer; 0.2, not DESIGN §3's 0.7: most answers say back what the user said,
+            # and the 1.5B model sampled at 0.7 wandered to another line (set Z: "Why did I stop playing rugby?" ->
+            # "Tama started kindergarten this year."); sets Y and Z scored 27 and 27 of 30 at 0.2, 25-26 and 24-25 at
+            # 0.7 (benchmarks/RESULTS.md, stop 56). A deployment wanting livelier prose sets llm.roles.VOICE.
+            "VOICE": RoleSetting(temperature=0.2, max_tokens=480),
             "NERVES": RoleSetting(temperature=0.1, max_tokens=400),
         }
     )

@@ -20,7 +20,7 @@ def test_policy_defaults_are_the_seed_values():
     assert p.retention.turn_archive_days == 30
     assert (p.expiration.research_days, p.expiration.product_days) == (180, 90)
     assert p.context.gather_token_cap == 2000
-    assert {k: v.temperature for k, v in p.llm.roles.items()} == {"REFLEX": 0.3, "MIND": 0.5, "VOICE": 0.7, "NERVES": 0.1}
+    assert {k: v.temperature for k, v in p.llm.roles.items()} == {"REFLEX": 0.3, "MIND": 0.5, "VOICE": 0.2, "NERVES": 0.1}
 
 
 def test_policy_file_is_written_with_defaults_and_read_back(tmp_path: Path):

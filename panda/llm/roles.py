@@ -1,4 +1,4 @@
-"""LLM roles and their sampling: REFLEX 0.3, MIND 0.5, VOICE 0.7, NERVES 0.1 (DESIGN §3).
+"""LLM roles and their sampling: REFLEX 0.3, MIND 0.5, VOICE 0.2 (DESIGN §3: 0.7; config.LLMPolicy says why), NERVES 0.1.
 
 Temperatures and token limits come from the policy (memory_config.yaml, llm.roles), so a deployment
 can tune them without code changes.
@@ -17,7 +17,7 @@ ROLES = (REFLEX, MIND, VOICE, NERVES)
 
 
 def sampling_for(role: str, policy: LLMPolicy, max_tokens: int | None = None) -> Sampling:
-    """Example: sampling_for('VOICE', LLMPolicy()) -> Sampling(temperature=0.7, max_tokens=320)."""
+    """Example: sampling_for('MIND', LLMPolicy()) -> Sampling(temperature=0.5, max_tokens=320)."""
     try:
         setting = policy.roles[role]
     except KeyError as exc:

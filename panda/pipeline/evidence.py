@@ -60,7 +60,9 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
 # A change that ends the thing itself ("Tofu died", "I dropped the app"), whatever a question asks about it; any other
 # change updates one part of what was said (below: `replaced`)
 # set V: "The triathlon got cancelled, so I've entered a half marathon …" ends the triathlon trained for
-_ENDING = r"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|sold|left|cancell?ed|called off"
+# set Y: "I handed in my notice at the bank and started as a UI artist at a game studio" ends the job at the bank
+_ENDING = (r"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|sold|left|cancell?ed|called off|"
+           r"handed in (?:my|his|her|their) notice|resigned|(?:was|got|been) (?:laid off|made redundant|fired)")
 _ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"

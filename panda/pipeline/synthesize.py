@@ -1,4 +1,4 @@
-"""Phase synthesize (§5, VOICE 0.7): the user-facing answer from §2 and §4.
+"""Phase synthesize (§5, VOICE 0.2): the user-facing answer from §2 and §4.
 
 A turn that carries a logged assistant reply (a conversation being ingested) uses it verbatim and
 makes no LLM call. On REVISE the validator's hint is passed in and §5 gets a new labelled entry.

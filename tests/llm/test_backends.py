@@ -56,7 +56,7 @@ def test_backends_come_from_a_plain_registry_with_a_clear_error():
 
 def test_role_temperatures_and_prompts_render_strictly():
     policy = LLMPolicy()
-    assert [sampling_for(r, policy).temperature for r in ("REFLEX", "MIND", "VOICE", "NERVES")] == [0.3, 0.5, 0.7, 0.1]
+    assert [sampling_for(r, policy).temperature for r in ("REFLEX", "MIND", "VOICE", "NERVES")] == [0.3, 0.5, 0.2, 0.1]
     with pytest.raises(KeyError):
         sampling_for("EYES", policy)
     template = load_prompt("analyze")

@@ -850,3 +850,14 @@ def test_an_amount_raised_to_a_new_one_is_what_holds_now_and_being_raised_somewh
     leeds = result("h3", "message", "x", "user: I live in Leeds with my partner.", 10, 1)
     grew_up = result("h4", "message", "x", "user: I was raised in Leeds, actually.", 20, 2)
     assert "I live in Leeds" in answer_context("Where do I live now?", [leeds, grew_up], {})
+
+
+def test_a_notice_handed_in_ends_the_job_it_names():
+    """Set Y at VOICE 0.2: "Where do I work these days?" -> "You work as a UI artist at a game studio …" was taken for no
+    answer beside "I work as a UX designer for a bank in Gdańsk." and that line quoted; the later "I handed in my notice
+    at the bank and started as a UI artist at a game studio on 2 March." ends it."""
+    bank = result("h1", "message", "x", "user: I work as a UX designer for a bank in Gdańsk.", 10, 1)
+    studio = result("h2", "message", "x", "user: I handed in my notice at the bank and started as a UI artist at a game "
+                    "studio on 2 March.", 20, 2)
+    now = answer_context("Where do I work these days?", [bank, studio], {})
+    assert "game studio" in now and "UX designer" not in now
