@@ -353,7 +353,15 @@ def told_about(query: str, context: str) -> bool:
     said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := LINE.match(line))
                                       and m.group("who") == "the user")))
     ours = _WE.search(query) and their_thing(query, context)
-    return bool(_OURS.search(query) or ours) or any(name in said for name in names_in(query))
+    return bool(_OURS.search(query) or ours) or any(name in said for name in names_in(query)) or _who_told(query, context)
+
+
+def _who_told(query: str, context: str) -> bool:
+    """A who-question whose every word (two or more) one of the user's lines says (set AA: "Who is opening a bookshop?"
+    beside "My best friend Ragnhild is opening a bookshop in May." was answered "The bookshop is opening in May.")."""
+    asked = asked_words(query)
+    return bool(ASKS_WHO.match(query)) and len(asked) >= 2 and any(
+        all(said_word(a, word_stems(m.group("words"))) for a in asked) for m in user_statements(context))
 
 
 def their_thing(query: str, context: str) -> bool:
@@ -394,6 +402,31 @@ def said_word(asked: str, said: set[str]) -> bool:
         or (asked in _TIME and bool(_TIMING & said))
 
 
+def said_stems(words: str, query: str = "") -> set[str]:
+    """A user's line's word stems with the words of what it says in other words (pure): a place said ("in Galway",
+    "from Casablanca to Lyon") says city and place, a move with a place says live, "my partner Lars" a name (for a
+    `query` after a person), "is a sound engineer" a job, "at 6 am" a time, "turned six" or "is five" an age, "my
+    girlfriend" a partner. Example: said_stems("I moved to Toronto from Accra.") holds 'live' and 'citi'."""
+    said = word_stems(words)
+    moved_from = bool(_MOVED_FROM.search(words))
+    if moved_from or _PLACE_SAID.search(words):
+        said |= _PLACES  # set V: "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …"
+    if moved_from and _MOVED.search(words):
+        said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
+    # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
+    # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"; a person's
+    # name, for a person asked (set Y: "What's the bakery called?" is not "… with my sister Margaux.")
+    if _NAMED_AFTER.search(words) and (ASKS_WHO.match(query) or _PERSON.search(query)):
+        said |= _NAMING
+    if _JOB_SAID.search(words):
+        said |= _JOBS
+    if _CLOCK.search(words):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."
+        said |= _TIME
+    if _BIRTH.search(words) or _AGE_SAID.search(words):  # set S: "How old is Yui?" beside "My daughter Yui turned six
+        said |= _AGE  # in January."; set W: "My daughter Catalina is five."
+    return said | {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
+
+
 def told_line(query: str, answer: str, context: str) -> str | None:
     """An "I don't know" to a question beside a line of the user's holding every meaningful word of the question (two
     or more): that line, quoted with its day (pure). The 1.5B model abstained with the answer's line in its context
@@ -419,29 +452,13 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     if len(asked) == 1 and not where and _ASKS_WHAT.match(query) and not (asks_a_name(query) or _ASKS_AMOUNT.match(query)):
         # one word of what is done or had: the one line that says it (set V: "What do I do in the evenings these days?"
         # beside "I've swapped my evening yoga class for climbing twice a week.")
-        lines = [m for m in lines if said_word(next(iter(asked)), word_stems(m.group("words")))]
+        lines = [m for m in lines if said_word(next(iter(asked)), said_stems(m.group("words"), query))]
         lines = lines if len(lines) == 1 else []
     elif len(asked) < 2 and not where:
         return None
     asks_who = bool(ASKS_WHO.match(query))
     for match in lines:
-        said = word_stems(match.group("words"))
-        moved_from = bool(_MOVED_FROM.search(match.group("words")))
-        if moved_from or _PLACE_SAID.search(match.group("words")):
-            said |= _PLACES  # set V: "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …"
-        if moved_from and _MOVED.search(match.group("words")):
-            said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
-        # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
-        # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"
-        if _NAMED_AFTER.search(match.group("words")) and (asks_who or _PERSON.search(query)):  # a person's name, for
-            said |= _NAMING  # a person asked (set Y: "What's the bakery called?" is not "… with my sister Margaux.")
-        if _JOB_SAID.search(match.group("words")):
-            said |= _JOBS
-        if _CLOCK.search(match.group("words")):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."
-            said |= _TIME
-        if _BIRTH.search(match.group("words")) or _AGE_SAID.search(match.group("words")):  # set S: "How old is Yui?"
-            said |= _AGE  # beside "My daughter Yui turned six in January."; set W: "My daughter Catalina is five."
-        said |= {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
+        said = said_stems(match.group("words"), query)
         if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))) \
                 and (not where or _PLACE_SAID.search(match.group("words"))):
             return quoted(match)
@@ -450,7 +467,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
 
 _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
 _GOING = frozenset(word_stems("go goes going"))  # "Where do I go sailing?" asks where I sail
-_PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region"))
+_PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region part district "
+                               "suburb"))  # set AA: "Which part of Hamburg do we live in now?"
 _MOVED_FROM = re.compile(r"\b(?:from|to) [A-Z][a-z]")
 _MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
 _LIVING = frozenset(word_stems("live lived living"))

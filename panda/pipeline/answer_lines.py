@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from panda.language.metrics import abstained
 from panda.language.text import is_question
-from panda.pipeline.answer_checks import asked_words, said_word, same_word
+from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import user_statements
 from panda.pipeline.evidence import word_stems
 
@@ -61,7 +61,7 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
         return None
     asked = asked_words(query)
     answered = word_stems(_TOLD_FRAME.sub("", answer))
-    statements = [(quoted, word_stems(quoted)) for m in user_statements(context)  # a change told on a line too (set
+    statements = [(quoted, said_stems(quoted, query)) for m in user_statements(context)  # a change told on a line too (set
                   for quoted in re.findall(r"“([^”]*)”", m.string)]  # P: "Which city is my flat in?" got its words)
 
     def shared(said: set[str]) -> int:

@@ -68,7 +68,8 @@ _ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
 _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
                       r"moved (?:[\w-]+ )?(?:from|off|onto|on to)|now|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|"
-                      r"cut (?:back|down)|reduced|increased|upped|"
+                      r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
+                      r"brought forward|"
                       r"(?:raised|put up|lowered|bumped up)(?=(?: [\w'’-]+){0,3} to\b)|(?:went|gone|goes|going) (?:up|down) to|"
                       r"since (?:\d|early|mid|late|last|(?:January|February|March|April|May|June|July|August|September|"
                       r"October|November|December)\b))\b", re.I)
@@ -80,7 +81,8 @@ _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|cha
 # Airbus A320s out of Amman", and "Which plane am I flying these days?" was answered "an Airbus A320"; so does an amount
 # cut back or increased: set X's "I've cut back to 40 km a week" left "I run about 60 km a week"; raised to one: set Z's
 # "My landlord raised the rent to 2,400 reais from May" left "I rent a small flat … for 2,100 reais a month", and "How
-# much is my rent from May?" was answered 2,100 - not "I was raised in Leeds")
+# much is my rent from May?" was answered 2,100 - not "I was raised in Leeds"; so is a day postponed: set AA's "I've
+# postponed the West Highland Way to September because my knee is playing up" left "… in June" what holds)
 # A question after an earlier value: "Where did we live before Brighton?", "Where were we originally planning to travel?"
 _ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly)?|originally|formerly|at first)\b|"
                            r"\bused to\b", re.I)
@@ -242,16 +244,16 @@ def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Sai
     that updates one part of a statement leaves it for a `query` about another part (`_other_part_asked`; answer_context
     then tells the change on the older statement's line)."""
     asked = word_stems(DATE_WORDS.sub(" ", query)) - _GENERAL_WORDS  # "our new house" asks about the house
-    where = bool(_ASKS_WHERE.match(query))
+    where, place = bool(_ASKS_WHERE.match(query)), bool(_ASKS_PLACE.match(query))
     return {older.id for newer, older in pairs
-            if not _other_part_asked(asked, _text(newer, said), _text(older, said), where)}
+            if not _other_part_asked(asked, _text(newer, said), _text(older, said), where, place)}
 
 
 def _text(result: SearchResult, said: dict[str, Said | None]) -> str:
     return _statement(result, said.get(result.id)) or _fact_value(result) or ""
 
 
-def _other_part_asked(asked: set[str], newer: str, older: str, where: bool = False) -> bool:
+def _other_part_asked(asked: set[str], newer: str, older: str, where: bool = False, place: bool = False) -> bool:
     """Whether a question (its subject words, `asked`) is about a part of `older` that the change `newer` leaves alone
     (pure): set O's "Which city is our new house in?" lost "My partner Sam and I bought a house in Bristol and we move
     in on 3 March" to "… so our moving day is now 17 March", which shares "move" with it and nothing with the question.
@@ -263,6 +265,11 @@ def _other_part_asked(asked: set[str], newer: str, older: str, where: bool = Fal
     # "so now I grow everything in pots on the balcony": what was moved stands, for a question not about what the change
     # says anew (set U: "Which vegetables do I grow?" lost "I grow tomatoes and chillies in my greenhouse")
     if _CARRIED.search(newer) and not where and not asked & (_subject_words(newer) - _subject_words(older)):
+        return True
+    # a place asked, which the change does not say and the older line does, is the older line's (set AA: "Which city
+    # is my catering business in?" lost "I run a small catering business in Abuja …" to "Business is growing: …
+    # there are six employees now.")
+    if place and _PLACE_IN.search(older) and not _PLACE_IN.search(newer):
         return True
     if asked & _subject_words(newer):
         return False
@@ -400,6 +407,9 @@ def word_stems(text: str) -> set[str]:
 # what a change carries somewhere new whole ("now I grow everything in pots"), and a question after where it went
 _CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", re.I)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says
+_ASKS_PLACE = re.compile(r"^\s*(?:where|(?:which|what) (?:city|town|country|village|neighbou?rhood|area|region|part|"
+                         r"district|suburb|street))\b", re.I)
+_PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?[A-Z][a-z]")  # "in Abuja", "from Altona"
 # Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
 # are about different things.
 _GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes daily weekly monthly also just still "

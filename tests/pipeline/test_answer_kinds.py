@@ -485,3 +485,21 @@ def test_set_z_rerun_a_title_asked_is_a_name_a_line_says_and_a_job_title_is_not(
     assert unanswered("What was my thesis title?", "Your thesis is titled Mosquitoes and Maps.", titled) is False
     nurse = said("8 February 2026", "I work as a senior nurse.")
     assert unanswered("What is my job title?", "You are a senior nurse.", nurse) is False
+
+
+def test_set_aa_a_move_says_where_one_lives_and_who_did_what_a_line_says_is_the_users_to_answer():
+    """Set AA, held out: "Which part of Hamburg do we live in now?" -> "We live in Eimsbüttel now." was sent back as
+    said from the wrong line (beside "We moved from Altona to a bigger flat in Eimsbüttel."); "Who is opening a
+    bookshop?" -> "The bookshop is opening in May." went unguarded (no "I" or "my" in it)."""
+    from panda.pipeline.answer_checks import told_about, told_line
+    from panda.pipeline.answer_lines import unrelated_line
+
+    lines = "\n".join([said("17 March 2026", "We moved from Altona to a bigger flat in Eimsbüttel."),
+                       said("9 January 2026", "I work as a structural engineer at a firm in Hamburg.")])
+    assert unrelated_line("Which part of Hamburg do we live in now?", "We live in Eimsbüttel now.", lines) is None
+    shop = said("11 February 2026", "My best friend Ragnhild is opening a bookshop in May.")
+    assert told_about("Who is opening a bookshop?", shop)
+    assert not told_about("Who is opening a bakery?", shop)
+    assert unanswered("Who is opening a bookshop?", "The bookshop is opening in May.", shop)
+    assert told_line("Who is opening a bookshop?", "I don't know.", shop) == \
+        "You told me on 11 February 2026: “My best friend Ragnhild is opening a bookshop in May.”"

@@ -861,3 +861,20 @@ def test_a_notice_handed_in_ends_the_job_it_names():
                     "studio on 2 March.", 20, 2)
     now = answer_context("Where do I work these days?", [bank, studio], {})
     assert "game studio" in now and "UX designer" not in now
+
+
+def test_a_day_postponed_is_what_holds_and_a_place_asked_stays_with_the_line_that_says_one():
+    """Set AA, held out: "When am I walking the West Highland Way?" -> "… in June." beside the later "I've postponed the
+    West Highland Way to September …"; "Which city is my catering business in?" lost "I run a small catering business in
+    Abuja with four employees." to "Business is growing: … there are six employees now." (no place)."""
+    june = result("h1", "message", "x", "user: I'm training to walk the West Highland Way, 96 miles, in June.", 10, 1)
+    later = result("h2", "message", "x", "user: I've postponed the West Highland Way to September because my knee is "
+                   "playing up.", 20, 2)
+    now = answer_context("When am I walking the West Highland Way?", [june, later], {})
+    assert "September" in now and "in June" not in now
+    abuja = result("h3", "message", "x", "user: I run a small catering business in Abuja with four employees.", 10, 1)
+    six = result("h4", "message", "x", "user: Business is growing: I've taken on two more staff, so there are six "
+                 "employees now.", 20, 2)
+    assert "Abuja" in answer_context("Which city is my catering business in?", [abuja, six], {})
+    staff = answer_context("How many employees do I have now?", [abuja, six], {})
+    assert "six employees" in staff and "four employees" not in staff
