@@ -261,6 +261,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
     "statement_acknowledged": "synthesize: a message in which the user tells something of themselves and asks nothing "
                               "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",
     "constraint_ignored_revised": "validate: a suggestion naming what the user's allergy or diet rules out is REVISEd",
+    "happened_line_quoted": "synthesize: 'What happened to X?' answered without most of the latest user line about X "
+                            "gets that line, quoted with its day",
 }
 
 

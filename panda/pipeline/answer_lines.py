@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import datetime
 
 from panda.language.metrics import abstained
 from panda.language.text import is_question
 from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
-from panda.pipeline.answer_dates import user_statements
+from panda.pipeline.answer_dates import quoted, user_statements
 from panda.pipeline.evidence import word_stems
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
@@ -92,3 +93,50 @@ def _unrelated_clause(asked: set[str], answered: set[str], lines: list[str],
                 return best[0].strip(" .")
     return None
 
+
+
+# "What happened to Diego?", "What happened with the hive I lost?": the latest line about the thing tells it
+_ASKS_HAPPENED = re.compile(r"^\s*what(?:'s| has)? happen(?:ed|s)? (?:to|with) (?P<thing>[^?]+)", re.I)
+
+
+def happened_line(query: str, answer: str, context: str) -> str | None:
+    """What happened to something, quoted from the latest of the user's lines about it, when the answer leaves out most
+    of what that line says (pure): set Y's "What happened to the hive I lost?" -> "I lost one hive and have two hives
+    now." beside "A storm knocked over one of the hives and the colony didn't survive, so I'm down to two."; set AA's
+    "What happened to Captain?" -> "The parrot named Captain is a friend of the user's." beside "Captain escaped through
+    the kitchen window …"; set AB's "What happened to Diego?" -> "It's Frida now.". The thing is named by the question's
+    words after "to" (a name, or "the hive"), the latest of the lines saying most of them by its day. None for an answer
+    holding half the line's words or more, or no line about the thing.
+
+    Example: ("What happened to Diego?", "It's Frida now.", '- On 22 March 2026 the user said: “Diego got out and was
+    hit by a car, so it's just Frida now.”') -> 'You told me on 22 March 2026: “Diego got out and was hit by a car, so
+    it's just Frida now.”'"""
+    asked = _ASKS_HAPPENED.match(query)
+    if asked is None:
+        return None
+    thing = asked_words(asked.group("thing"))
+
+    def alike(a: str, b: str) -> bool:  # same_word, and a short stem's plural: 'hiv' ("hive") and 'hive' ("hives")
+        short, long = sorted((a, b), key=len)
+        return same_word(a, b) or (len(short) >= 3 and long.startswith(short) and len(long) - len(short) <= 1)
+
+    def naming(line: re.Match[str]) -> int:  # how many of the thing's words the line says
+        return sum(1 for a in thing if any(alike(a, w) for w in word_stems(line.group("words"))))
+
+    lines = user_statements(context)
+    most = max(map(naming, lines), default=0)
+    if not most:
+        return None
+    latest = max((m for m in lines if naming(m) == most), key=lambda m: _day(m.group("date")))
+    told = {w for w in word_stems(latest.group("words")) if not any(alike(w, a) for a in thing)}
+    answered = word_stems(_TOLD_FRAME.sub("", answer))
+    if not told or 2 * len({w for w in told if any(alike(w, a) for a in answered)}) >= len(told):
+        return None
+    return quoted(latest)
+
+
+def _day(text: str) -> datetime:
+    try:
+        return datetime.strptime(text.strip(), "%d %B %Y")
+    except ValueError:
+        return datetime.min

@@ -21,8 +21,9 @@ April 2023 Gina said: …", or only "Jon said:") becomes the line's date for a w
 (`relative_day_dated`). A when-question about the user answered with no time of its own gets the user's line that
 shares most words with it, quoted with its day (`undated_when_answered`), and a question asking a name, a person or an amount
 answered without one the lines hold gets "I don't know" (`unanswered_abstained`); an "I don't know" beside a line of
-the user's holding every meaningful word of the question gets that line, quoted with its day (`told_line_quoted`).
-A question about the user gets no research.search results beside its lines.
+the user's holding every meaningful word of the question gets that line, quoted with its day (`told_line_quoted`), and
+so does "What happened to X?" answered without most of the latest line about X (`happened_line_quoted`). A question
+about the user gets no research.search results beside its lines.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from __future__ import annotations
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
-from panda.pipeline import answer_changes, answer_checks, answer_dates, evidence, guards
+from panda.pipeline import answer_changes, answer_checks, answer_dates, answer_lines, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import acknowledgement, is_statement
@@ -126,6 +127,10 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if told and guards.active(ctx, "told_line_quoted", VOICE):  # the model's "I don't know", or that guard's
             state.response, state.answered_by_guard = answer_changes.told_now(state.query, told) or told, ""
             mended.append(f"; {guards.mark('told_line_quoted')}: 'I don't know' beside the line that says it")
+        happened = answer_lines.happened_line(state.query, state.response, state.answer_context) if guarded else None
+        if happened and guards.active(ctx, "happened_line_quoted", VOICE):
+            state.response, state.answered_by_guard = happened, ""
+            mended.append(f"; {guards.mark('happened_line_quoted')}: what happened, from the latest line about it")
         note = f"_(prompt `{state.prompt_versions['synthesize']}` · model `{ctx.model_for(VOICE)}`{''.join(mended)})_"
     body = yield from fit_section(state, ctx, "5", f"{state.response}\n\n{note}")
     state.doc.write("5", body)

@@ -503,3 +503,23 @@ def test_set_aa_a_move_says_where_one_lives_and_who_did_what_a_line_says_is_the_
     assert unanswered("Who is opening a bookshop?", "The bookshop is opening in May.", shop)
     assert told_line("Who is opening a bookshop?", "I don't know.", shop) == \
         "You told me on 11 February 2026: “My best friend Ragnhild is opening a bookshop in May.”"
+
+
+def test_what_happened_to_something_is_told_by_the_latest_line_about_it():
+    """Sets Y, AA and AB, held out: "What happened to the hive I lost?" -> "I lost one hive and have two hives now.";
+    "What happened to Captain?" -> "The parrot named Captain is a friend of the user's."; "What happened to Diego?" ->
+    "It's Frida now." - each beside the line that tells it."""
+    from panda.pipeline.answer_lines import happened_line
+
+    cats = "\n".join([said("16 January 2026", "I've got two cats, Frida and Diego."),
+                      said("22 March 2026", "Diego got out and was hit by a car, so it's just Frida now.")])
+    assert happened_line("What happened to Diego?", "It's Frida now.", cats) == \
+        "You told me on 22 March 2026: “Diego got out and was hit by a car, so it's just Frida now.”"
+    assert happened_line("What happened to Diego?", "Diego got out and was hit by a car.", cats) is None
+    hives = "\n".join([said("10 April 2026", "A storm knocked over one of the hives and the colony didn't survive, so "
+                            "I'm down to two."), said("2 February 2026", "I keep bees on my roof, three hives at the moment.")])
+    assert happened_line("What happened to the hive I lost?", "I lost one hive and have two hives now.", hives) == \
+        "You told me on 10 April 2026: “A storm knocked over one of the hives and the colony didn't survive, so I'm " \
+        "down to two.”"
+    assert happened_line("What happened to Captain?", "I don't know.", hives) is None  # no line about Captain
+    assert happened_line("What did I do on Sunday?", "You went swimming.", hives) is None
