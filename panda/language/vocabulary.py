@@ -65,7 +65,9 @@ JOB_WORDS = frozenset("""
     trainer instructor tutor banker broker economist historian biologist chemist physicist mathematician statistician
     surveyor builder welder fisherman gardener florist optometrist optician radiographer dietitian nutritionist
     paralegal solicitor barrister judge clerk auditor bookkeeper entrepreneur sommelier bartender
-    zookeeper ranger geologist astronomer illustrator animator copywriter marketer recruiter administrator
+    zookeeper ranger geologist astronomer illustrator animator copywriter marketer recruiter administrator brewer
+    winemaker distiller roaster potter jeweller jeweler blacksmith locksmith glazier roofer tiler painter decorator
+    upholsterer tattooist stylist masseur masseuse lifeguard firefighter sailor fisher miner nanny au-pair childminder
     """.split())
 # Attributes whose values are names or titles: a question about one ("What's my sister called?", "What show am I
 # watching?") shares no word with the value, so all its current values lead (memory/current_facts.facts_for).

@@ -379,7 +379,9 @@ def same_word(a: str, b: str) -> bool:
     return short == long or (len(short) >= 4 and long.startswith(short))
 
 
-_ASKING_WORDS = frozenset("what who whom whose which where when why how".split())
+# (and "many"/"much" of "how many": set AB's "How many mornings a week is Meera at nursery?" beside "Meera has started
+# nursery three mornings a week." was no line saying "many")
+_ASKING_WORDS = frozenset("what who whom whose which where when why how many much".split())
 _NAMING = frozenset(word_stems("name named called"))  # "What's my physio's name?" is said "My physio is called …"
 _TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "my time" is said "in 1 hour 58 minutes"
 _TIME = frozenset(word_stems("time"))

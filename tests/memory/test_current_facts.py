@@ -330,6 +330,7 @@ def test_a_job_said_as_one_of_the_common_occupations_and_no_judgement_of_oneself
     assert jobs("I'm a dentist with my own practice in Haifa.") == [("job", "dentist")]
     assert jobs("I'm a train driver out of Umeå.") == [("job", "train driver")]
     assert jobs("I am a retired pharmacist.") == [("job", "retired pharmacist")]
+    assert jobs("I'm a brewer at a craft brewery in Brno.") == [("job", "brewer")]  # set AB
     assert jobs("I'm a terrible driver.") == []
     assert jobs("I'm a keen photographer.") == []
     assert jobs("I'm a big fan of jazz.") == []

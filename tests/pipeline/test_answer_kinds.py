@@ -523,3 +523,13 @@ def test_what_happened_to_something_is_told_by_the_latest_line_about_it():
         "down to two.”"
     assert happened_line("What happened to Captain?", "I don't know.", hives) is None  # no line about Captain
     assert happened_line("What did I do on Sunday?", "You went swimming.", hives) is None
+
+
+def test_set_ab_how_many_asks_no_word_many():
+    """Set AB, held out: "How many mornings a week is Meera at nursery?" -> "We don't know …" beside "Meera has started
+    nursery three mornings a week." (the line did not say "many")."""
+    from panda.pipeline.answer_checks import told_line
+
+    nursery = said("16 April 2026", "Meera has started nursery three mornings a week.")
+    assert told_line("How many mornings a week is Meera at nursery?", "We don't know - you haven't told me.", nursery) == \
+        "You told me on 16 April 2026: “Meera has started nursery three mornings a week.”"
