@@ -408,7 +408,7 @@ def said_stems(words: str, query: str = "") -> set[str]:
     """A user's line's word stems with the words of what it says in other words (pure): a place said ("in Galway",
     "from Casablanca to Lyon") says city and place, a move with a place says live, "my partner Lars" a name (for a
     `query` after a person), "is a sound engineer" a job, "at 6 am" a time, "turned six" or "is five" an age, "my
-    girlfriend" a partner. Example: said_stems("I moved to Toronto from Accra.") holds 'live' and 'citi'."""
+    girlfriend" a partner. Example: said_stems("I moved to Toronto from Accra.") holds 'liv' and 'city'."""
     said = word_stems(words)
     moved_from = bool(_MOVED_FROM.search(words))
     if moved_from or _PLACE_SAID.search(words):

@@ -37,12 +37,12 @@ from typing import Literal
 from panda.documents.budgets import truncate_to_words
 from panda.home import Home
 from panda.language.metrics import abstained
-from panda.language.text import asks_for_a_suggestion, asks_for_advice, is_question, tokenize
+from panda.language.text import asks_for_a_suggestion, asks_for_advice, first_person, is_question, tokenize
 from panda.language.vocabulary import MEDIA, PEOPLE, RULED_OUT, SINGLE_VALUED_ATTRIBUTES
 from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
-from panda.memory.current_facts import attributes_asked, split_key
+from panda.memory.current_facts import attributes_asked, names_in, split_key
 from panda.pipeline import answer_checks, answer_dates, answer_lines, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
@@ -107,12 +107,14 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
     of the fact's key or value when the analysis calls the question recall, or, for an attribute with one current
     value, by the words that ask what it is now (`asks_current`: "Which city do I live in now?" names "residence:
     York"; the 0.5B model called that question a plain question). A fact naming one of the user's people names
-    nothing for a question that asks neither who nor a name ("What does my partner do?")."""
+    nothing for a question that asks neither who nor a name ("What does my partner do?"), nor does one of the user's
+    own for a question about someone it names and not the user ("Where did Tereza get her job?")."""
     if not is_question(state.query):
         return []
     recall = state.analysis is not None and state.analysis.query_type == "recall"
     cued = set(attributes_asked(state.query)) & set(SINGLE_VALUED_ATTRIBUTES + MEDIA) if asks_current(state.query) else set()
     asked = set(tokenize(state.query))
+    about_someone_else = bool(names_in(state.query)) and not first_person(state.query)
     out = []
     shown = state.answer_context
     for r in state.gathered:
@@ -123,6 +125,8 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
         key, value = r.title.split(":", 1)
         if split_key(key)[0] in PEOPLE and not answer_checks.asks_a_name(state.query):
             continue  # set G: "partner: Sven" does not say what the partner does
+        if about_someone_else and not split_key(key)[1]:  # set AB: "Where did Tereza get her job?" was answered "From
+            continue  # what you told me: job: brewer." (the user's own job)
         new_words = set(tokenize(value)) - asked
         if ((recall and asked & set(tokenize(key) + tokenize(value))) or split_key(key)[0] in cued) and new_words:
             out.append((r.title, new_words))

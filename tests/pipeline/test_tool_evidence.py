@@ -174,3 +174,27 @@ def test_a_fact_the_answers_context_left_out_or_one_without_a_day_for_when_is_no
         == [courier]
     pamuk = "pet: rescue greyhound called Pamuk"
     assert relevant_facts(state("When is Pamuk's birthday?", pamuk, f"- {pamuk} (told 19 March 2026)")) == ""
+
+
+def test_the_users_own_fact_names_nothing_for_a_question_about_someone_else():
+    """Set AB, re-run: "Where did Tereza get her job?" -> "From what you told me: job: brewer." (the user's own job,
+    restated over "Tereza got a job as a pharmacist in Olomouc")."""
+    from types import SimpleNamespace
+
+    from panda.memory.search import SearchResult
+    from panda.pipeline.validate import named_facts
+
+    def state(query: str, title: str) -> TurnState:
+        s = TurnState(input=TurnInput(user_id="jaroslav", timestamp=datetime(2026, 6, 11, tzinfo=UTC), query=query),
+                      turn_number=9, turn_path=Path("/tmp/unused"))
+        s.gathered = [SearchResult(id="f1", kind="fact", title=title, primary_topic="general",
+                                   doc_path="users/jaroslav/memory.md", score=0.5, snippet=title, quality=0.8,
+                                   scope="user", created_at=datetime(2026, 2, 5, tzinfo=UTC))]
+        s.analysis = SimpleNamespace(query_type="recall")
+        s.answer_context = f"- {title} (told 5 February 2026)"
+        return s
+
+    assert named_facts(state("Where did Tereza get her job?", "job: brewer")) == []
+    assert [t for t, _ in named_facts(state("What's my job in Brno?", "job: brewer"))] == ["job: brewer"]
+    assert [t for t, _ in named_facts(state("Where did Tereza get her job?", "job (Tereza): pharmacist"))] == \
+        ["job (Tereza): pharmacist"]
