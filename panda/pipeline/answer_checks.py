@@ -14,7 +14,6 @@ import re
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize
 from panda.language.vocabulary import AREAS, LENGTHS, UNITS, WEIGHTS
-from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
 from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
 
@@ -93,6 +92,7 @@ _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|pri
 # "how many of my athletes" counts athletes (set X: "of" was read as the thing counted)
 _COUNTED = re.compile(r"^\s*how (?:much|many) (?:of (?:my|our|the|your|his|her|their) )?(?!(?:do|does|did|is|are|was|"
                       r"were|will|would|have|has|had|can|could|should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
+_ONE_LEFT = re.compile(r"\b(?:just|only) [A-Z][a-z]+(?: now| left)?\b(?! and\b)")  # "it's just Frida now"
 _PEOPLE_COUNTED = frozenset("people persons staff employees members workers guests adults".split())
 _PEOPLE_SAID = re.compile(r"\b(?:of us|of them|people|persons|staff|employees|members|workers|guests|adults|team)\b", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
@@ -179,8 +179,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         context = about
         return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
     if _ASKS_AMOUNT.match(query):
-        counted = _COUNTED.match(query)  # "how many hives": a line must speak of hives; "how many kilometres", of a
-        if counted and (unit := _unit_of(counted.group(1))):  # figure in a length (set X: "… 40 km a week")
+        # "how many hives": a line must speak of hives; "how many kilometres", of a figure in a length (set X: "… 40 km
+        # a week")
+        whole, counted = context, _COUNTED.match(query)
+        if counted and (unit := _unit_of(counted.group(1))):
             context = "\n".join(line for line in context.splitlines()
                                  if any(m.split()[1] in unit for m in _measures(line)))
         elif counted and counted.group(1).lower() in _PEOPLE_COUNTED:  # set Z: "How many people work at my practice?"
@@ -188,8 +190,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
                                  if _PEOPLE_SAID.search(line))
         elif counted:
             context = _lines_about(context, set(tokenize(counted.group(1))))
-        if counted and not context:
-            return True
+        if counted and not context:  # none is said, unless one is left by name (set AB: "How many cats do I have?" ->
+            # "There is only one cat." beside "Diego got out and was hit by a car, so it's just Frida now.")
+            return not (_ONE_LEFT.search(whole) and amounts(answer) == {"1"})
         if _ASKS_COST.match(query):  # a price, from a line that says one (set T: "How much did the motorbike cost?" ->
             context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # the savings)
         # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is said, and so is an age
@@ -332,46 +335,6 @@ def _holds_a_said_word(query: str, answer: str, context: str, besides: frozenset
     return any(same_word(w, s) for w in own for s in said)
 
 
-# not "we" alone: "How much flour do we need?" asks in general; "Which hotel did we book?" (set K) does not
-_OURS = re.compile(r"\b(?:us|our|ours)\b|\b(?:did|were|have|had|was) we\b", re.I)
-
-
-# "How much rent do we pay for the flat?": the household's own thing when a line of the user's speaks of it
-_WE = re.compile(r"\bwe\b", re.I)
-_THE = re.compile(r"\bthe ([a-z][\w-]*)", re.I)
-
-
-def told_about(query: str, context: str) -> bool:
-    """Whether a question names someone or something the user's own lines speak of, or asks after the user's household
-    ("our", "us") (pure): "How many guests are coming to Mei's wedding?" asks about the user's sister, whom a line
-    names, though it says neither "I" nor "my"; set J's "How much is the renovation costing us?" was answered "about
-    $50,000", never said.
-    Example: ("Where does Mei live?", '- On 8 August 2026 the user said: “My sister Mei …”') -> True;
-    ("Where does Obama live?", same) -> False; ("What's the name of our street?", "") -> True; "we" with a thing of
-    theirs a line speaks of (set S: "How much rent do we pay for the flat?" -> "about 2,000 SEK", never said, beside
-    "Lars and I moved into a flat …") -> True; "How much flour do we need?" -> False."""
-    said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := LINE.match(line))
-                                      and m.group("who") == "the user")))
-    ours = _WE.search(query) and their_thing(query, context)
-    return bool(_OURS.search(query) or ours) or any(name in said for name in names_in(query)) or _who_told(query, context)
-
-
-def _who_told(query: str, context: str) -> bool:
-    """A who-question whose every word (two or more) one of the user's lines says (set AA: "Who is opening a bookshop?"
-    beside "My best friend Ragnhild is opening a bookshop in May." was answered "The bookshop is opening in May.")."""
-    asked = asked_words(query)
-    return bool(ASKS_WHO.match(query)) and len(asked) >= 2 and any(
-        all(said_word(a, word_stems(m.group("words"))) for a in asked) for m in user_statements(context))
-
-
-def their_thing(query: str, context: str) -> bool:
-    """Whether a question names with "the" a thing a statement of the user's speaks of (pure): set T's "How much did
-    the motorbike cost?" beside "I bought the motorbike …". Example: ("What's the name of the games studio?", '… “I'm
-    a tester at a games studio in Galway.”') -> True; ("What time does the train leave?", same) -> False."""
-    said = " ".join(m.group("words") for m in user_statements(context))
-    return bool(word_stems(" ".join(_THE.findall(query))) & word_stems(said))
-
-
 def same_word(a: str, b: str) -> bool:
     """Two stems of one word: equal, or the shorter (4+ letters) begins the longer ('swimm' of "swimming" and 'swim',
     'build' and 'builder'), the crude stemmer's doubled consonants and agent nouns."""
@@ -422,6 +385,10 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _NAMING
     if _JOB_SAID.search(words):
         said |= _JOBS
+    if _TO_WORK.search(words):  # set AB: "How far is my commute?" beside "I cycle to work, it's about 8 km each way."
+        said |= _COMMUTE
+    if any(m.split()[1] in LENGTHS for m in _measures(words)):
+        said |= _DISTANCE
     if _CLOCK.search(words):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."
         said |= _TIME
     if _BIRTH.search(words) or _AGE_SAID.search(words):  # set S: "How old is Yui?" beside "My daughter Yui turned six
@@ -479,6 +446,10 @@ _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "m
 # "Lars is a sound engineer", "works night shifts as an ICU nurse"
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
+_TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|rides|run|runs|commute|commutes|get|take "
+                      r"(?:the|a) [a-z]+) (?:in )?to (?:work|the office)\b", re.I)
+_COMMUTE = frozenset(word_stems("commute commuting"))
+_DISTANCE = frozenset(word_stems("far long distance"))
 _AGE = frozenset(word_stems("old age"))
 _AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                        r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b"

@@ -31,7 +31,7 @@ from __future__ import annotations
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
-from panda.pipeline import answer_changes, answer_checks, answer_dates, answer_lines, evidence, guards
+from panda.pipeline import answer_changes, answer_checks, answer_dates, answer_lines, asked_about, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import acknowledgement, is_statement
@@ -66,8 +66,8 @@ def about_user(state: TurnState) -> bool:
     Leo start piano lessons?" beside "My son Leo …"), or a thing their lines speak of when no web page was found for it
     (set T: "How much did the motorbike cost?" -> the 40,000 rupees saved for it), read against the answer's context."""
     return evidence.about_the_user(state.query, personal(state)) \
-        or answer_checks.told_about(state.query, state.answer_context) \
-        or (answer_checks.their_thing(state.query, state.answer_context) and not web_found(state))
+        or asked_about.told_about(state.query, state.answer_context) \
+        or (asked_about.their_thing(state.query, state.answer_context) and not web_found(state))
 
 
 def run(state: TurnState, ctx: Home) -> Step[None]:

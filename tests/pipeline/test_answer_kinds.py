@@ -1,8 +1,9 @@
 """What an answer must hold for the kind of question asked (answer_checks, answer_dates), read on set S's failures:
 a relative's name, a measure said without the thing's name, the household's own thing, and a day the line states."""
 
-from panda.pipeline.answer_checks import told_about, unanswered
+from panda.pipeline.answer_checks import unanswered
 from panda.pipeline.answer_dates import undated_answer
+from panda.pipeline.asked_about import told_about
 
 
 def said(day: str, words: str) -> str:
@@ -152,8 +153,9 @@ def test_set_t_rerun_a_relation_however_said_a_thing_of_the_users_and_an_answer_
     """Set T, re-run: "What does my fiancée do?" -> "No information provided …" beside "My girlfriend Aoife is a primary
     school teacher."; "What class am I taking now?" -> "I teach English at a language school in Kyoto now." (the
     question's "now" is no word of the answer's own); "How much did the motorbike cost?" was read by no guard."""
-    from panda.pipeline.answer_checks import their_thing, told_line
+    from panda.pipeline.answer_checks import told_line
     from panda.pipeline.answer_lines import unrelated_line
+    from panda.pipeline.asked_about import their_thing
 
     aoife = said("8 January 2026", "My girlfriend Aoife is a primary school teacher.")
     assert told_line("What does my fiancée do?", "No information provided.", aoife) == \
@@ -491,8 +493,9 @@ def test_set_aa_a_move_says_where_one_lives_and_who_did_what_a_line_says_is_the_
     """Set AA, held out: "Which part of Hamburg do we live in now?" -> "We live in Eimsbüttel now." was sent back as
     said from the wrong line (beside "We moved from Altona to a bigger flat in Eimsbüttel."); "Who is opening a
     bookshop?" -> "The bookshop is opening in May." went unguarded (no "I" or "my" in it)."""
-    from panda.pipeline.answer_checks import told_about, told_line
+    from panda.pipeline.answer_checks import told_line
     from panda.pipeline.answer_lines import unrelated_line
+    from panda.pipeline.asked_about import told_about
 
     lines = "\n".join([said("17 March 2026", "We moved from Altona to a bigger flat in Eimsbüttel."),
                        said("9 January 2026", "I work as a structural engineer at a firm in Hamburg.")])
@@ -533,3 +536,20 @@ def test_set_ab_how_many_asks_no_word_many():
     nursery = said("16 April 2026", "Meera has started nursery three mornings a week.")
     assert told_line("How many mornings a week is Meera at nursery?", "We don't know - you haven't told me.", nursery) == \
         "You told me on 16 April 2026: “Meera has started nursery three mornings a week.”"
+
+
+def test_set_ab_rerun_a_commute_is_going_to_work_and_one_left_by_name_is_one():
+    """Set AB, re-run: "How far is my commute?" -> "I don't know" beside "I cycle to work, it's about 8 km each way.";
+    "How many cats do I have?" -> "There is only one cat." was made "I don't know" beside "Diego got out and was hit by
+    a car, so it's just Frida now." (no line left said "cats")."""
+    from panda.pipeline.answer_checks import told_line
+
+    cycle = said("5 February 2026", "I cycle to work, it's about 8 km each way.")
+    assert told_line("How far is my commute?", "I don't know - you haven't told me that.", cycle) == \
+        "You told me on 5 February 2026: “I cycle to work, it's about 8 km each way.”"
+    assert told_line("How far is my commute?", "I don't know.", said("5 February 2026", "I cycle 8 km on Sundays.")) \
+        is None
+    frida = said("22 March 2026", "Diego got out and was hit by a car, so it's just Frida now.")
+    assert unanswered("How many cats do I have?", "There is only one cat.", frida) is False
+    assert unanswered("How many cats do I have?", "You have two cats.", frida)
+    assert unanswered("How many dogs do I have?", "One dog.", said("1 May 2026", "I love jazz."))

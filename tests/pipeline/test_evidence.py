@@ -308,7 +308,7 @@ def test_a_when_answer_with_no_time_takes_the_day_of_the_line_the_question_match
 
 
 def test_a_question_naming_someone_the_user_spoke_of_is_about_the_user():
-    from panda.pipeline.answer_checks import told_about
+    from panda.pipeline.asked_about import told_about
 
     mei = "- On 8 August 2026 the user said: “My sister Mei is getting married in Singapore in December.”"
     assert told_about("How many guests are coming to Mei's wedding?", mei)
@@ -509,7 +509,8 @@ def test_what_something_is_called_is_named_by_a_line_about_it_or_one_naming_outr
     """Set K: "What's my ward manager called?" -> "The ward manager is a nurse at St Luke's." (never said: "St Luke's" is
     the hospital's); "Which hotel did we book?" -> "No hotel was booked based on your information." asks about the
     user's household ("did we"), so the guards read it."""
-    from panda.pipeline.answer_checks import told_about, unanswered
+    from panda.pipeline.answer_checks import unanswered
+    from panda.pipeline.asked_about import told_about
 
     nurse = "- On 10 January 2026 the user said: “I work night shifts as a nurse at St Luke's hospital.”"
     assert unanswered("What's my ward manager called?", "The ward manager is a nurse at St Luke's.", nurse)
