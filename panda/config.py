@@ -245,24 +245,20 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
     "unanswered_abstained": "synthesize: a question about the user asking a name, a person, an amount or a number, "
                             "answered without one the lines hold, or what the user's thing is, answered with no word "
                             "of its own a line says, gets 'I don't know' (and validate APPROVEs it)",
-    "undated_when_answered": "synthesize: a when-question about the user answered with no time of its own gets the "
-                             "user's line sharing most words with it, quoted with its day",
-    "told_line_quoted": "synthesize: a question about the user answered 'I don't know' beside a line of the user's "
-                        "holding every meaningful word of the question gets that line, quoted with its day",
+    "undated_when_answered": "synthesize: a when-question answered with no time gets the user's closest line, quoted",
+    "told_line_quoted": "synthesize: 'I don't know' beside a user's line saying every word of the question gets it, quoted",
     "superseded_value_unsaid": "synthesize: an answer about what holds now that says a change 'from <old> to <new>' "
                                "(or 'instead of <old>'), or offers the older of two values said on different days "
                                "as an alternative ('<new> or <old>'), keeps only the new value; one that says only "
                                "the old value of a change a line tells gets that line, with the new value only",
-    "stated_line_approved": "validate: an answer to a question about the user that says only what one of the user's "
-                            "lines sharing a word with the question says is APPROVEd",
+    "stated_line_approved": "validate: an answer saying only what a user's line sharing a word with it says is APPROVEd",
     "unrelated_line_revised": "validate: an answer to a question about the user that says again one of the user's "
                               "lines sharing no word with the question is REVISEd once, with the line that does",
     "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
     "statement_acknowledged": "synthesize: a message in which the user tells something of themselves and asks nothing "
                               "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",
     "constraint_ignored_revised": "validate: a suggestion naming what the user's allergy or diet rules out is REVISEd",
-    "happened_line_quoted": "synthesize: 'What happened to X?' answered without most of the latest user line about X "
-                            "gets that line, quoted with its day",
+    "happened_line_quoted": "synthesize: 'What happened to X?' not told by the latest line about X gets it, quoted",
 }
 
 
@@ -284,17 +280,14 @@ class GuardPolicy(_Strict):
 
 
 class LLMPolicy(_Strict):
-    """Role temperatures: REFLEX 0.3, MIND 0.5, VOICE 0.2, NERVES 0.1 (DESIGN §3 has VOICE 0.7: see below); the
-    small-model guards."""
+    """Role temperatures: REFLEX 0.3, MIND 0.5, VOICE 0.2 (DESIGN §3: 0.7, see below), NERVES 0.1; the guards."""
 
     roles: dict[str, RoleSetting] = Field(
         default_factory=lambda: {
             "REFLEX": RoleSetting(temperature=0.3, max_tokens=200),
             "MIND": RoleSetting(temperature=0.5, max_tokens=320),
-            # room for the 900-character answer; 0.2, not DESIGN §3's 0.7: most answers say back what the user said,
-            # and the 1.5B model sampled at 0.7 wandered to another line (set Z: "Why did I stop playing rugby?" ->
-            # "Tama started kindergarten this year."); sets Y and Z scored 27 and 27 of 30 at 0.2, 25-26 and 24-25 at
-            # 0.7 (benchmarks/RESULTS.md, stop 56). A deployment wanting livelier prose sets llm.roles.VOICE.
+            # room for a 900-character answer; 0.2, not 0.7: at 0.7 the 1.5B model wandered to other lines (sets Y, Z:
+            # 27 and 27 of 30 at 0.2, 24-26 at 0.7; benchmarks/RESULTS.md, stop 56)
             "VOICE": RoleSetting(temperature=0.2, max_tokens=480),
             "NERVES": RoleSetting(temperature=0.1, max_tokens=400),
         }
