@@ -31,16 +31,22 @@ def test_what_a_user_says_of_themselves_is_said_back_and_a_message_that_asks_is_
     assert acknowledgement("I " + "really " * 40 + "like tea.") is None  # too long to be sure it asks nothing
 
 
+def suggested(query: str, fact: str, response: str):
+    """What ignored_constraint reads: a request, its answer and one current fact gathered beside it."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(query=query, response=response,
+                           gathered=[SimpleNamespace(kind="fact", superseded=False, title=fact)])
+
+
 def test_a_dish_named_for_the_users_diet_keeps_it_and_one_naming_a_food_it_rules_out_does_not():
     """Set H: beside "diet: vegan", "Bake a vegan pizza at the wedding." was sent back: the diet's own word counted as
     a food it rules out. A diet's name describes a dish that keeps it; an allergen's own word still names the danger."""
-    from types import SimpleNamespace
+    from functools import partial
 
     from panda.pipeline.validate import ignored_constraint
 
-    def state(fact: str, response: str) -> SimpleNamespace:
-        return SimpleNamespace(query="Suggest a dessert I could bake for the wedding weekend.", response=response,
-                               gathered=[SimpleNamespace(kind="fact", superseded=False, title=fact)])
+    state = partial(suggested, "Suggest a dessert I could bake for the wedding weekend.")
 
     assert ignored_constraint(state("diet: vegan", "Bake a vegan pizza at the wedding.")) is None
     assert ignored_constraint(state("diet: vegetarian", "A vegetarian lasagne.")) is None
@@ -65,13 +71,11 @@ def test_a_dish_named_for_the_users_diet_keeps_it_and_one_naming_a_food_it_rules
 def test_nuts_unnamed_are_no_snack_beside_a_peanut_allergy():
     """Set U, held out: "salted nuts, celery sticks" was APPROVEd beside "I have a peanut allergy, a bad one.";
     unnamed nuts may be peanuts, and satay is made of them. A tree nut named is another matter."""
-    from types import SimpleNamespace
+    from functools import partial
 
     from panda.pipeline.validate import ignored_constraint
 
-    def state(response: str) -> SimpleNamespace:
-        return SimpleNamespace(query="Give me an idea for a snack I could take on a long walk.", response=response,
-                               gathered=[SimpleNamespace(kind="fact", superseded=False, title="allergy: peanuts")])
+    state = partial(suggested, "Give me an idea for a snack I could take on a long walk.", "allergy: peanuts")
 
     assert ignored_constraint(state("salted nuts, celery sticks")) == "allergy: peanuts"
     assert ignored_constraint(state("Chicken satay skewers.")) == "allergy: peanuts"
@@ -81,13 +85,11 @@ def test_nuts_unnamed_are_no_snack_beside_a_peanut_allergy():
 
 def test_a_food_kept_off_the_plate_is_kept_off_a_suggestion():
     """Set U: "I don't eat pork" is the fact "avoids: pork"; a dish suggested with pork or bacon ignores it."""
-    from types import SimpleNamespace
+    from functools import partial
 
     from panda.pipeline.validate import ignored_constraint
 
-    def state(fact: str, response: str) -> SimpleNamespace:
-        return SimpleNamespace(query="Recommend a dish I could cook for my crew.", response=response,
-                               gathered=[SimpleNamespace(kind="fact", superseded=False, title=fact)])
+    state = partial(suggested, "Recommend a dish I could cook for my crew.")
 
     assert ignored_constraint(state("avoids: pork", "Slow-roasted pork belly.")) == "avoids: pork"
     assert ignored_constraint(state("avoids: pork", "A chicken and pork-free bean stew.")) is None
@@ -97,13 +99,11 @@ def test_a_food_kept_off_the_plate_is_kept_off_a_suggestion():
 
 def test_red_meat_rules_out_beef_not_chicken_nor_red_peppers():
     """Set X: "I don't eat red meat." is "avoids: red meat"; read word by word it ruled out all meat and anything red."""
-    from types import SimpleNamespace
+    from functools import partial
 
     from panda.pipeline.validate import ignored_constraint
 
-    def state(response: str) -> SimpleNamespace:
-        return SimpleNamespace(query="Suggest a high-protein dinner for after a long run.", response=response,
-                               gathered=[SimpleNamespace(kind="fact", superseded=False, title="avoids: red meat")])
+    state = partial(suggested, "Suggest a high-protein dinner for after a long run.", "avoids: red meat")
 
     assert ignored_constraint(state("Grilled chicken with red peppers and rice.")) is None
     assert ignored_constraint(state("A lean beef stir-fry.")) == "avoids: red meat"
@@ -112,7 +112,7 @@ def test_red_meat_rules_out_beef_not_chicken_nor_red_peppers():
 def test_sugar_cut_out_rules_out_desserts_and_alcohol_given_up_rules_out_wine():
     """Set Z: "I'm trying to cut out sugar, so no desserts for me for now." left no constraint, and "Can you suggest
     something to have after dinner tonight?" was free to name a cake."""
-    from types import SimpleNamespace
+    from functools import partial
 
     from panda.language.facts import extract_statements
     from panda.pipeline.validate import ignored_constraint
@@ -122,9 +122,7 @@ def test_sugar_cut_out_rules_out_desserts_and_alcohol_given_up_rules_out_wine():
     assert [(s.attribute, s.value) for s in extract_statements("I've given up alcohol for January.")] == \
         [("avoids", "alcohol")]
 
-    def state(title: str, response: str) -> SimpleNamespace:
-        return SimpleNamespace(query="Can you suggest something to have after dinner tonight?", response=response,
-                               gathered=[SimpleNamespace(kind="fact", superseded=False, title=title)])
+    state = partial(suggested, "Can you suggest something to have after dinner tonight?")
 
     assert ignored_constraint(state("avoids: sugar", "A slice of chocolate cake.")) == "avoids: sugar"
     assert ignored_constraint(state("avoids: sugar", "A bowl of berries with Greek yoghurt.")) is None
