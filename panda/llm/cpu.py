@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 SMALL_MACHINE_CORES = 4
 
@@ -26,6 +27,20 @@ def native_bfloat16() -> bool:
         return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
     except (AttributeError, RuntimeError):
         return False
+
+
+@functools.cache
+def int8_dot_products() -> bool:
+    """Whether this CPU sums int8 products without saturating (VNNI: avx512_vnni, avx_vnni, or AMX), which ONNX
+    Runtime's dynamic int8 products need for 8-bit weights; read once from /proc/cpuinfo (False where it cannot be).
+    Without it, u8 x s8 pairs are summed in 16 bits and saturate: on the AVX2 EPYC, EmbeddingGemma's int8 query path
+    agreed with the model to a cosine of 0.913 only (memory/quantized_query.py quantises to 7 bits there)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            flags = handle.read()
+    except OSError:
+        return False
+    return bool(re.search(r"\b(?:avx512_vnni|avx_vnni|amx_int8)\b", flags))
 
 
 def cores() -> int:

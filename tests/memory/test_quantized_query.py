@@ -146,3 +146,27 @@ def test_minilm_never_builds_one(monkeypatch):
 
 def test_a_missing_folder_is_not_current(tmp_path: Path):
     assert not quantized_query._current(tmp_path / "nothing", "weights-1")
+
+
+def test_the_int8_query_encoder_takes_7_bit_weights_without_vnni_and_is_rebuilt_on_a_cpu_of_the_other_kind(
+        monkeypatch, tmp_path, request):
+    """On the AVX2 EPYC (no VNNI) the 8-bit build agreed with EmbeddingGemma to a cosine of 0.913 only: ONNX Runtime
+    sums u8 x s8 products in 16 bits there, and they saturate. 7-bit weights (reduce_range) agreed to 0.989."""
+    folder = tmp_path / "enc"
+    folder.mkdir()
+    (folder / quantized_query.MODEL_FILE).write_bytes(b"onnx")
+    request.addfinalizer(cpu.int8_dot_products.cache_clear)  # the next test reads this CPU again
+    cpu.int8_dot_products.cache_clear()
+    monkeypatch.setattr(cpu, "open", lambda *a, **k: __import__("io").StringIO("flags : fpu avx2 fma"), raising=False)
+    assert not cpu.int8_dot_products() and quantized_query._reduce_range()
+    cpu.int8_dot_products.cache_clear()
+    monkeypatch.setattr(cpu, "open", lambda *a, **k: __import__("io").StringIO("flags : avx2 avx512_vnni"), raising=False)
+    assert cpu.int8_dot_products() and not quantized_query._reduce_range()
+    manifest = {"build": quantized_query.BUILD, "source_sha256": "s", "sha256": quantized_query._sha256(folder / quantized_query.MODEL_FILE)}
+    (folder / quantized_query.MANIFEST).write_text(json.dumps(manifest))  # an 8-bit build (no "reduce_range" recorded)
+    assert quantized_query._current(folder, "s")  # current on a VNNI CPU
+    cpu.int8_dot_products.cache_clear()
+    monkeypatch.setattr(cpu, "int8_dot_products", lambda: False)
+    assert not quantized_query._current(folder, "s")  # rebuilt on an AVX2 one
+    (folder / quantized_query.MANIFEST).write_text(json.dumps({**manifest, "reduce_range": True}))
+    assert quantized_query._current(folder, "s")
