@@ -90,6 +90,19 @@ def asks_for_advice(text: str) -> bool:
     return bool(_ADVICE.search(text))
 
 
+_IDEAS = re.compile(r"\b(?:recommend|suggest|suggestions?|ideas?|tips?|advice|what['’]s a good|any good)\b|"
+                    r"\bwhat (?:should|could|can|might) (?:I|we) (?:cook|eat|make|drink|read|watch|buy|get|bring|wear|"
+                    r"play|listen to|do)\b", re.I)
+
+
+def asks_for_ideas(text: str) -> bool:
+    """Whether a message asks for ideas or a recommendation, which what the user likes and must keep to should shape
+    (pure; narrower than asks_for_advice: "Can you remind me where I work?" asks for what is so). Example:
+    asks_for_ideas('Can you recommend a warm drink for the evening?') -> True; ('Can you remind me where I work?') ->
+    False; ('What could I cook tonight?') -> True."""
+    return bool(_IDEAS.search(text))
+
+
 _REQUEST = re.compile(r"^\s*(?:please\b|(?:suggest|recommend|give|tell|find|show|list|help|write|make|plan|book|remind|"
                       r"explain|compare|describe|summari[sz]e|search|look|check|send|create|draft|translate|calculate|"
                       r"let me|pick|choose|name)\b)|\bI(?:'d| would)? (?:need|want|like|love) (?:a|an|some|to know|help|"

@@ -8,8 +8,10 @@ past period ("in the past two weeks", "this year"). `question_window` reads the 
 `event_window` gives the range a message's events fall in; `date_match` scores how well they meet
 (1 when they overlap, falling off with the gap in days). Dates are calendar days in UTC.
 
-Left out: weekday names without "last", seasons, and "next …" plans (a plan's date is what a question
-would name, but plans are rarer than reports and a wrong shift costs more than none).
+A weekday without "last" dates a report told in the past tense ("I ran into Daria at a concert on Saturday", said on
+a Monday: the Saturday before); one in a plan or a habit ("we play on Saturday", "I'm meeting her on Saturday") dates
+nothing. Left out: seasons, and "next …" plans (a plan's date is what a question would name, but plans are rarer than
+reports and a wrong shift costs more than none).
 """
 
 from __future__ import annotations
@@ -177,6 +179,19 @@ _RELATIVE = [
     (re.compile(r"\b(last|this past) year\b|\ba year ago\b", re.I), (300, 430)),
 ]
 _UNMARKED = (0, 2)  # no relative word: the day it was said or just before ("I just finished …")
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_ON_WEEKDAY = re.compile(rf"\bon ({'|'.join(_DAYS)})\b(?!s)", re.I)
+_PAST = re.compile(r"\b(?:was|were|had|did|went|ran|saw|met|got|came|took|made|bought|found|told|gave|won|lost|"
+                   r"[a-z]{3,}ed)\b", re.I)
+_NOT_PAST = re.compile(r"\b(?:will|shall|going to|gonna|next|tomorrow|plan|planning|hope|hoping|every|usually)\b|'ll\b|"
+                       r"\b(?:am|is|are|I'm|we're|they're|she's|he's)\s+\w+ing\b", re.I)
+
+
+def _past_weekday(text: str) -> re.Match[str] | None:
+    """"on Saturday" in a message told in the past tense (pure). Example: 'I ran into Daria on Saturday' -> the match;
+    'I'm meeting Daria on Saturday' -> None."""
+    found = _ON_WEEKDAY.search(text)
+    return found if found and _PAST.search(text) and not _NOT_PAST.search(text) else None
 
 
 def relative_words(text: str) -> str | None:
@@ -185,7 +200,7 @@ def relative_words(text: str) -> str | None:
     for pattern, _days in _RELATIVE:
         if m := pattern.search(text):
             return m.group(0)
-    return None
+    return m.group(0) if (m := _past_weekday(text)) else None
 
 
 def event_window(text: str, said_at: datetime) -> Window:
@@ -193,10 +208,14 @@ def event_window(text: str, said_at: datetime) -> Window:
 
     Example: "I went bowling yesterday" said 2022-03-17 -> 2022-03-16..2022-03-16; "Contemporary dance
     speaks to me" said 2023-01-20 -> 2023-01-18..2023-01-20;
-    "went to a community meetup last Friday" said 2023-08-29 -> 2023-08-20..2023-08-28.
+    "went to a community meetup last Friday" said 2023-08-29 -> 2023-08-20..2023-08-28; "I ran into Daria at a
+    concert on Saturday" said Monday 2026-04-13 -> 2026-04-11..2026-04-11.
     """
     day = said_at.date()
     latest, earliest = next((days for pattern, days in _RELATIVE if pattern.search(text)), _UNMARKED)
+    if (latest, earliest) == _UNMARKED and (weekday := _past_weekday(text)):  # the last such day before it was said
+        back = (day.weekday() - _DAYS.index(weekday.group(1).lower())) % 7 or 7
+        return Window(day - timedelta(days=back), day - timedelta(days=back))
     earliest = day.weekday() if earliest == _WEEKDAY else earliest
     return Window(day - timedelta(days=earliest), day - timedelta(days=latest))
 

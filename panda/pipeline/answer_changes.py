@@ -54,8 +54,10 @@ _BECAUSE_SWAPPED = re.compile(r",? (?:as|since|because|after) (?:you|I|we)(?:'ve
 _SWAPPED_FOR = re.compile(r"\b(?:swapped|traded|exchanged)(?: in)? (?:[\w'’-]+ ){1,4}?for (?=\S)", re.I)
 # "I stopped the pottery class after four weeks; I'm doing ikebana …" (set T), "You quit Menya Kaze and opened …": what
 # was given up, when a clause about the new follows
-_STOPPED = re.compile(r"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:stopped|quit|gave up|given up|left|sold|dropped|"
-                      r"cancelled|canceled) [^,.;!?]+?(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
+_ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|canceled|resigned from|"
+               r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
+_STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:{_ENDED_VERB}) [^,.;!?]+?"
+                      r"(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
 
 
 _EITHER = re.compile(r"(?P<left>[^,.;!?]+?) or (?P<right>[^,.;!?]+)")
@@ -104,7 +106,10 @@ _OLD_NEW = (re.compile(r"\b(?:swapped|traded|exchanged|replaced)(?: in)? (?P<old
             re.compile(r"\b(?:moved|switched|changed|swapped|shifted|transferred|upgraded|downgraded|gone|went|pushed|"
                        r"brought|put|rescheduled|postponed)(?: [\w'’-]+){0,3}? from (?P<old>[^,.;!?]+?) (?:to|into) "
                        r"(?P<new>[^,.;!?]+)", re.I),
-            re.compile(r"(?P<new>[^,.;!?]+?),? (?:instead of|rather than) (?P<old>[^,.;!?]+)", re.I))
+            re.compile(r"(?P<new>[^,.;!?]+?),? (?:instead of|rather than) (?P<old>[^,.;!?]+)", re.I),
+            # set AC: "I handed in my notice at the restaurant and opened my own little wine bar in San Salvario."
+            re.compile(rf"\b(?:{_ENDED_VERB}) (?P<old>[^,.;!?]+?)(?:,? and (?:then |now )?|; |, so (?:now )?)"
+                       r"(?P<new>[^,.;!?]+)", re.I))
 
 
 def stale_value_said(query: str, answer: str, context: str) -> str | None:
@@ -122,8 +127,11 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
     def about_it(words: str) -> bool:  # a word of the question's, however it is stemmed ("evening", "evenings")
         return any(same_word(a, w) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
 
-    for line in user_statements(context):
+    lines = user_statements(context)
+    for line in lines:
         about = about_it(line.group("words"))
+        # set AC: "Where do I work now?" -> "You work at the restaurant now.", from the one line that says it was left
+        elsewhere = set().union(*(word_stems(other.group("words")) for other in lines if other is not line))
         for pattern in _OLD_NEW:
             for change in pattern.finditer(line.group("words")):
                 old = word_stems(change["old"]) - word_stems(change["new"]) - asked
@@ -131,7 +139,7 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
                 # set W: "How am I learning French these days?" -> "… through Duolingo now." beside "I switched from
                 # Duolingo to evening classes at the Alliance Française." (no word of the question's: a name ties them)
                 named = any(w[:1].isupper() and word_stems(w) & said for w in _WORD.findall(change["old"]))
-                if old & said and new and not word_stems(new[0]) & said and (about or named):
+                if old & said and new and not word_stems(new[0]) & said and (about or named or old & said - elsewhere):
                     words = superseded_unsaid(query, line.group("words")) or line.group("words")
                     return f"You told me on {line.group('date')} that {second_person(words).rstrip('.')}."
     return None

@@ -19,12 +19,12 @@ from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 # a title is a name ("What was my thesis title?" -> "The thesis title is epidemiology.", set Z), a job title is not
-_ASKS_NAME = re.compile(r"\b(?:names?|named|called|titled|(?<!job )titles?)\b|"
-                        r"^\s*(?:which|what) (?:[\w-]+ )?(?:station|school|hospital|clinic|"
+_ASKS_BODY = re.compile(r"^\s*(?:which|what) (?:[\w-]+ )?(?P<body>station|school|hospital|clinic|"
                         r"company|firm|employer|city|town|village|country|street|university|college|gym|club|team|"
                         r"restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|"
                         r"salon|barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|"
                         r"kennels?|cattery|airline|agency|charity)\b", re.I)  # a place or a body has a name
+_ASKS_NAME = re.compile(rf"\b(?:names?|named|called|titled|(?<!job )titles?)\b|{_ASKS_BODY.pattern}", re.I)
 # "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said;
 # an address has its number too (set V: "What is the cabin's address?" -> "… the summer house on Gotland …")
 _ASKS_NUMBER = re.compile(r"\b(?:number|postcode|post code|zip code|pin|reference|address)\W*$", re.I)
@@ -257,7 +257,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
              and not (i == 0 and t.lower() in STOP_WORDS) and not amounts(t)]  # nor "Two" (set X)
     # where the thing is, is not its name (set T: "What's the name of the games studio?" -> "The games studio is in
     # Galway.", beside "… at a games studio in Galway")
-    if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else None:
+    body = _ASKS_BODY.match(query)
+    if body and _described(body["body"], answer, context):
+        return False
+    if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else \
+            body["body"] if body else None:
         # every word of the place, and of the place it is in (set V: "… a café near Porta Nuova in Turin")
         located = re.findall(rf"\b(?i:{re.escape(noun)})s? (?:in|near|outside|by) ((?:[A-Z][\w'’-]*\b ?)+(?:(?:in|,) "
                              r"(?:[A-Z][\w'’-]*\b ?)+)*)", context)
@@ -268,6 +272,14 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         said = {m.lower() for m in _PERSON.findall(context)}
         return not any(m.lower() in said for m in _PERSON.findall(answer))
     return True
+
+
+def _described(body: str, answer: str, context: str) -> bool:
+    """Whether an answer tells which place or body by a description a line gives it (pure): set AC's "What team did Lwazi
+    get into?" is answered by "the provincial chess team" (said so), not by "an insurance company" nor "the restaurant",
+    which tell no one which."""
+    phrase = re.compile(rf"\b(?:the|my|our|your|his|her|their) ((?:[\w'’-]+ ){{1,3}}{re.escape(body)}s?)\b", re.I)
+    return any(re.search(rf"\b{re.escape(m.group(1))}\b", context, re.I) for m in phrase.finditer(answer))
 
 
 _CAPITALISED_RUN = re.compile(r"\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")  # "Surly Bank", "St Luke's"

@@ -42,7 +42,7 @@ from typing import Any
 
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
-from panda.language.text import is_question, stem, tokenize
+from panda.language.text import asks_for_ideas, is_question, stem, tokenize
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import CONSTRAINTS
 from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
@@ -273,6 +273,12 @@ def _other_part_asked(asked: set[str], newer: str, older: str, where: bool = Fal
         return True
     if asked & _subject_words(newer):
         return False
+    # a change "from <one value> to another" updates that value: a question neither line says a word of asks after
+    # another part (set AA: "What instrument do I play?" lost "I play the Portuguese guitar in a fado group on Friday
+    # nights." to "Our fado group changed its night from Fridays to Thursdays."); without "from … to", which part changed
+    # is unknown ("Which city do I work in now?" beside "I got a new job as deputy head at a school in Swansea.")
+    if asked and not asked & _subject_words(older) and _FROM_TO.search(newer):
+        return True
     changed = _subject_words(newer) & _subject_words(older)
     return bool(asked & _subject_words(older)) and not _near(older, asked, changed)
 
@@ -342,6 +348,8 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
             if older.id not in gone and evidence_line(older, said.get(older.id), with_answers, with_questions, current):
                 later[older.id] = newer
     told_with = {newer.id for newer in later.values()}  # told on the older statement's line, not on its own
+    if asks_for_ideas(query) and not with_questions:  # not "Which podcast did you recommend?"
+        facts, others = _for_ideas(query, facts, others, said)
     if present:
         others.sort(key=lambda r: r.created_at, reverse=True)
     else:
@@ -405,6 +413,7 @@ def word_stems(text: str) -> set[str]:
 
 
 # what a change carries somewhere new whole ("now I grow everything in pots"), and a question after where it went
+_FROM_TO = re.compile(r"\bfrom [^,.;!?]+? to\b", re.I)
 _CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", re.I)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says
 _ASKS_PLACE = re.compile(r"^\s*(?:where|(?:which|what) (?:city|town|country|village|neighbou?rhood|area|region|part|"
@@ -420,3 +429,26 @@ _GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes
 def _subject_words(text: str) -> set[str]:
     """A statement's word stems, without words of time ("week", "May"), of change or of how often: what it is about."""
     return word_stems(_CHANGED.sub(" ", DATE_WORDS.sub(" ", text))) - _GENERAL_WORDS
+
+
+# What a user's line says of their tastes, which any suggestion should fit
+_TASTE = re.compile(r"\b(?:love|loves|like|likes|enjoy|enjoys|prefer|prefers|favou?rite|hate|hates|can['’]?t stand|"
+                    r"(?:don['’]?t|do not|never) (?:eat|drink|like)|avoid|avoiding|allergic|allergy|intolerant|vegan|"
+                    r"vegetarian|diet|coeliac|celiac|keep clear|off the menu)\b", re.I)
+_ASKING_FOR = frozenset(word_stems("suggest suggestion recommend recommendation idea ideas tip tips advice good"))
+
+
+def _for_ideas(query: str, facts: list[SearchResult], others: list[SearchResult],
+               said: dict[str, Said | None]) -> tuple[list[SearchResult], list[SearchResult]]:
+    """The lines kept for a request for ideas (pure): the user's diets, allergies and preferences, what they say of
+    their tastes, and what shares a word with the request. Set AC, held out: "Can you recommend a warm drink for the
+    evening?" beside "avoids: caffeine" was answered "Ingeborg got into medical school in Oslo." (a line about the
+    user's daughter), and a dessert for a lactose-intolerant sommelier with "a milk and cream bar in San Salvario"."""
+    wanted = _subject_words(query) - _ASKING_FOR
+
+    def about(text: str) -> bool:
+        return bool(wanted & _subject_words(text))
+
+    kept_facts = [r for r in facts if constraint(r) or r.kind == "preference" or about(r.title)]
+    kept = [r for r in others if about(text := _statement(r, said.get(r.id)) or r.snippet) or _TASTE.search(text)]
+    return kept_facts, kept

@@ -164,3 +164,16 @@ def test_search_ranks_the_named_speaker_and_the_time_asked_first(ctx, tmp_path: 
         update={"speaker_weight": 0.0, "neighbour_weight": 0.0, "date_weight": 0.0})})
     # Without them, the May message loses the lead the date in the question gave it over the July one.
     assert may_lead > 0 and lead(questions[2]) < may_lead
+
+
+def test_a_weekday_in_a_report_told_in_the_past_is_the_last_such_day_before_it_was_said():
+    """Set AC, held out: "When did I see Daria?" -> "… at a concert on Saturday." beside "I ran into my old roommate Daria
+    at a concert on Saturday." said on Monday 13 April 2026 (the line carried no day)."""
+    monday = datetime(2026, 4, 13, 20, tzinfo=UTC)
+    saturday = dates.Window(date(2026, 4, 11), date(2026, 4, 11))
+    assert dates.event_window("I ran into my old roommate Daria at a concert on Saturday.", monday) == saturday
+    assert dates.relative_words("I ran into my old roommate Daria at a concert on Saturday.") == "on Saturday"
+    assert dates.event_window("I went to the gym on Monday.", monday).start == date(2026, 4, 6)  # a week before
+    for plan in ("I'm meeting Daria on Saturday.", "We play five-a-side on Saturday.", "I'll call her on Saturday.",
+                 "I visited my gran on Sundays."):  # a plan, a habit: no day of the past
+        assert dates.relative_words(plan) is None

@@ -553,3 +553,36 @@ def test_set_ab_rerun_a_commute_is_going_to_work_and_one_left_by_name_is_one():
     assert unanswered("How many cats do I have?", "There is only one cat.", frida) is False
     assert unanswered("How many cats do I have?", "You have two cats.", frida)
     assert unanswered("How many dogs do I have?", "One dog.", said("1 May 2026", "I love jazz."))
+
+
+def test_a_place_or_body_asked_is_told_by_a_name_or_by_the_description_a_line_gives_it():
+    """Set AC, held out: "Which insurance company do I work for?" -> "I'm a data analyst at an insurance company in
+    Toronto." (the company is never named: "Toronto" is where it is), and "What team did Lwazi get into?" -> "Lwazi made
+    the provincial chess team last month." was turned into "I don't know" (no name, but the team the line tells)."""
+    insurer = "- On 31 January 2026 the user said: “I'm a data analyst at an insurance company in Toronto.”"
+    assert unanswered("Which insurance company do I work for?", "I'm a data analyst at an insurance company in Toronto.",
+                      insurer)
+    joined = insurer + "\n- On 2 May 2026 the user said: “I've joined Manulife as a senior analyst.”"
+    assert unanswered("Which insurance company do I work for?", "You work for Manulife.", joined) is False
+    team = "- On 11 April 2026 the user said: “Lwazi made the provincial chess team last month!”"
+    assert unanswered("What team did Lwazi get into?", "Lwazi made the provincial chess team last month.", team) is False
+    assert unanswered("What team did Lwazi get into?", "Lwazi is in the regional football team.", team)  # not said
+    assert unanswered("Which school do I teach at?", "You teach at a primary school in Durban.",
+                      "- On 7 February 2026 the user said: “I teach Grade 4 at a primary school in Durban.”")
+
+
+def test_an_answer_taking_what_was_left_from_the_line_that_says_so_gets_the_new_part_of_that_line():
+    """Set AC, held out: "Where do I work now?" -> "You work at the restaurant now." beside "I handed in my notice at the
+    restaurant and opened my own little wine bar in San Salvario." (no other line says "restaurant")."""
+    from panda.pipeline.answer_changes import stale_value_said
+
+    lines = ("- job: sommelier (told 10 January 2026)\n"
+             "- On 14 March 2026 the user said: “I handed in my notice at the restaurant and opened my own little wine "
+             "bar in San Salvario.”")
+    assert stale_value_said("Where do I work now?", "You work at the restaurant now.", lines) == \
+        "You told me on 14 March 2026 that you opened your own little wine bar in San Salvario."
+    assert stale_value_said("Where do I work now?", "You run a wine bar in San Salvario.", lines) is None
+    assert stale_value_said("Where did I work before?", "At the restaurant.", lines) is None  # of then
+    # another line saying the word: not taken from the ending alone, and the question shares no word with the change
+    both = lines + "\n- On 2 April 2026 the user said: “The restaurant across the road has great pasta.”"
+    assert stale_value_said("Where do I work now?", "You work at the restaurant now.", both) is None

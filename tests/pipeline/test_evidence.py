@@ -756,8 +756,10 @@ def test_a_question_after_an_earlier_value_reads_the_statements_before_what_hold
     assert before[-1] == "- employer: Banco Atlântico (told 11 April 2026)" and len(before) == 3
     now = answer_context("Where do I work?", [bank, joined, startup], {}).splitlines()
     assert now[0] == "- employer: Banco Atlântico (told 11 April 2026)"
-    advice = answer_context("What should I eat before climbing?", [bank, startup], {}).splitlines()
-    assert advice[0].startswith("- employer")  # "before" of time, not of an earlier value
+    work = answer_context("Where do I work before climbing?", [bank, startup], {}).splitlines()
+    assert work[0].startswith("- employer")  # "before" of time, not of an earlier value
+    # a request for ideas keeps what shares a word with it and the user's tastes, not where they work (set AC)
+    assert answer_context("What should I eat before climbing?", [bank, startup], {}) == ""
 
 
 def test_an_age_a_size_or_what_someones_thing_is_must_be_said_of_them():
@@ -879,3 +881,30 @@ def test_a_day_postponed_is_what_holds_and_a_place_asked_stays_with_the_line_tha
     assert "Abuja" in answer_context("Which city is my catering business in?", [abuja, six], {})
     staff = answer_context("How many employees do I have now?", [abuja, six], {})
     assert "six employees" in staff and "four employees" not in staff
+
+
+def test_a_question_whose_words_neither_line_says_keeps_the_older_statement_with_its_change():
+    """Set AA, held out: "What instrument do I play?" lost "I play the Portuguese guitar in a fado group on Friday nights."
+    to "Our fado group changed its night from Fridays to Thursdays." ("instrument" is in neither line; "play" is a
+    general word). What neither line says cannot be the changed part: the older statement stays, told with its change."""
+    guitar = result("p1", "message", "x", "user: I play the Portuguese guitar in a fado group on Friday nights.", 22, 1)
+    night = result("p2", "message", "x", "user: Our fado group changed its night from Fridays to Thursdays.", 26, 3)
+    instrument = answer_context("What instrument do I play?", [guitar, night], {})
+    assert "Portuguese guitar" in instrument and "Thursdays" in instrument
+    which = answer_context("Which night does my fado group play now?", [guitar, night], {})
+    assert "Thursdays" in which and "Portuguese guitar" not in which
+
+
+def test_a_request_for_ideas_keeps_what_the_user_must_keep_to_likes_and_says_of_the_thing_asked():
+    """Set AC, held out: "Can you recommend a warm drink for the evening?" beside "avoids: caffeine" was answered
+    "Ingeborg got into medical school in Oslo." (the 0.5B model copied a line about the user's daughter)."""
+    avoids = result("f1", "fact", "avoids: caffeine", "avoids: caffeine", 19, 2)
+    job = result("f2", "fact", "job: ferry engineer", "job: ferry engineer", 19, 2)
+    daughter = result("m1", "message", "x", "user: My daughter Ingeborg got into medical school in Oslo.", 25, 4)
+    coffee = result("m2", "message", "x", "user: I love a hot drink by the fire after a long shift.", 20, 3)
+    found = [avoids, job, daughter, coffee]
+    drink = answer_context("Can you recommend a warm drink for the evening?", found, {})
+    assert "avoids: caffeine" in drink and "hot drink by the fire" in drink
+    assert "Ingeborg" not in drink and "ferry engineer" not in drink
+    assert "Ingeborg" in answer_context("Where is my daughter studying?", found, {})  # not a request for ideas
+    assert "ferry engineer" in answer_context("Can you remind me what my job is?", found, {})
