@@ -241,7 +241,7 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
     "ignored_fact_revised": "validate: a recall answer leaving out the named fact is REVISEd",
     "ignored_fact_restated": "synthesize: that REVISE states the fact instead of asking the model again",
     "relative_day_dated": "synthesize: a relative day ('yesterday') copied from a dated line becomes its date",
-    "copied_line_answered": "synthesize: an answer copying a line's 'On <date> X said:' becomes its date or words",
+    "copied_line_answered": "synthesize: an answer copying a line's 'On <date> X said:' or its 'I' gets its date or 'you'",
     "unanswered_abstained": "synthesize: a question about the user asking a name, a person, an amount or a number, "
                             "answered without one the lines hold, or what the user's thing is, answered with no word "
                             "of its own a line says, gets 'I don't know' (and validate APPROVEs it)",

