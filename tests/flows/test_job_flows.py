@@ -3,17 +3,8 @@
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-import pytest
-from prefect.testing.utilities import prefect_test_harness
-
 from tests.conftest import write_jsonl
 from tests.pipeline.test_scheduler import LINES
-
-
-@pytest.fixture(scope="module")
-def harness():
-    with prefect_test_harness():
-        yield
 
 
 async def _latest_artifacts() -> dict[str, dict]:

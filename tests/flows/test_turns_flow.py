@@ -4,16 +4,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from prefect.testing.utilities import prefect_test_harness
 
 from tests.conftest import write_jsonl
 from tests.pipeline.test_scheduler import LINES
-
-
-@pytest.fixture(scope="module")
-def harness():
-    with prefect_test_harness():
-        yield
 
 
 def test_turn_file_flow_and_inbox(harness, tmp_path: Path, embedder):
