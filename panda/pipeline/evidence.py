@@ -451,15 +451,18 @@ _ASKING_FOR = frozenset(word_stems("suggest suggestion recommend recommendation 
 
 def _for_ideas(query: str, facts: list[SearchResult], others: list[SearchResult],
                said: dict[str, Said | None]) -> tuple[list[SearchResult], list[SearchResult]]:
-    """The lines kept for a request for ideas (pure): the user's diets, allergies and preferences, what they say of
-    their tastes, and what shares a word with the request. Set AC, held out: "Can you recommend a warm drink for the
-    evening?" beside "avoids: caffeine" was answered "Ingeborg got into medical school in Oslo." (a line about the
-    user's daughter), and a dessert for a lactose-intolerant sommelier with "a milk and cream bar in San Salvario"."""
+    """The lines kept for a request for ideas (pure): the user's diets, allergies, preferences and residence, what
+    they say of their tastes, what of theirs shares a word with the request, and the pages and notes found for it.
+    Set AC, held out: "Can you recommend a warm drink for the evening?" beside "avoids: caffeine" was answered
+    "Ingeborg got into medical school in Oslo." (a line about the user's daughter), and a dessert for a lactose-
+    intolerant sommelier with "a milk and cream bar in San Salvario"."""
     wanted = _subject_words(query) - _ASKING_FOR
 
     def about(text: str) -> bool:
         return bool(wanted & _subject_words(text))
 
-    kept_facts = [r for r in facts if constraint(r) or r.kind == "preference" or about(r.title)]
-    kept = [r for r in others if about(text := _statement(r, said.get(r.id)) or r.snippet) or _TASTE.search(text)]
+    kept_facts = [r for r in facts if constraint(r) or r.kind == "preference" or about(r.title)
+                  or r.title.partition(":")[0].strip() == "residence"]  # where they are: "a day hike near …"
+    kept = [r for r in others if r.kind not in USER_KINDS  # a page or note found for the request itself
+            or about(text := _statement(r, said.get(r.id)) or r.snippet) or _TASTE.search(text)]
     return kept_facts, kept

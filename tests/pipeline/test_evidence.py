@@ -942,3 +942,13 @@ def test_becoming_something_and_a_pause_for_weeks_mark_a_change():
     now = answer_context("Why can't I play football at the moment?", [weekly, ankle], {})
     assert "ligament" in now and "every Wednesday" not in now
     assert "every Wednesday" in answer_context("When did I play football in February?", [weekly, ankle], {})
+
+
+def test_a_request_for_ideas_keeps_where_the_user_lives_and_the_pages_found_for_it():
+    """The bundled sample's "Suggest a day hike near where I live." (expected: Boston)."""
+    home = result("f1", "fact", "residence: Boston", "residence: Boston", 4, 3)
+    sister = result("f2", "fact", "sister: Mei", "sister: Mei", 4, 3)
+    page = result("p1", "research", "Blue Hills trails", "Skyline Trail: a 9-mile loop with views of the city.", 1, 3)
+    hike = answer_context("Suggest a day hike near where I live.", [home, sister, page], {})
+    assert "residence: Boston" in hike and "Mei" not in hike
+    assert "Skyline Trail" in answer_context("Suggest a day hike near Boston.", [home, sister, page], {})
