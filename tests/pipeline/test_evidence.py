@@ -2,6 +2,8 @@
 
 from datetime import UTC, datetime
 
+import pytest
+
 from panda.memory.search import SearchResult
 from panda.pipeline.evidence import Said, answer_context, evidence_line, relative_day, turn_said
 
@@ -929,19 +931,20 @@ def test_a_thing_sold_well_ends_nothing_and_a_tie_of_kin_stands_whatever_its_per
     assert "brother: Matias" in lives and "Santiago" in lives
 
 
-def test_becoming_something_and_a_pause_for_weeks_mark_a_change():
-    """Set AD, held out: "What's my role at school now?" -> "I'm a secondary school maths teacher in Kumasi." beside "I
-    became head of the maths department this term.", and "Why can't I play football at the moment?" -> "I play five-a-side
-    football every Wednesday evening." beside "I tore a ligament in my ankle, so no football for at least two months.\""""
-    teacher = result("c1", "message", "x", "user: I'm a secondary school maths teacher in Kumasi.", 13, 1)
-    head = result("c2", "message", "x", "user: I became head of the maths department this term.", 17, 3)
-    role = answer_context("What's my role at school now?", [teacher, head], {})
-    assert "head of the maths department" in role and "secondary school maths teacher" not in role
-    weekly = result("b1", "message", "x", "user: I play five-a-side football every Wednesday evening.", 14, 2)
-    ankle = result("b2", "message", "x", "user: I tore a ligament in my ankle, so no football for at least two months.", 18, 4)
-    now = answer_context("Why can't I play football at the moment?", [weekly, ankle], {})
-    assert "ligament" in now and "every Wednesday" not in now
-    assert "every Wednesday" in answer_context("When did I play football in February?", [weekly, ankle], {})
+@pytest.mark.parametrize(("older", "newer", "asked", "said", "unsaid"), [
+    # set AD, held out: "What's my role at school now?" -> the older line
+    ("I'm a secondary school maths teacher in Kumasi.", "I became head of the maths department this term.",
+     "What's my role at school now?", "head of the maths department", "secondary school maths teacher"),
+    # set AD, held out: "Why can't I play football at the moment?" -> "I play five-a-side football every Wednesday …"
+    ("I play five-a-side football every Wednesday evening.", "I tore a ligament in my ankle, so no football for at "
+     "least two months.", "Why can't I play football at the moment?", "ligament", "every Wednesday"),
+    ("I play five-a-side football every Wednesday evening.", "I tore a ligament in my ankle, so no football for at "
+     "least two months.", "When did I play football in February?", "every Wednesday", None),  # of then: both
+])
+def test_becoming_something_and_a_pause_for_weeks_mark_a_change(older, newer, asked, said, unsaid):
+    lines = answer_context(asked, [result("o1", "message", "x", f"user: {older}", 10, 2),
+                                   result("n1", "message", "x", f"user: {newer}", 20, 4)], {})
+    assert said in lines and (unsaid is None or unsaid not in lines)
 
 
 def test_a_request_for_ideas_keeps_where_the_user_lives_and_the_pages_found_for_it():
