@@ -422,9 +422,9 @@ def word_stems(text: str) -> set[str]:
     return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}
 
 
+_KIN = frozenset(RELATIVES) - {"boss", "flatmate", "roommate"}  # ties no change of a person's ends (`changes`)
+_FROM_TO = re.compile(r"\bfrom [^,.;!?]+? to\b", re.I)  # a change of one value: "from Fridays to Thursdays"
 # what a change carries somewhere new whole ("now I grow everything in pots"), and a question after where it went
-_KIN = frozenset(RELATIVES) - {"boss", "flatmate", "roommate"}
-_FROM_TO = re.compile(r"\bfrom [^,.;!?]+? to\b", re.I)
 _CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", re.I)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says
 _ASKS_PLACE = re.compile(r"^\s*(?:where|(?:which|what) (?:city|town|country|village|neighbou?rhood|area|region|part|"
