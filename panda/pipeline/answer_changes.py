@@ -128,10 +128,11 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
         return any(same_word(a, w) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
 
     lines = user_statements(context)
-    for line in lines:
+    stems = [word_stems(line.group("words")) for line in lines]  # each line's, once
+    for at, line in enumerate(lines):
         about = about_it(line.group("words"))
         # set AC: "Where do I work now?" -> "You work at the restaurant now.", from the one line that says it was left
-        elsewhere = set().union(*(word_stems(other.group("words")) for other in lines if other is not line))
+        elsewhere = set().union(*(other for i, other in enumerate(stems) if i != at))
         for pattern in _OLD_NEW:
             for change in pattern.finditer(line.group("words")):
                 old = word_stems(change["old"]) - word_stems(change["new"]) - asked
