@@ -166,12 +166,13 @@ def _year_for(month: int, year: str | None, now: datetime | None) -> tuple[int, 
 
 
 _WEEKDAY = -1  # in _RELATIVE: as many days as the day said is past Monday
+_DAYS = tuple(day.lower() for day in calendar.day_name)  # "monday" … "sunday", as weekday() counts them
 # Relative words in a message, and how many days before the message its event may lie: (earliest, latest).
 _RELATIVE = [
     (re.compile(r"\b(yesterday|last night)\b", re.I), (1, 1)),
     (re.compile(r"\b(today|tonight|this (?:morning|afternoon|evening))\b", re.I), (0, 0)),
     (re.compile(r"\bthis week\b", re.I), (0, _WEEKDAY)),  # back to the Monday of the week it was said in
-    (re.compile(r"\b(last|this past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\b", re.I), (1, 9)),
+    (re.compile(rf"\b(last|this past)\s+({'|'.join(_DAYS)}|weekend)\b", re.I), (1, 9)),
     (re.compile(r"\b(last|this past)\s+week\b|\ba week ago\b", re.I), (4, 13)),
     (re.compile(r"\b(a few|couple of|couple|two|three|several) days ago\b|\bthe other day\b", re.I), (1, 6)),
     (re.compile(r"\b(two|2|a couple of) weeks ago\b", re.I), (10, 20)),
@@ -179,7 +180,6 @@ _RELATIVE = [
     (re.compile(r"\b(last|this past) year\b|\ba year ago\b", re.I), (300, 430)),
 ]
 _UNMARKED = (0, 2)  # no relative word: the day it was said or just before ("I just finished …")
-_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ON_WEEKDAY = re.compile(rf"\bon ({'|'.join(_DAYS)})\b(?!s)", re.I)
 _PAST = re.compile(r"\b(?:was|were|had|did|went|ran|saw|met|got|came|took|made|bought|found|told|gave|won|lost|"
                    r"[a-z]{3,}ed)\b", re.I)
