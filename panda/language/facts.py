@@ -97,6 +97,9 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "diet", re.compile(r"\bI(?:'m| am) (?:now |a |an |strictly |fully )?(vegan|vegetarian|pescatarian|"
                                 r"lactose[- ]intolerant|gluten[- ]free|dairy[- ]free|plant[- ]based|kosher|halal|"
                                 r"coeliac|celiac|diabetic)\b")),
+    # "I have type 2 diabetes, so I watch my sugar." (set AE, held out: no fact, and a cake came back as a snack)
+    ("fact", "diet", re.compile(r"\bI(?: have|'ve got| have got|'ve had| have had) ((?:type (?:1|2|one|two) )?diabetes)\b",
+                                re.I)),
     ("fact", "allergy", re.compile(r"\bI(?:'m| am) (?:very |severely |badly )?allergic to ([\w -]{3,40}?)"
                                    + _CLAUSE_END)),
     # "I have a peanut allergy, a bad one." (set U: no fact, and "salted nuts" was suggested as a snack)
@@ -109,7 +112,8 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # for "something to have after dinner"), "I have to avoid gluten", "I've given up alcohol"
     ("fact", "avoids", re.compile(r"\bI(?:'m| am|'ve| have)? (?:trying to |having to |have to |need to |must |been )?"
                                 r"(?:cut(?:ting)? out|avoid(?:ing)?|give up|giving up|given up|gave up|stay(?:ing)? off|"
-                                r"quit|quitting) (?:all |any )?(sugar|alcohol|caffeine|coffee|gluten|dairy|meat|red meat|"
+                                r"quit|quitting|watch(?:ing)? my|cut(?:ting)? down on|limit(?:ing)?(?: my)?) "
+                                r"(?:all |any )?(sugar|alcohol|caffeine|coffee|gluten|dairy|meat|red meat|"
                                 r"carbs|salt|pork|beef|fish|seafood|eggs|chocolate|sweets)\b")),
     ("fact", "name", re.compile(r"\b[Mm]y name is ([A-Z][a-z]+(?: [A-Z][a-z]+)?)")),
     *(("fact", relation, re.compile(_RELATIVE.format(relation))) for relation in RELATIVES),

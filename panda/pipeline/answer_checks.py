@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize
+from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize, written_words
 from panda.language.vocabulary import AREAS, LENGTHS, UNITS, WEIGHTS
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
 from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
@@ -112,7 +112,6 @@ def _lines_about(context: str, stems: set[str]) -> str:
 _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
                          "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
                          "sorry", "noted", "based"} | CALENDAR_WORDS)  # nor a date's
-_WORD = re.compile(r"[\w'’-]+")
 
 
 def asks_a_name(query: str) -> bool:
@@ -208,8 +207,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said; where lines about the thing name a
         # place, one of theirs (set U: "Where is my postdoc going to be?" -> "… at the University of Manchester, starting
         # in September.", beside "I've accepted a postdoc in Leeds, starting in September.")
-        about, asked = _lines_about(context, asked_words(query) - _GOING), {w.lower() for w in _WORD.findall(query)}
-        places = [t for t in _WORD.findall(answer)[1:] if t[:1].isupper() and t.lower() not in asked | _NOT_A_NAME]
+        about, asked = _lines_about(context, asked_words(query) - _GOING), {w.lower() for w in written_words(query)}
+        places = [t for t in written_words(answer)[1:] if t[:1].isupper() and t.lower() not in asked | _NOT_A_NAME]
         if places and _PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
@@ -226,7 +225,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if owner := _OWNER.search(query):  # set R: "What breed is Gwen's dog?" -> "border collie", said of the user's
             context = _lines_naming(context, owner.group(1))  # puppy: a line naming Gwen must say it
         return not _holds_a_said_word(query, answer, context)
-    asked = {w.lower() for w in _WORD.findall(query)}
+    asked = {w.lower() for w in written_words(query)}
     owned, named = _OWNED.search(query), _CALLED_WHAT.search(query) or _NAME_OF.search(query)
     thing = owned.group(1) if owned else None
     if owned and thing != "name" and owned.group(2) and owned.group(2) not in _NOT_A_NOUN:
@@ -250,8 +249,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             "\n".join(line for line in context.splitlines() if _CALLED_NAME.search(line))
     if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother
         context = _lines_about(context, set(tokenize(query)))
-    lines = set(_WORD.findall(context))
-    tokens = _WORD.findall(answer)
+    lines = set(written_words(context))
+    tokens = written_words(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
              and t.lower() not in _NOT_A_NAME and t.lower().removesuffix("s") not in _NOT_A_NAME  # nor "Tuesdays"
              and not (i == 0 and t.lower() in STOP_WORDS) and not amounts(t)]  # nor "Two" (set X)
@@ -293,7 +292,7 @@ def _said_whole(name: str, answer: str, context: str) -> bool:
     …"). Example: ("Surly", "Surly Bank.", "… “My Surly was stolen.”") -> False; ("Luke's", "At St Luke's.", "… “a nurse
     at St Luke's hospital.”") -> True."""
     def words(text: str) -> str:
-        return " " + " ".join(_WORD.findall(text.replace("’", "'"))).lower() + " "
+        return " " + " ".join(written_words(text.replace("’", "'"))).lower() + " "
 
     said = words(context)
     for run in _CAPITALISED_RUN.findall(answer.replace("’", "'")):
@@ -317,7 +316,7 @@ def _surname_given(first: str | None, answer: str, context: str) -> bool:
     False."""
     after = rf"\b{re.escape(first)} ([A-Z][\w'’-]+)" if first else r"\b[A-Z][a-z]+ ([A-Z][\w'’-]+)"
     given = {name for m in user_statements(context) for name in re.findall(after, m.group("words"))}
-    return bool(given & set(_WORD.findall(answer)))
+    return bool(given & set(written_words(answer)))
 
 
 # "Where did I ride my longest ride?" (set P: "… on 14 March 2026", a when), "Where is my allotment?"
@@ -479,7 +478,7 @@ _POSSESSIVE_END = re.compile(r"['’]s$")
 def _names_someone_else(query: str, line: str) -> bool:
     """Whether a line names someone the question does not: a capitalised word past its first, or a person's word
     (set N: "Who did I run the Bath half with?" is not answered by "I ran the Bath half in 1 hour 58 minutes!")."""
-    asked = {_POSSESSIVE_END.sub("", w.lower()) for w in _WORD.findall(query)}
-    named = [t for t in _WORD.findall(line)[1:] if t[:1].isupper() and _POSSESSIVE_END.sub("", t.lower()) not in asked
+    asked = {_POSSESSIVE_END.sub("", w.lower()) for w in written_words(query)}
+    named = [t for t in written_words(line)[1:] if t[:1].isupper() and _POSSESSIVE_END.sub("", t.lower()) not in asked
              and t.lower() not in _NOT_A_NAME and t != "I"]
     return bool(named or {m.lower() for m in _PERSON.findall(line)} - asked)

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import re
 
+from panda.language.text import written_words
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_checks import asked_words, said_word
 from panda.pipeline.answer_dates import LINE, user_statements
 from panda.pipeline.evidence import ASKS_WHO, word_stems
-
-_WORD = re.compile(r"[\w'’-]+")
-
 
 # not "we" alone: "How much flour do we need?" asks in general; "Which hotel did we book?" (set K) does not
 _OURS = re.compile(r"\b(?:us|our|ours)\b|\b(?:did|were|have|had|was) we\b", re.I)
@@ -34,7 +32,7 @@ def told_about(query: str, context: str) -> bool:
     ("Where does Obama live?", same) -> False; ("What's the name of our street?", "") -> True; "we" with a thing of
     theirs a line speaks of (set S: "How much rent do we pay for the flat?" -> "about 2,000 SEK", never said, beside
     "Lars and I moved into a flat …") -> True; "How much flour do we need?" -> False."""
-    said = set(_WORD.findall(" ".join(m.group("words") for line in context.splitlines() if (m := LINE.match(line))
+    said = set(written_words(" ".join(m.group("words") for line in context.splitlines() if (m := LINE.match(line))
                                       and m.group("who") == "the user")))
     ours = _WE.search(query) and their_thing(query, context)
     return bool(_OURS.search(query) or ours) or any(name in said for name in names_in(query)) or _who_told(query, context)

@@ -43,7 +43,7 @@ from typing import Any
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
 from panda.language.text import asks_for_ideas, is_question, stem, tokenize
-from panda.language.vocabulary import RELATIVES
+from panda.language.vocabulary import ONE_KIND, RELATIVES
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import CONSTRAINTS
 from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
@@ -70,7 +70,7 @@ _ENDING = (rf"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|pa
 _ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
-                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to)|now|"
+                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|now|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|"
                       r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
                       r"brought forward|became|(?:got |been |was )?promoted|"
@@ -289,8 +289,7 @@ def _other_part_asked(asked: set[str], newer: str, older: str, where: bool = Fal
     # is unknown ("Which city do I work in now?" beside "I got a new job as deputy head at a school in Swansea.")
     if asked and not asked & _subject_words(older) and _FROM_TO.search(newer):
         return True
-    changed = _subject_words(newer) & _subject_words(older)
-    return bool(asked & _subject_words(older)) and not _near(older, asked, changed)
+    return bool(asked & _subject_words(older)) and not _near(older, asked, _shared(newer, older))
 
 
 def _near(text: str, these: set[str], those: set[str], within: int = 3) -> bool:
@@ -308,9 +307,17 @@ def _near(text: str, these: set[str], those: set[str], within: int = 3) -> bool:
 
 def reports_change_of(newer: str, older: str) -> bool:
     """Whether statement `newer` marks as changed what `older` says (pure): a change word (_CHANGED) and a word both
-    say that is not one of time or of change. Example: ("I've moved from Saturdays to Wednesday afternoons at the food
-    bank.", "I volunteer at a food bank on Saturdays.") -> True; ("I also started swimming.", "I play tennis.") -> False."""
-    return bool(_CHANGED.search(newer)) and bool(_subject_words(newer) & _subject_words(older))
+    say that is not one of time or of change, or two words of one kind (`_shared`). Example: ("I've moved from Saturdays
+    to Wednesday afternoons at the food bank.", "I volunteer at a food bank on Saturdays.") -> True; ("I also started
+    swimming.", "I play tennis.") -> False."""
+    return bool(_CHANGED.search(newer)) and bool(_shared(newer, older))
+
+
+def _shared(newer: str, older: str) -> set[str]:
+    """What two statements both speak of (stems; pure): the words both say, and the older's words of a kind the newer
+    names one of (ONE_KIND). Example: ("The clinic moved, so I take the train now.", "I cycle to work.") -> {'cycl'}."""
+    new, old = word_stems(newer), word_stems(older)  # with figures: "10k"
+    return (_subject_words(newer) & _subject_words(older)).union(*(old & kind for kind in _KINDS if new & kind))
 
 
 def asks_after_the_user(query: str) -> bool:
@@ -354,8 +361,10 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         gone = replaced([(n, o) for n, o in pairs if n.id in among and o.id in among], said, query)
         others = [r for r in others if r.id not in gone]
         facts = [r for r in facts if r.id not in gone]
+        # told on the older line when that line is kept (set AE, held out: a change told on a line left out was lost)
         for newer, older in sorted(pairs, key=lambda pair: pair[0].created_at):
-            if older.id not in gone and evidence_line(older, said.get(older.id), with_answers, with_questions, current):
+            if older.id in among and older.id not in gone \
+                    and evidence_line(older, said.get(older.id), with_answers, with_questions, current):
                 later[older.id] = newer
     told_with = {newer.id for newer in later.values()}  # told on the older statement's line, not on its own
     if asks_for_ideas(query) and not with_questions:  # not "Which podcast did you recommend?"
@@ -429,12 +438,17 @@ _CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", 
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says
 _ASKS_PLACE = re.compile(r"^\s*(?:where|(?:which|what) (?:city|town|country|village|neighbou?rhood|area|region|part|"
                          r"district|suburb|street))\b", re.I)
-_PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?[A-Z][a-z]")  # "in Abuja", "from Altona"
+# "in Abuja", "from Altona"; not "in March" (set AE: "I moved to day shifts in March" named no place)
+_PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?(?!(?i:" + "|".join(sorted(CALENDAR_WORDS))
+                       + r")\b)[A-Z][a-z]")
 # Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
 # are about different things.
 _GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes daily weekly monthly also just still "
                                        "really go going get getting have having make making take taking use using "
                                        "play playing do doing try trying keep keeping start started"))
+
+
+_KINDS = tuple(word_stems(" ".join(words)) for words in ONE_KIND.values())
 
 
 def _subject_words(text: str) -> set[str]:

@@ -202,8 +202,9 @@ def ignored_fact(state: TurnState) -> str | None:
 
 
 # A sentence, or a clause a comma and "so"/"but"/"then"/"or" begin (set J: "It's best to avoid shellfish, so you might
-# want to try fish tacos or grilled shrimp." kept clear in its first clause and named shrimp in its second)
-_CLAUSE_BREAK = re.compile(r"[.!?;\n]+|,\s*(?=(?:so|but|then|or)\b)", re.I)
+# want to try fish tacos or grilled shrimp." kept clear in its first clause and named shrimp in its second), or a
+# comma before a new subject (set AE, held out: "If you're allergic to peanuts, you might want to try peanut butter …")
+_CLAUSE_BREAK = re.compile(r"[.!?;\n]+|,\s*(?=(?:so|but|then|or|you|you'd|you'll|we|I|try)\b)", re.I)
 # A diet's own name describes a dish that keeps it ("a vegan pizza"); an allergen's names the danger ("shellfish")
 _DIET_NAMES = ("vegan", "vegetarian", "veggie", "pescatarian", "plant-based")
 _DIETS = frozenset(word for name in _DIET_NAMES for word in name.split("-"))
@@ -233,7 +234,7 @@ def ignored_constraint(state: TurnState) -> str | None:
             continue
         value = result.title.split(":", 1)[1].strip().lower()
         named = set(re.findall(r"[a-z]+", value))
-        ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant"} - _DIETS
+        ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant", "type"} - _DIETS
         if " " in value and value in RULED_OUT:  # a food of two words: "red meat" rules out beef, not chicken nor "red
             ruled_out = set(RULED_OUT[value])  # peppers" (set X)
         for sentence in filter(str.strip, _CLAUSE_BREAK.split(state.response)):

@@ -636,6 +636,22 @@ def test_a_change_comes_with_the_statement_it_changes_whatever_its_own_score():
     assert "Fred Whitton" in answer_context("Which sportive am I training for?", [ribble, canyon], {})
 
 
+def test_a_change_to_a_statement_left_out_stands_on_its_own_line():
+    """Set AE, held out: "What's my job now?" scored "I got a new job as a dispatcher at the same bakery, no more
+    driving." first and "I drive a delivery van for a bakery in Leeds." under MIN_SHARE; the change was kept to be told on
+    the older line, which was not there, and the answer's context held neither ("You have type 2 diabetes …")."""
+    from dataclasses import replace
+
+    van = replace(result("r1", "message", "x", "user: I drive a delivery van for a bakery in Leeds.", 2, 2), score=0.1)
+    sugar = result("r2", "message", "x", "user: I have type 2 diabetes, so I watch my sugar.", 2, 2)
+    job = replace(result("r4", "message", "x", "user: I got a new job as a dispatcher at the same bakery, no more "
+                         "driving.", 12, 4), score=0.9)
+    lines = answer_context("What's my job now?", [job, sugar, van], {}).splitlines()
+    assert lines[0] == ("- On 12 April 2026 the user said: “I got a new job as a dispatcher at the same bakery, no more "
+                        "driving.”")
+    assert not any("delivery van" in line for line in lines)
+
+
 def test_a_change_to_one_part_is_told_on_the_line_of_the_statement_it_changes():
     """Set P: "What am I growing in the greenhouse now?" got both lines apart, newest first, and was answered "tomatoes
     and chillies". A question word near what the change shares with the older statement ("growing … chillies") asks
@@ -955,3 +971,27 @@ def test_a_request_for_ideas_keeps_where_the_user_lives_and_the_pages_found_for_
     hike = answer_context("Suggest a day hike near where I live.", [home, sister, page], {})
     assert "residence: Boston" in hike and "Mei" not in hike
     assert "Skyline Trail" in answer_context("Suggest a day hike near Boston.", [home, sister, page], {})
+
+
+def test_a_change_of_one_kind_of_thing_for_another_replaces_the_older_for_a_question_about_now():
+    """Set AE, held out: "How do I get to work these days?" beside "I cycle to work along the canal" and "The clinic
+    moved to Amersfoort, so I take the train now." was answered from the cycling line (two ways of travel, no word
+    shared); "What race am I training for now?" from "I'm training for a 10k run in May." beside "Now I'm signing up for
+    the Dublin half marathon"; "Which shift do I work now?" from the night shift beside "I moved to day shifts in March"
+    ("moved to" marked no change). "in March" names no place: the city asked stays with the older line."""
+    from panda.pipeline.evidence import reports_change_of
+
+    cycle = result("a2", "message", "x", "user: I cycle to work along the canal, about 20 minutes.", 11, 1)
+    train = result("a4", "message", "x", "user: The clinic moved to Amersfoort, so I take the train now.", 29, 3)
+    assert answer_context("How do I get to work these days?", [cycle, train], {}).splitlines() == [
+        "- On 29 March 2026 the user said: “The clinic moved to Amersfoort, so I take the train now.”"]
+    assert "cycle" in answer_context("How did I get to work in January?", [cycle, train], {})  # of then
+    ten = result("n3", "message", "x", "user: I'm training for a 10k run in May.", 9, 2)
+    half = result("n5", "message", "x", "user: Now I'm signing up for the Dublin half marathon in October.", 26, 4)
+    assert "10k" not in answer_context("What race am I training for now?", [ten, half], {})
+    night = result("l1", "message", "x", "user: I'm a nurse on the night shift at a hospital in Recife.", 20, 1)
+    day = result("l4", "message", "x", "user: I moved to day shifts in March, which is much better for my sleep.", 15, 3)
+    assert "night shift" not in answer_context("Which shift do I work now?", [night, day], {})
+    assert "Recife" in answer_context("What city do I work in?", [night, day], {})
+    assert not reports_change_of("I also started swimming now.", "I play tennis.")  # no kind, no word shared
+    assert not reports_change_of("I take the bus now.", "I play tennis on Saturdays.")

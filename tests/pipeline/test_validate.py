@@ -127,3 +127,24 @@ def test_sugar_cut_out_rules_out_desserts_and_alcohol_given_up_rules_out_wine():
     assert ignored_constraint(state("avoids: sugar", "A slice of chocolate cake.")) == "avoids: sugar"
     assert ignored_constraint(state("avoids: sugar", "A bowl of berries with Greek yoghurt.")) is None
     assert ignored_constraint(state("avoids: alcohol", "A glass of red wine.")) == "avoids: alcohol"
+
+
+def test_diabetes_rules_out_sweets_and_a_condition_named_before_a_comma_keeps_nothing_clear():
+    """Set AE, held out: "I have type 2 diabetes, so I watch my sugar." left no constraint, and "Can you suggest a snack
+    for the afternoon?" was free to copy a cake recipe; "If you're allergic to peanuts, you might want to try peanut
+    butter before a long run." passed, its allergy named in the clause before the suggestion."""
+    from functools import partial
+
+    from panda.language.facts import extract_statements
+    from panda.pipeline.validate import ignored_constraint
+
+    assert [(s.attribute, s.value) for s in extract_statements("I have type 2 diabetes, so I watch my sugar.")] == \
+        [("diet", "type 2 diabetes"), ("avoids", "sugar")]
+    state = partial(suggested, "Can you suggest a snack for the afternoon?")
+    assert ignored_constraint(state("diet: type 2 diabetes", "A slice of chocolate cake.")) == "diet: type 2 diabetes"
+    assert ignored_constraint(state("diet: type 2 diabetes", "Carrot sticks with hummus, a snack of this type.")) is None
+    peanuts = partial(suggested, "Can you suggest a snack before a long run?", "allergy: peanuts")
+    assert ignored_constraint(peanuts("If you're allergic to peanuts, you might want to try peanut butter before a "
+                                      "long run.")) == "allergy: peanuts"
+    assert ignored_constraint(peanuts("Since you're allergic to peanuts, a banana with oat crackers.")) is None
+    assert ignored_constraint(peanuts("No peanuts, crackers or satay, just a banana.")) is None
