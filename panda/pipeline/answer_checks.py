@@ -13,7 +13,7 @@ import re
 
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize, written_words
-from panda.language.vocabulary import AREAS, LENGTHS, UNITS, WEIGHTS
+from panda.language.vocabulary import AREAS, LANGUAGES, LENGTHS, UNITS, WEIGHTS
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
 from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
 
@@ -111,7 +111,7 @@ def _lines_about(context: str, stems: set[str]) -> str:
 
 _NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
                          "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
-                         "sorry", "noted", "based"} | CALENDAR_WORDS)  # nor a date's
+                         "sorry", "noted", "based"} | CALENDAR_WORDS | LANGUAGES)  # nor a date's, nor a language
 
 
 def asks_a_name(query: str) -> bool:

@@ -67,7 +67,7 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
 _SOLD = r"(?:(?<=I )|(?<=we )|(?<=I've )|(?<=we've )|(?<=have )|(?<=they ))sold|sold (?=(?:my|our|the|it|them|off|up)\b)"
 _ENDING = (rf"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|{_SOLD}|left|cancell?ed|called off|"
            r"handed in (?:my|his|her|their) notice|resigned|(?:was|got|been) (?:laid off|made redundant|fired)")
-_ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
+ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)  # read by answer_changes too
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
                       r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|now|"
@@ -253,7 +253,7 @@ def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Sai
     with a garden in Braga") would leave "residence: Porto" standing. A change
     that updates one part of a statement leaves it for a `query` about another part (`_other_part_asked`; answer_context
     then tells the change on the older statement's line)."""
-    asked = word_stems(DATE_WORDS.sub(" ", query)) - _GENERAL_WORDS  # "our new house" asks about the house
+    asked = word_stems(DATE_WORDS.sub(" ", query)) - GENERAL_WORDS  # "our new house" asks about the house
     where, place = bool(_ASKS_WHERE.match(query)), bool(_ASKS_PLACE.match(query))
     return {older.id for newer, older in pairs
             if not _other_part_asked(asked, _text(newer, said), _text(older, said), where, place)}
@@ -268,9 +268,9 @@ def _other_part_asked(asked: set[str], newer: str, older: str, where: bool = Fal
     (pure): set O's "Which city is our new house in?" lost "My partner Sam and I bought a house in Bristol and we move
     in on 3 March" to "… so our moving day is now 17 March", which shares "move" with it and nothing with the question.
     A question whose words, where `older` says them, all stand near what the change shares with it asks after the
-    changed part (`_near`). A change that ends the thing (_ENDED: died, sold, dropped, …) leaves no part standing. A
+    changed part (`_near`). A change that ends the thing (ENDED: died, sold, dropped, …) leaves no part standing. A
     change that carries "everything" somewhere new leaves what was carried, for a question that is not `where` it is."""
-    if _ENDED.search(newer):
+    if ENDED.search(newer):
         return False
     # "so now I grow everything in pots on the balcony": what was moved stands, for a question not about what the change
     # says anew (set U: "Which vegetables do I grow?" lost "I grow tomatoes and chillies in my greenhouse")
@@ -443,7 +443,7 @@ _PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?(?!(?i:" + "|
                        + r")\b)[A-Z][a-z]")
 # Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
 # are about different things.
-_GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes daily weekly monthly also just still "
+GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes daily weekly monthly also just still "
                                        "really go going get getting have having make making take taking use using "
                                        "play playing do doing try trying keep keeping start started"))
 
@@ -453,7 +453,7 @@ _KINDS = tuple(word_stems(" ".join(words)) for words in ONE_KIND.values())
 
 def _subject_words(text: str) -> set[str]:
     """A statement's word stems, without words of time ("week", "May"), of change or of how often: what it is about."""
-    return word_stems(_CHANGED.sub(" ", DATE_WORDS.sub(" ", text))) - _GENERAL_WORDS
+    return word_stems(_CHANGED.sub(" ", DATE_WORDS.sub(" ", text))) - GENERAL_WORDS
 
 
 # What a user's line says of their tastes, which any suggestion should fit

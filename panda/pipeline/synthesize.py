@@ -99,7 +99,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         guarded = about_user(state)
         current = (answer_changes.superseded_unsaid(state.query, state.response)
                    or answer_changes.older_alternative_dropped(state.query, state.response, state.answer_context)
-                   or answer_changes.stale_value_said(state.query, state.response, state.answer_context)) \
+                   or answer_changes.stale_value_said(state.query, state.response, state.answer_context)
+                   or answer_changes.still_ended(state.query, state.response, state.answer_context)) \
             if guarded else None
         if current and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current

@@ -334,3 +334,8 @@ def test_a_job_said_as_one_of_the_common_occupations_and_no_judgement_of_oneself
     assert jobs("I'm a terrible driver.") == []
     assert jobs("I'm a keen photographer.") == []
     assert jobs("I'm a big fan of jazz.") == []
+    # set AF, held out: up to three words before the occupation ("What do I do for work?" -> "You are lactose intolerant.")
+    assert jobs("I'm a primary school teacher in Mombasa.") == [("job", "primary school teacher")]
+    assert jobs("I'm a software tester at an insurance company in Antwerp.") == [("job", "software tester")]
+    assert jobs("I'm a part-time bar waiter.") == [("job", "part-time bar waiter")]
+    assert jobs("I'm a fan of the new cook.") == []

@@ -611,3 +611,20 @@ def test_where_a_place_or_body_is_is_not_its_name_with_words_between():
     assert unanswered("Which school do I teach at?", "You teach at Kumasi.", kumasi)
     named = "- On 13 January 2026 the user said: “I teach maths at Prempeh College in Kumasi.”"
     assert unanswered("Which school do I teach at?", "You teach at Prempeh College.", named) is False
+
+
+def test_still_answered_yes_beside_a_latest_line_that_ends_it_is_no():
+    """Set AF, held out: "Do I still have a boat?" -> "You still have a boat.", beside "I sold the boat in March, I wasn't
+    using it enough." (the only line about the boat)."""
+    from panda.pipeline.answer_changes import still_ended
+
+    sold = ("- On 25 March 2026 the user said: “Lana passed her second-year exams with top marks.”\n"
+            "- On 25 March 2026 the user said: “I sold the boat in March, I wasn't using it enough.”")
+    assert still_ended("Do I still have a boat?", "You still have a boat.", sold) == (
+        "No - you told me on 25 March 2026 that you sold the boat in March, you weren't using it enough.")
+    assert still_ended("Do I still have a boat?", "No, you sold it in March.", sold) is None  # denied already
+    assert still_ended("Is Lana still studying?", "Yes, she is.", sold) is None  # no line about it ends anything
+    kept = ("- On 14 January 2026 the user said: “I sold my old car and I keep a small fishing boat in the harbour.”\n"
+            "- On 2 March 2026 the user said: “I took the boat out to Brač on Sunday.”")
+    assert still_ended("Do I still have a boat?", "Yes, in the harbour.", kept) is None  # the latest ends nothing
+    assert still_ended("Do I have a boat?", "You have a boat.", sold) is None  # no "still": another guard's

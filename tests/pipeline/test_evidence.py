@@ -995,3 +995,16 @@ def test_a_change_of_one_kind_of_thing_for_another_replaces_the_older_for_a_ques
     assert "Recife" in answer_context("What city do I work in?", [night, day], {})
     assert not reports_change_of("I also started swimming now.", "I play tennis.")  # no kind, no word shared
     assert not reports_change_of("I take the bus now.", "I play tennis on Saturdays.")
+
+
+def test_a_language_a_line_names_is_no_ones_name():
+    """Set AF, held out: "What's my conversation partner's name?" -> "Your Spanish course finished, so now you practise
+    with a conversation partner online." (never named: "Spanish" was taken for the name)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    line = ("- On 2 April 2026 the user said: “My Spanish course finished, so now I practise with a conversation partner "
+            "online.”")
+    assert unanswered("What's my conversation partner's name?", "Your Spanish course finished, so now you practise with "
+                      "a conversation partner online.", line)
+    named = "- On 2 April 2026 the user said: “I practise Spanish with my conversation partner Lucía.”"
+    assert unanswered("What's my conversation partner's name?", "Your partner is Lucía.", named) is False
