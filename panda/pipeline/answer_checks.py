@@ -192,8 +192,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if counted and not context:  # none is said, unless one is left by name (set AB: "How many cats do I have?" ->
             # "There is only one cat." beside "Diego got out and was hit by a car, so it's just Frida now.")
             return not (_ONE_LEFT.search(whole) and amounts(answer) == {"1"})
-        if _ASKS_COST.match(query):  # a price, from a line that says one (set T: "How much did the motorbike cost?" ->
-            context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))  # the savings)
+        cost = bool(_ASKS_COST.match(query))
+        if cost:  # a price, from a line that says one (set T: "How much did the motorbike cost?" -> the savings)
+            context = "\n".join(line for line in context.splitlines() if _COST_SAID.search(line))
         # a small count may be inferred ("it's just Pip now": one rabbit); a larger amount is said, and so is an age
         said = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", context)))  # (set R: "How old is Pip?" -> "Pip is 2 years
         if _ASKS_AGE.match(query):  # old."), unless a line gives a birth, worked out from it;
@@ -203,7 +204,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a measure no
         given = amounts(DATE_FIGURES.sub(" ", answer))  # count ("3.4 kg")
         measured = {m for m in _measures(answer) if m.split()[1] in AREAS | WEIGHTS} - _measures(context)
-        return not given or bool({a for a in given if float(a) >= 10} - said) or bool(measured)
+        small = 0 if cost else 10  # a price is never inferred, however small (set AF: "It cost 6 euros.", never said)
+        return not given or bool({a for a in given if float(a) >= small} - said) or bool(measured)
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said; where lines about the thing name a
         # place, one of theirs (set U: "Where is my postdoc going to be?" -> "… at the University of Manchester, starting
         # in September.", beside "I've accepted a postdoc in Leeds, starting in September.")

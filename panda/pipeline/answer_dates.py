@@ -104,7 +104,9 @@ QUOTED = re.compile(r"^You told me on (?P<date>[^:]{6,30}): “(?P<words>[^”]*
 
 
 MONTH = "|".join(m for m in calendar.month_name if m)
-DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{MONTH})\b(?:,? \d{{4}})?|"
+# the first day of a range too: "between 6 and 14 April 2026", "11-12 April"
+DATE_FIGURES = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s*(?:-|–|to|and)\s*(?=\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{MONTH})\b)|"
+                          rf"\b\d{{1,2}}(?:st|nd|rd|th)?(?: of)? (?:{MONTH})\b(?:,? \d{{4}})?|"
                           rf"\b(?:{MONTH}) \d{{1,2}}(?:st|nd|rd|th)?\b(?:,? \d{{4}})?|\b(?:{MONTH}) \d{{4}}\b", re.I)
 
 

@@ -14,7 +14,7 @@ from panda.language.metrics import abstained
 from panda.language.text import is_question, second_person
 from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import quoted, user_statements
-from panda.pipeline.evidence import word_stems
+from panda.pipeline.evidence import reports_change_of, word_stems
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
 _DENIES = re.compile(r"\b(?:not|never|no|nothing|none|unknown)\b|n't\b", re.I)
@@ -29,7 +29,8 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
     question ("Our next concert is on 14 June." for "Which instrument do I play now?").
 
     Example: ("What is Pepper afraid of?", "They are afraid of thunderstorms.", '- On 10 March 2026 the user said:
-    “Pepper is scared of thunderstorms.”') -> 'Pepper is scared of thunderstorms.'"""
+    “Pepper is scared of thunderstorms.”') -> 'Pepper is scared of thunderstorms.'; the line said back in the second
+    person is the line (set AF: "You hurt your back lifting timber, so you're off work for three weeks." was FAILed)."""
     if not is_question(query) or abstained(answer) or _DENIES.search(answer):
         return None
     asked = asked_words(query)
@@ -37,7 +38,7 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
     if not own:
         return None
     for match in user_statements(context):
-        said = word_stems(match.group("words"))
+        said = word_stems(match.group("words")) | word_stems(second_person(match.group("words")))  # "I'm" said "you're"
         if any(same_word(a, w) for a in asked for w in said) and all(said_word(w, said) for w in own):
             return match.group("words")
     return None
@@ -91,11 +92,25 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
         return sum(1 for a in asked if any(same_word(a, w) for w in said))
 
     own = {w for w in answered if not any(same_word(w, a) for a in asked)}  # set T: "… in Kyoto now." for "… now?"
-    repeated = [said for _, said in statements if own and own <= said | _PERSON_SWAP]
-    if not repeated or any(shared(said) for said in repeated):
-        return _unrelated_clause(asked, answered, [quoted for quoted, _ in statements], shared)
+    repeated = [(quoted, said) for quoted, said in statements if own and own <= said | _PERSON_SWAP]
     best = max(statements, key=lambda s: shared(s[1]), default=None)
+    if repeated and best is not None and _says_more(best, repeated, shared):
+        return best[0]
+    if not repeated or any(shared(said) for _, said in repeated):
+        return _unrelated_clause(asked, answered, [quoted for quoted, _ in statements], shared)
     return best[0] if best is not None and shared(best[1]) else None
+
+
+def _says_more(best: tuple[str, set[str]], repeated: list[tuple[str, set[str]]], shared: Callable[[set[str]], int]) -> bool:
+    """Whether `best` says more of the question's words than every line the answer repeats, which says one at least,
+    neither a change of the other (set AF, held out: "What part do I sing in the choir?" -> "The choir moved its
+    practice to Thursday evenings.", beside "I sing alto in our church choir on Sunday mornings."; a newer line that
+    changes the older one is the answer about now whatever words it says: "I sold the Ford and bought a Tesla")."""
+    def says(line: str) -> int:  # the words as said, not other readings of them (said_stems: "in Hamburg" says "live")
+        return shared(word_stems(line))
+
+    return all(0 < says(quoted) < says(best[0]) and not reports_change_of(quoted, best[0])
+               and not reports_change_of(best[0], quoted) for quoted, _ in repeated)
 
 
 _CLAUSES = re.compile(r",\s*(?:and|but|so|while|because|though)\b|;|(?<=[.!?])\s")

@@ -99,11 +99,12 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         guarded = about_user(state)
         current = (answer_changes.superseded_unsaid(state.query, state.response)
                    or answer_changes.older_alternative_dropped(state.query, state.response, state.answer_context)
-                   or answer_changes.stale_value_said(state.query, state.response, state.answer_context)
-                   or answer_changes.still_ended(state.query, state.response, state.answer_context)) \
+                   or answer_changes.stale_value_said(state.query, state.response, state.answer_context)) \
             if guarded else None
-        if current and guards.active(ctx, "superseded_value_unsaid", VOICE):
-            state.response = current
+        still = answer_changes.still_ended(state.query, state.response, state.answer_context) if guarded else None
+        if (current or still) and guards.active(ctx, "superseded_value_unsaid", VOICE):
+            state.response = current or still or ""
+            state.answered_by_guard = "" if current else "superseded_value_unsaid"  # "No - ": the line's, approved
             mended.append(f"; {guards.mark('superseded_value_unsaid')}: the changed value taken out of an answer about now")
         uncopied = answer_dates.uncopied_answer(state.query, state.response, state.answer_context) \
             or answer_lines.in_second_person(state.query, state.response, state.answer_context)

@@ -628,3 +628,37 @@ def test_still_answered_yes_beside_a_latest_line_that_ends_it_is_no():
             "- On 2 March 2026 the user said: “I took the boat out to Brač on Sunday.”")
     assert still_ended("Do I still have a boat?", "Yes, in the harbour.", kept) is None  # the latest ends nothing
     assert still_ended("Do I have a boat?", "You have a boat.", sold) is None  # no "still": another guard's
+
+
+def test_an_answer_repeating_a_line_that_says_fewer_of_the_questions_words_is_sent_to_the_line_saying_more():
+    """Set AF, held out: "What part do I sing in the choir?" -> "The choir moved its practice to Thursday evenings."
+    beside "I sing alto in our church choir on Sunday mornings." (both share "choir"; the alto line "sing" too). A line
+    that changes the other is no such line: the answer about now is the newer, whatever words it says."""
+    from panda.pipeline.answer_lines import unrelated_line
+
+    choir = ("- On 5 February 2026 the user said: “I sing alto in our church choir on Sunday mornings.”\n"
+             "- On 9 April 2026 the user said: “The choir moved its practice to Thursday evenings.”")
+    assert unrelated_line("What part do I sing in the choir?", "The choir moved its practice to Thursday evenings.",
+                          choir) == "I sing alto in our church choir on Sunday mornings."
+    assert unrelated_line("When does the choir practise now?", "The choir moved its practice to Thursday evenings.",
+                          choir) is None
+    car = ("- On 5 January 2026 the user said: “I drive a blue Ford car to work.”\n"
+           "- On 2 March 2026 the user said: “I sold the Ford and bought a Tesla, a red car.”")
+    assert unrelated_line("What car do I drive to work now?", "You sold the Ford and bought a Tesla, a red car.",
+                          car) is None  # the newer line changes the older
+
+
+def test_a_price_never_said_is_unanswered_however_small_and_a_days_range_is_no_amount():
+    """Set AF, held out: "How much did the sauna cost?" -> "The sauna is finished, we used it for the first time between
+    6 and 14 April 2026." (no price said: "6" was read as one, and a small amount may be inferred for a count)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    sauna = ("- On 15 April 2026 the user said: “The sauna is finished, we used it for the first time last weekend.” "
+             "(last weekend: 11-12 April 2026)")
+    assert unanswered("How much did the sauna cost?", "The sauna is finished, we used it for the first time between 6 "
+                      "and 14 April 2026.", sauna)
+    assert unanswered("How much did the sauna cost?", "It cost 6 euros.", sauna)
+    priced = "- On 15 April 2026 the user said: “The sauna cost about 4,000 euros, wood included.”"
+    assert unanswered("How much did the sauna cost?", "About 4,000 euros.", priced) is False
+    assert unanswered("How many cats do I have?", "You have 2 cats.", "- On 3 May 2026 the user said: “We adopted "
+                      "a second cat.”") is False  # a small count may be inferred

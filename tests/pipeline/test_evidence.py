@@ -504,6 +504,10 @@ def test_an_answer_saying_only_a_users_line_that_shares_a_word_with_the_question
                        lines) is None
     assert stated_line("What is Pepper afraid of?", "Pepper is scared of thunderstorms and fireworks.", lines) is None
     assert stated_line("What is Pepper afraid of?", "Pepper is not scared of thunderstorms.", lines) is None
+    # set AF: the line said back in the second person ("I'm" -> "you're") is still the line
+    hurt = "- On 15 April 2026 the user said: “I hurt my back lifting timber, so I'm off work for three weeks.”"
+    assert stated_line("Why am I off work?", "You hurt your back lifting timber, so you're off work for three weeks.",
+                       hurt) == "I hurt my back lifting timber, so I'm off work for three weeks."
     assert stated_line("What is Pepper afraid of?", "I don't know.", lines) is None
 
 

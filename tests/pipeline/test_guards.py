@@ -527,3 +527,20 @@ def test_a_fact_answering_what_the_users_thing_is_wins_over_the_guards_i_dont_kn
     name, verdict = guard_verdict(state, _with(ctx))
     assert name == "ignored_fact_revised" and verdict.decision == "REVISE"
     assert state.revise_fact == "job: team leader on 27 March"
+
+
+def test_still_answered_yes_beside_the_line_that_ends_it_is_no_and_approved(ctx, tmp_path):
+    """Set AF, held out: "Do I still have a boat?" -> "You still have a boat." beside "I sold the boat in March …"; the
+    guard's "No - …" was then FAILed by the 0.5B validator. On the small profiles it is said and approved by rule."""
+    lines = [_turn("goran", "g1", "g1", "2026-01-14T20:00:00Z", "I keep a small fishing boat in the harbour."),
+             _turn("goran", "g2", "g2", "2026-03-25T20:00:00Z", "I sold the boat in March, I wasn't using it enough."),
+             _turn("goran", "g3", "g3", "2026-06-10T20:00:00Z", "Do I still have a boat?")]
+    answers = _answers("Do I still have a boat?", "You still have a boat.", "recall")
+
+    def fails(request):  # a validator that FAILs every answer, as the 0.5B one FAILed this one
+        reply = answers(request)
+        return {**reply, "decision": "FAIL"} if request.phase == "validate" else reply
+
+    doc = _last_turn(ctx, tmp_path, lines, fails)
+    assert doc.latest("5").startswith("No - you told me on 25 March 2026 that you sold the boat in March, you weren't")
+    assert "guard: superseded_value_unsaid" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
