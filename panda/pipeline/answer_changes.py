@@ -54,6 +54,7 @@ _SWAPPED_FOR = re.compile(r"\b(?:swapped|traded|exchanged)(?: in)? (?:[\w'’-]+
 # "I stopped the pottery class after four weeks; I'm doing ikebana …" (set T), "You quit Menya Kaze and opened …": what
 # was given up, when a clause about the new follows
 _ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|canceled|resigned from|"
+               r"had to (?:cancel|call off|drop|give up|sell|leave|quit|stop)|"
                r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
 _STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:{_ENDED_VERB}) [^,.;!?]+?"
                       r"(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")

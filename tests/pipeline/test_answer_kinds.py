@@ -147,6 +147,9 @@ def test_set_t_a_price_a_place_a_job_and_what_was_given_up():
         "You opened your own izakaya, Tsuki."
     assert superseded_unsaid("What class did I stop?", "I stopped the pottery class; I'm doing ikebana.") is None
     assert superseded_unsaid("Where do I work now?", "You left the bank.") is None  # nothing new follows
+    # set AF, held out: what had to be cancelled goes too
+    assert superseded_unsaid("Where are we going on our trip?", "We had to cancel Zanzibar, so we're going to Lamu "
+                             "instead.") == "We're going to Lamu instead."
 
 
 def test_set_t_rerun_a_relation_however_said_a_thing_of_the_users_and_an_answer_echoing_the_question():
