@@ -54,7 +54,7 @@ _MEDIA_VERBS = {"watching": "(?:re-?|binge-?)?watching", "reading": "(?:re-?)?re
 _MEDIA_ENDED = {"watching": "watching ", "reading": "reading ", "listening": "listening to "}  # "I finished (watching) X"
 # "my sister Mei", "my little brother, Luca": a relation, then a name.
 _RELATIVE = r"\b[Mm]y (?:older |younger |little |big |elder |eldest |youngest |twin |baby |new )?{},? ([A-Z][a-z]+)\b"
-_JUDGED = ("good|bad|great|terrible|awful|decent|keen|nervous|careful|slow|fast|better|worse|big|huge|picky|lousy|"
+_JUDGED = ("good|bad|great|terrible|awful|decent|keen|nervous|careful|slow|fast|better|worse|big|huge|picky|lousy|hard|"
            "amateur|hobby|aspiring|wannabe|self-taught|weekend")
 _LINKING = "of|the|and|or|with|at|in|for|to|from|on|by|my|your|his|her|their|our|who|that"  # "a fan of the cook": no job
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (

