@@ -450,8 +450,8 @@ _PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?(?!(?i:" + "|
 # Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
 # are about different things.
 GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes daily weekly monthly also just still "
-                                       "really go going get getting have having make making take taking use using "
-                                       "play playing do doing try trying keep keeping start started"))
+                                      "really go going get getting have having make making take taking use using "
+                                      "play playing do doing try trying keep keeping start started"))
 
 
 _KINDS = tuple(word_stems(" ".join(words)) for words in ONE_KIND.values())
