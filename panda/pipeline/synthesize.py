@@ -101,7 +101,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                    or answer_changes.older_alternative_dropped(state.query, state.response, state.answer_context)
                    or answer_changes.stale_value_said(state.query, state.response, state.answer_context)) \
             if guarded else None
-        still = answer_changes.still_ended(state.query, state.response, state.answer_context) if guarded else None
+        still = answer_changes.still_ended(state.query, state.response, state.answer_context) if guarded and not current \
+            else None
         if (current or still) and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current or still or ""
             state.answered_by_guard = "" if current else "superseded_value_unsaid"  # "No - ": the line's, approved
