@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 import duckdb
 
+from panda.language.text import term_frequencies
+
 EMBEDDING_DIM = 384  # m001's fixed width; m014 makes the column a list of any width (the embedder's, recorded)
 
 Migration = Callable[[duckdb.DuckDBPyConnection], None]
@@ -239,6 +241,17 @@ def m014_embedding_any_dim(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"INSERT OR REPLACE INTO catalog_settings VALUES ('embedding_dim', '{EMBEDDING_DIM}')")
 
 
+def m015_postings_undoubled(con: duckdb.DuckDBPyConnection) -> None:
+    # The stemmer undoubles a last consonant ("running" -> "run", language/text.stem): each document's postings are
+    # made again from its search text, so an older catalog's terms meet a newer query's. A document keeps its length
+    # (stemming changes terms, not their count).
+    con.execute("DELETE FROM postings")
+    rows = con.execute("SELECT id, search_text FROM documents").fetchall()
+    postings = [(term, doc_id, count) for doc_id, text in rows for term, count in term_frequencies(text or "").items()]
+    if postings:
+        con.executemany("INSERT INTO postings VALUES (?, ?, ?)", postings)
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_documents", m001_documents),
     ("m002_turn_index", m002_turn_index),
@@ -254,6 +267,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m012_user_preferences", m012_user_preferences),
     ("m013_catalog_settings", m013_catalog_settings),
     ("m014_embedding_any_dim", m014_embedding_any_dim),
+    ("m015_postings_undoubled", m015_postings_undoubled),
 ]
 
 

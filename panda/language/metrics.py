@@ -15,7 +15,7 @@ from collections import Counter
 
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 _ABSTAIN = re.compile(
-    r"\b(not (?:been )?mentioned|no (?:[a-z]+ )?(?:information|mention|record|details?)|no idea|"
+    r"\b(not (?:been )?mentioned|no (?:[a-z]+ )?(?:information|mention|record|details?|memory|memories)|no idea|"
     r"(?:do not|don't|doesn't|does not) know|"
     r"unknown|(?:is|it's|it is) (?:not clear|unclear)|not (?:sure|specified|stated|provided|available|known|documented|recorded)|"
     r"cannot (?:answer|determine|find)|can't (?:answer|tell|find)|"

@@ -53,8 +53,8 @@ _BECAUSE_SWAPPED = re.compile(r",? (?:as|since|because|after) (?:you|I|we)(?:'ve
 _SWAPPED_FOR = re.compile(r"\b(?:swapped|traded|exchanged)(?: in)? (?:[\w'’-]+ ){1,4}?for (?=\S)", re.I)
 # "I stopped the pottery class after four weeks; I'm doing ikebana …" (set T), "You quit Menya Kaze and opened …": what
 # was given up, when a clause about the new follows
-_ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|canceled|resigned from|"
-               r"had to (?:cancel|call off|drop|give up|sell|leave|quit|stop)|"
+_ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|canceled|resigned from|pulled out of|withdrew from|"
+               r"had to (?:cancel|call off|drop|give up|sell|leave|quit|stop|pull out of|withdraw from)|"
                r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
 _STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:{_ENDED_VERB}) [^,.;!?]+?"
                       r"(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
@@ -159,19 +159,26 @@ def told_now(query: str, told: str) -> str | None:
 
 
 _LATER = re.compile(r"; later, on (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}), the user said: “(?P<words>[^”]*)”")  # evidence's
+_YES_NO = re.compile(r"^\s*(?:do|does|am|is|are|have|has)\b", re.I)
+_HOW_MANY = re.compile(r"^\s*how (?:many|much)\b", re.I)
 _DENIED = re.compile(r"\b(?:no|not|never|none|nothing|no longer|any ?more)\b|n['’]t\b", re.I)
 
 
 def still_ended(query: str, answer: str, context: str) -> str | None:
-    """A question whether something still holds, answered yes (no word of denial), where the latest user line about it
-    ends it (evidence.ENDED: sold, left, quit, died, moved out, …): "No - " and that line in the second person (pure).
-    Set AF, held out: "Do I still have a boat?" -> "You still have a boat.", beside "I sold the boat in March, I wasn't
-    using it enough." (the only line about a boat); set AG: "Do I still have a cat?" beside "My cat Liisu is fourteen years
-    old.; later, on 22 March 2026, the user said: “Liisu died in March …”". None when no line is about it, or the latest
-    ends nothing.
+    """A question about what holds now answered as if it held, where the latest user line about it ends it
+    (evidence.ENDED: sold, left, quit, died, pulled out of, …): that line in the second person, after "No - " for a
+    yes-no question and "None - " for how many or how much (pure). Set AF, held out: "Do I still have a boat?" -> "You
+    still have a boat.", beside "I sold the boat in March, I wasn't using it enough." (the only line about a boat); set
+    AG: "Do I still have a cat?" beside "My cat Liisu is fourteen years old.; later, on 22 March 2026, the user said:
+    “Liisu died in March …”"; set AH: "How many cups of coffee do I drink a day now?" -> "You drink a lot of coffee a
+    day now.", beside "I quit coffee completely last month.". None when the answer denies, or says a word of that line
+    besides the question's (what the line goes on to: "I left the bank and joined a startup" answered "At the
+    startup"), when no line is about it, or the latest ends nothing.
 
-    Example: that -> "No - you told me on 25 March 2026 that you sold the boat in March, you weren't using it enough."."""
-    if not ASKS_STILL.match(query) or abstained(answer) or _DENIED.search(answer):
+    Example: that boat -> "No - you told me on 25 March 2026 that you sold the boat in March, you weren't using it
+    enough."."""
+    still = bool(ASKS_STILL.match(query))
+    if not (still or about_now(query)) or abstained(answer) or _DENIED.search(answer):
         return None
     asked = word_stems(query) - GENERAL_WORDS - word_stems("still")
     # each line about it, or the change told on its line ("My cat Liisu is fourteen …; later, on …: “Liisu died …”")
@@ -182,4 +189,9 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
     latest = max(about, key=lambda line: datetime.strptime(line.group("date"), "%d %B %Y"))  # the first of a day's
     if not ENDED.search(latest.group("words")):
         return None
-    return f"No - you told me on {latest.group('date')} that {second_person(latest.group('words')).rstrip('.')}."
+    if not still and word_stems(answer) & word_stems(latest.group("words")) - asked:
+        return None
+    told = f"you told me on {latest.group('date')} that {second_person(latest.group('words')).rstrip('.')}."
+    if _YES_NO.match(query):
+        return f"No - {told}"
+    return f"None - {told}" if _HOW_MANY.match(query) else told[0].upper() + told[1:]

@@ -15,7 +15,7 @@ from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize, written_words
 from panda.language.vocabulary import AREAS, LANGUAGES, LENGTHS, UNITS, WEIGHTS
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
-from panda.pipeline.evidence import ASKS_WHO, CALENDAR_WORDS, word_stems
+from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO, CALENDAR_WORDS, FROM_TO, word_stems
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 # a title is a name ("What was my thesis title?" -> "The thesis title is epidemiology.", set Z), a job title is not
@@ -40,7 +40,9 @@ _ASKS_AMOUNT = re.compile(r"^\s*(?:how (?:much|many|old)\b|(?:what|which)(?:'s| 
 # "How big is my greenhouse?", "How far is our allotment?": a measure of the user's thing, which a line must give (set P:
 # "about 3 meters wide and 2 meters tall", never said); not "how long"/"how old", which dates answer ("since 2019"), nor
 # advice ("How big should her cage be?")
-_ASKS_MEASURE = re.compile(r"^\s*(?:how (?P<dim>big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) (?:my|our)\b|"
+# "How big is the farmhouse?" too (set AH, held out: -> "The farmhouse is 120 square feet.", never said)
+_ASKS_MEASURE = re.compile(r"^\s*(?:how (?P<dim>big|large|small|tall|high|far|wide|deep|heavy) (?:is|are|was|were) "
+                           r"(?:my|our|the|his|her|their|[A-Z][\w-]*(?:'s|’s)?)\b|"
                            r"what (?:[\w-]+ ){0,2}size\b)", re.I)  # set R: "What shoe size do I wear?" -> "a size 10"
 _MEASURES = frozenset(word_stems("big large small tall high far wide deep heavy size wear"))
 
@@ -433,6 +435,12 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     if where:
         asked -= _GOING
     lines = user_statements(context)
+    # what was before a change, from the one line telling a change "from" it that speaks of the question (set AH, held
+    # out: "What exercise did I do before I hurt my knee?" beside "I hurt my knee …, so I've switched from running to
+    # cycling." got "No prior memory matched this query.")
+    if ASKS_EARLIER.search(query) and len(changed := [m for m in lines if FROM_TO.search(m.group("words"))
+                                                      and asked & said_stems(m.group("words"), query)]) == 1:
+        return quoted(changed[0])
     if len(asked) == 1 and not where and _ASKS_WHAT.match(query) and not (asks_a_name(query) or _ASKS_AMOUNT.match(query)):
         # one word of what is done or had: the one line that says it (set V: "What do I do in the evenings these days?"
         # beside "I've swapped my evening yoga class for climbing twice a week.")

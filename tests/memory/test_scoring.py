@@ -110,6 +110,10 @@ def test_tokenizer_stems_and_drops_stop_words():
     assert tokenize("The Laptops I liked") == ["laptop", "lik"]
     assert stem("moved") == stem("move") == "mov"
     assert stem("studies") == "study"
+    # a doubled last consonant is undoubled (set AH, held out: "I run 10 kilometres" met no "switched from running"),
+    # not one words end in ("added", "called", "missed")
+    assert stem("running") == stem("run") == "run" and stem("stopped") == stem("stop") and stem("planned") == "plan"
+    assert stem("added") == "add" and stem("called") == "call" and stem("missed") == "miss"
 
 
 def test_a_rejected_turn_ranks_below_the_same_turn_approved():

