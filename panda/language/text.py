@@ -180,3 +180,18 @@ def amounts(text: str) -> set[str]:
     """The numbers a text gives, in figures. Example: amounts('Three hives, £1,200 and 2 am') -> {'3', '1200', '2'}."""
     found = {m.replace(",", "") for m in re.findall(r"\d[\d,]*(?:\.\d+)?", text)}
     return found | {str(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
+
+
+# The past of common irregular verbs, so "When did I get my puppy?" meets "I just got a puppy".
+_IRREGULAR = {"got": "get", "gotten": "get", "bought": "buy", "went": "go", "gone": "go", "met": "meet", "took": "take",
+              "taken": "take", "made": "make", "began": "begin", "begun": "begin", "ran": "run", "left": "leave",
+              "sold": "sell", "told": "tell", "saw": "see", "seen": "see", "came": "come", "gave": "give",
+              "given": "give", "found": "find", "won": "win", "lost": "lose", "paid": "pay", "wrote": "write",
+              "written": "write", "drove": "drive", "driven": "drive", "flew": "fly", "broke": "break",
+              "broken": "break"}
+
+
+def word_stems(text: str) -> set[str]:
+    """tokenize's stems, an irregular past as its present's. Example: word_stems('I just got a puppy') -> {'get',
+    'puppy'}."""
+    return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}

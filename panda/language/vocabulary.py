@@ -9,6 +9,8 @@ one of them invalidates the old one.
 
 from __future__ import annotations
 
+from panda.language.text import stem
+
 VOCABULARY_VERSION = "panda-2026-11-21"
 
 TOPICS = (
@@ -120,6 +122,9 @@ ONE_KIND: dict[str, frozenset[str]] = {
     "race": frozenset("5k 10k 15k 21k marathon marathons ultramarathon triathlon triathlons duathlon aquathlon parkrun "
                       "sportive".split()),
 }
+# What a line names a vehicle by, for a question after one (pipeline/answer_checks.said_stems; set AI, held out), as stems
+VEHICLES = frozenset(stem(word) for word in """car cars van vans pickup pickups truck trucks lorry motorbike motorcycle scooter
+    moped suv campervan camper minivan hatchback jeep tractor""".split())
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
 # type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).
 PREFERENCE_TYPES: tuple[tuple[str, frozenset[str]], ...] = (

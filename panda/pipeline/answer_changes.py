@@ -9,10 +9,10 @@ import re
 from datetime import datetime
 
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, second_person, written_words
+from panda.language.text import STOP_WORDS, second_person, word_stems, written_words
 from panda.pipeline.answer_checks import same_word
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
-from panda.pipeline.evidence import ASKS_STILL, ENDED, GENERAL_WORDS, about_now, word_stems
+from panda.pipeline.evidence import ASKS_STILL, ENDED, GENERAL_WORDS, about_now
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 
@@ -37,12 +37,13 @@ def superseded_unsaid(query: str, answer: str) -> str | None:
     'The Lisbon trip has been pushed back to September.'; ("What did I switch from?", "You switched from cello to
     viola.") -> None; what was given up goes when the new follows (set T: "What class am I taking now?" -> "I stopped the
     pottery class after four weeks; I'm doing ikebana on Thursday evenings instead." -> "I'm doing ikebana …"); so does a
-    swap (set U: "… the electric Renault Zoe, as you swapped your old Fiat for one …" -> "… the electric Renault Zoe.")."""
+    swap (set U: "… the electric Renault Zoe, as you swapped your old Fiat for one …" -> "… the electric Renault Zoe."),
+    and someone gone (set AI: "Marta moved out in April, so it's just Ola and you now." -> "It's just Ola and you now.")."""
     if not about_now(query) or ASKS_CHANGE.search(query):
         return None
     mended = _INSTEAD_OF.sub("", _CHANGED_FROM.sub(lambda m: f"{m.group('verb')} {m.group('to')} ", answer))
     mended = _STOPPED.sub(lambda m: f"{m.group('who')} " if "and" in m.group("then") else "", mended)
-    mended = _SWAPPED_FOR.sub("switched to ", _BECAUSE_SWAPPED.sub("", mended))
+    mended = _SWAPPED_FOR.sub("switched to ", _BECAUSE_SWAPPED.sub("", _GONE.sub("", mended)))
     return mended[:1].upper() + mended[1:] if mended != answer else None
 
 
@@ -58,6 +59,11 @@ _ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|cance
                r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
 _STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:{_ENDED_VERB}) [^,.;!?]+?"
                       r"(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
+
+
+# someone gone, when what holds now follows (set AI, held out: "Who do I share my flat with now?" -> "Marta moved out in
+# April, so it's just Ola and you now.")
+_GONE = re.compile(r"\b[A-Z][a-z]+ (?:moved out|left|died|passed away)\b[^,.;!?]*?(?:, so |; |\. )(?=\S)")
 
 
 _EITHER = re.compile(r"(?P<left>[^,.;!?]+?) or (?P<right>[^,.;!?]+)")
@@ -127,15 +133,17 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
     def about_it(words: str) -> bool:  # a word of the question's, however it is stemmed ("evening", "evenings")
         return any(same_word(a, w) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
 
-    lines = user_statements(context)
-    stems = [word_stems(line.group("words")) for line in lines]  # each line's, once
-    for at, line in enumerate(lines):
-        about = about_it(line.group("words"))
+    # each line, and a change told on one ("…”; later, on …: “…”", evidence.answer_context) with the line it changes
+    lines = [(told, line) for line in user_statements(context) for told in (line, *_LATER.finditer(line.string))]
+    stems = [word_stems(line.group("words")) for line, host in lines if line is host]  # each line's, once
+    for line, host in lines:
+        about = about_it(line.group("words")) or about_it(host.group("words"))
         # set AC: "Where do I work now?" -> "You work at the restaurant now.", from the one line that says it was left
-        elsewhere = set().union(*(other for i, other in enumerate(stems) if i != at))
+        elsewhere = set().union(*(other for other in stems if other != word_stems(host.group("words"))))
         for pattern in _OLD_NEW:
             for change in pattern.finditer(line.group("words")):
-                old = word_stems(change["old"]) - word_stems(change["new"]) - asked
+                old = word_stems(change["old"]) - asked  # set AI, held out: "from the marathon to the half marathon"
+                old = old - word_stems(change["new"]) or old  # is left by "the Victoria Falls marathon" without "half"
                 new = [w for w in written_words(change["new"]) if word_stems(w) - asked]
                 # set W: "How am I learning French these days?" -> "… through Duolingo now." beside "I switched from
                 # Duolingo to evening classes at the Alliance Française." (no word of the question's: a name ties them)
@@ -159,6 +167,17 @@ def told_now(query: str, told: str) -> str | None:
 
 
 _LATER = re.compile(r"; later, on (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}), the user said: “(?P<words>[^”]*)”")  # evidence's
+_CLAUSES = re.compile(r",|;| and | so | but | because ")
+
+
+def _clause_at(words: str, at: int) -> str:
+    """The clause of `words` that holds the character at `at` (pure). Example: ('I sold my van and bought a pickup',
+    2) -> 'I sold my van'."""
+    starts = [0] + [m.end() for m in _CLAUSES.finditer(words) if m.end() <= at]
+    end = next((m.start() for m in _CLAUSES.finditer(words) if m.start() > at), len(words))
+    return words[starts[-1]:end]
+
+
 _YES_NO = re.compile(r"^\s*(?:do|does|am|is|are|have|has)\b", re.I)
 _HOW_MANY = re.compile(r"^\s*how (?:many|much)\b", re.I)
 _DENIED = re.compile(r"\b(?:no|not|never|none|nothing|no longer|any ?more)\b|n['’]t\b", re.I)
@@ -187,7 +206,10 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
     if not about:
         return None
     latest = max(about, key=lambda line: datetime.strptime(line.group("date"), "%d %B %Y"))  # the first of a day's
-    if not ENDED.search(latest.group("words")):
+    ending = ENDED.search(latest.group("words"))
+    # what ends is what was asked: its clause says a word of it, or the line is a change told on the line saying it
+    # (set AI, held out: "What colour is my pickup?" is not asked of "I sold my van" in "… and bought an electric pickup")
+    if not ending or (latest.re is not _LATER and not word_stems(_clause_at(latest.group("words"), ending.start())) & asked):
         return None
     if not still and word_stems(answer) & word_stems(latest.group("words")) - asked:
         return None

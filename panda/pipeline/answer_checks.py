@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize, written_words
-from panda.language.vocabulary import AREAS, LANGUAGES, LENGTHS, UNITS, WEIGHTS
+from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize, word_stems, written_words
+from panda.language.vocabulary import AREAS, LANGUAGES, LENGTHS, UNITS, VEHICLES, WEIGHTS
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
-from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO, CALENDAR_WORDS, FROM_TO, word_stems
+from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO, CALENDAR_WORDS, FROM_TO
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 # a title is a name ("What was my thesis title?" -> "The thesis title is epidemiology.", set Z), a job title is not
@@ -402,6 +402,8 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _NAMING
     if _JOB_SAID.search(words):
         said |= _JOBS
+    if word_stems(words) & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
+        said |= _VEHICLE
     if _TO_WORK.search(words):  # set AB: "How far is my commute?" beside "I cycle to work, it's about 8 km each way."
         said |= _COMMUTE
     if any(m.split()[1] in LENGTHS for m in _measures(words)):
@@ -468,10 +470,11 @@ _PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside) (?:the )?[A-Z][a-z]")  # 
 _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
 # "Lars is a sound engineer", "works night shifts as an ICU nurse"
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)
-_JOBS = frozenset(word_stems("job jobs work living occupation profession career"))
+_JOBS = frozenset(word_stems("job jobs work living occupation profession career trade"))  # set AI: "What's my trade?"
 _TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|rides|run|runs|commute|commutes|get|take "
                       r"(?:the|a) [a-z]+) (?:in )?to (?:work|the office)\b", re.I)
 _COMMUTE = frozenset(word_stems("commute commuting"))
+_VEHICLE = frozenset(word_stems("vehicle vehicles drive"))
 _DISTANCE = frozenset(word_stems("far long distance"))
 _AGE = frozenset(word_stems("old age"))
 _AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"

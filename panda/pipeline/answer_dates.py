@@ -11,8 +11,8 @@ import re
 from functools import partial
 
 from panda.language.metrics import abstained
-from panda.language.text import is_question
-from panda.pipeline.evidence import DATE_WORDS, reports_change_of, word_stems
+from panda.language.text import is_question, word_stems
+from panda.pipeline.evidence import DATE_WORDS, reports_change_of
 
 DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
 

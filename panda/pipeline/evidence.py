@@ -42,11 +42,11 @@ from typing import Any
 
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
-from panda.language.text import asks_for_ideas, is_question, stem, tokenize
+from panda.language.text import asks_for_ideas, is_question, word_stems
 from panda.language.vocabulary import ONE_KIND, RELATIVES
 from panda.memory.conversation_signals import asked_role
-from panda.memory.current_facts import CONSTRAINTS
-from panda.memory.dates import Window, event_window, gap_days, question_window, relative_words
+from panda.memory.current_facts import CONSTRAINTS, names_in
+from panda.memory.dates import Window, event_window, gap_days, named_weekday, question_window, relative_words
 from panda.memory.search import SearchResult
 
 ASSISTANT_SPEAKERS = ("panda", "assistant")
@@ -118,6 +118,8 @@ def relative_day(text: str, said_at: datetime) -> str:
         return ""
     window = event_window(text, said_at)
     start, end = window.start, window.end
+    if one := named_weekday(words, said_at):
+        start = end = one
     if start == end:
         when = day_text(start)
     elif (start.year, start.month) == (end.year, end.month):
@@ -211,6 +213,16 @@ def about_now(query: str) -> bool:
     "originally", …). "When" is no such word (set O: "When do we move …?" was answered with the moving day since
     changed)."""
     return bool(_PRESENT.search(query)) or (bool(_ABOUT_NOW.search(query)) and not _ABOUT_THEN.search(query))
+
+
+def _names_theirs(query: str, gathered: list[SearchResult], said: dict[str, Said | None]) -> bool:
+    """Whether a question names someone or something a statement of the user's introduces as theirs ("my daughter
+    Emi", "a Labrador called Bosco"): a question about them, which the user's lines answer, not the web (set AI, held
+    out: "What kind of dog is Bosco?", not called personal by the analysis, was answered from a page on bougainvillea).
+    "Paris" in "I moved to Paris" is no one's: "What's Paris like in May?" keeps its pages."""
+    told = "\n".join(text for r in gathered if (text := _statement(r, said.get(r.id))))
+    return any(re.search(rf"\b(?:called |named |[Mm]y (?:[\w-]+ ){{1,2}}|[Oo]ur (?:[\w-]+ ){{1,2}}){re.escape(name)}\b", told)
+               for name in names_in(query))
 
 
 def _statement(result: SearchResult, said: Said | None) -> str | None:
@@ -353,7 +365,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     `said`: the earlier turns' evidence by document id; `personal`: the analysis calls the question personal."""
     with_answers = asked_role(query) == "assistant"
     with_questions = with_answers or bool(_ASKS_WHAT_WAS_ASKED.search(query))
-    if about_the_user(query, personal):
+    if about_the_user(query, personal) or _names_theirs(query, gathered, said):
         gathered = [r for r in gathered if r.kind in USER_KINDS]
     best = max((r.score for r in gathered), default=0.0)
     asks_who = bool(ASKS_WHO.match(query))  # set L: "Who teaches me Portuguese?" scored "My teacher is called Rui."
@@ -427,21 +439,6 @@ CALENDAR_WORDS = frozenset(day.lower() for day in (*calendar.month_name, *calend
 DATE_WORDS = re.compile(r"\d|\b(?:yesterday|today|tonight|ago|last|this|next|week|weekend|month|year|morning|"
                          r"evening|night|spring|summer|autumn|fall|winter|" + "|".join(sorted(CALENDAR_WORDS))
                          + r")\b", re.I)
-
-
-# The past of common irregular verbs, so "When did I get my puppy?" meets "I just got a puppy".
-_IRREGULAR = {"got": "get", "gotten": "get", "bought": "buy", "went": "go", "gone": "go", "met": "meet", "took": "take",
-              "taken": "take", "made": "make", "began": "begin", "begun": "begin", "ran": "run", "left": "leave",
-              "sold": "sell", "told": "tell", "saw": "see", "seen": "see", "came": "come", "gave": "give",
-              "given": "give", "found": "find", "won": "win", "lost": "lose", "paid": "pay", "wrote": "write",
-              "written": "write", "drove": "drive", "driven": "drive", "flew": "fly", "broke": "break",
-              "broken": "break"}
-
-
-def word_stems(text: str) -> set[str]:
-    """tokenize's stems, an irregular past as its present's. Example: word_stems('I just got a puppy') -> {'get',
-    'puppy'}."""
-    return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}
 
 
 _KIN = frozenset(RELATIVES) - {"boss", "flatmate", "roommate"}  # ties no change of a person's ends (`changes`)

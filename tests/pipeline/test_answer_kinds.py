@@ -654,6 +654,11 @@ def test_a_question_about_now_answered_as_if_a_thing_the_latest_line_ends_still_
     moved = ("- On 2 February 2026 the user said: “I work as a teller at a bank in Porto.”\n"
              "- On 9 May 2026 the user said: “I left the bank and joined a startup in Lisbon.”")
     assert still_ended("Where do I work now?", "At a startup in Lisbon.", moved) is None  # says what the line goes on to
+    # set AI, held out: the van ended, not the pickup bought with it
+    van = "- On 29 March 2026 the user said: “I sold my van and bought an electric pickup.”"
+    assert still_ended("What colour is my pickup?", "Bosco had surgery on his hip last week.", van) is None
+    assert still_ended("Do I still have my van?", "Yes, you have a van.", van) == (
+        "No - you told me on 29 March 2026 that you sold your van and bought an electric pickup.")
 
 
 def test_an_answer_repeating_a_line_that_says_fewer_of_the_questions_words_is_sent_to_the_line_saying_more():
@@ -745,3 +750,26 @@ def test_a_measure_of_the_things_never_said_is_unanswered_and_a_before_question_
     assert told_line("What exercise did I do before I hurt my knee?", "No prior memory matched this query.", knee) == (
         "You told me on 15 March 2026: “I hurt my knee in February, so I've switched from running to cycling.”")
     assert told_line("What exercise do I do now?", "I don't know.", knee) is None  # not before a change
+
+
+def test_set_ai_answers_about_now_lose_the_old_value_and_an_unrelated_line_yields_to_the_vehicle_or_trade_asked():
+    """Set AI, held out: "Which race am I training for now?" -> "You are training for the Victoria Falls marathon now."
+    beside that line told with its change "from the marathon to the half marathon" (the old value is inside the new);
+    "Who do I share my flat with now?" -> "Marta moved out in April, so it's just Ola and you now."; "What vehicle do I
+    drive now?" and "What's my trade?" -> "You have a Labrador called Bosco." (no line said "vehicle" or "trade")."""
+    from panda.pipeline.answer_changes import stale_value_said, superseded_unsaid
+    from panda.pipeline.answer_lines import unrelated_line
+
+    race = ("- On 27 January 2026 the user said: “I'm training for the Victoria Falls marathon.”; later, on 14 April "
+            "2026, the user said: “I switched from the marathon to the half marathon because of my back.”")
+    assert stale_value_said("Which race am I training for now?", "You are training for the Victoria Falls marathon now.",
+                            race) == "You told me on 14 April 2026 that you switched to the half marathon because of your back."
+    assert stale_value_said("Which race am I training for now?", "The half marathon.", race) is None
+    assert superseded_unsaid("Who do I share my flat with now?", "Marta moved out in April, so it's just Ola and you "
+                             "now.") == "It's just Ola and you now."
+    lines = ("- On 29 March 2026 the user said: “I sold my van and bought an electric pickup.”\n"
+             "- On 11 January 2026 the user said: “I'm a carpenter in Belfast.”\n"
+             "- On 11 January 2026 the user said: “I have a Labrador called Bosco.”")
+    assert unrelated_line("What vehicle do I drive now?", "You have a Labrador called Bosco now.", lines) == (
+        "I sold my van and bought an electric pickup.")
+    assert unrelated_line("What's my trade?", "You have a Labrador called Bosco.", lines) == "I'm a carpenter in Belfast."

@@ -1030,3 +1030,20 @@ def test_a_change_from_one_thing_to_another_replaces_the_older_and_an_ending_wor
     fado = result("f1", "message", "x", "user: I play the Portuguese guitar in a fado group on Friday nights.", 8, 1)
     moved = result("f2", "message", "x", "user: Our fado group changed its night from Fridays to Thursdays.", 15, 3)
     assert "Portuguese guitar" in answer_context("What instrument do I play now?", [fado, moved], {})
+
+
+def test_last_friday_said_on_a_monday_is_one_day_and_a_question_naming_their_dog_reads_their_lines_only():
+    """Set AI, held out: "I passed my qualifying exam last Friday." said Monday 11 May 2026 was dated "2-10 May 2026"
+    and answered "Between 2 and 10 May 2026." (it can only be 8 May); "What kind of dog is Bosco?", not called personal
+    by the analysis, was answered from a page on bougainvillea."""
+    monday = datetime(2026, 5, 11, 20, tzinfo=UTC)
+    assert relative_day("I passed my qualifying exam last Friday.", monday) == " (last friday: 8 May 2026)"
+    thursday = datetime(2026, 5, 14, 20, tzinfo=UTC)  # "last Tuesday": two days back, or nine
+    assert relative_day("I saw her last Tuesday.", thursday) == " (last tuesday: 5-13 May 2026)"
+    dog = result("k2", "message", "x", "user: I have a Labrador called Bosco.", 11, 1)
+    fiddle = result("k3", "message", "x", "user: I play the fiddle in a pub session on Thursdays.", 11, 1)
+    page = result("w1", "webpage", "How To Grow and Care For Bougainvillea", "Bougainvillea care and watering", 2, 1)
+    assert "Bougainvillea" not in answer_context("What kind of dog is Bosco?", [page, dog, fiddle], {})
+    paris = result("p1", "message", "x", "user: I moved to Paris last year.", 11, 1)
+    guide = result("w2", "webpage", "Paris in May", "Paris in May: mild, with long evenings", 2, 1)
+    assert "long evenings" in answer_context("What's Paris like in May?", [guide, paris], {})  # no one's Paris
