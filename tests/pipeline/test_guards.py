@@ -461,10 +461,11 @@ def test_an_answer_saying_the_users_own_line_is_approved_without_the_validator(c
 def test_an_answer_saying_again_a_line_the_question_is_not_about_is_sent_back_with_the_line_it_is(ctx):
     """Set Q: "Where are we going in July?" was answered "I teach piano from home in Osaka, mostly to children." beside
     the line about July, and the 0.5B validator APPROVEd it. The guard sends it back once with that line in the hint;
-    with the guard off, or once sent back, the validator decides."""
+    with the guard off the validator decides; once sent back and answered from another line again, the line is stated."""
     from datetime import UTC, datetime
     from pathlib import Path
 
+    from panda.pipeline.guards import unmarked
     from panda.pipeline.state import TurnState
     from panda.pipeline.turn_input import TurnInput
     from panda.pipeline.validate import guard_verdict
@@ -480,8 +481,16 @@ def test_an_answer_saying_again_a_line_the_question_is_not_about_is_sent_back_wi
     assert "“We cancelled Hokkaido and booked a week in Okinawa instead, from 20 to 27 July.”" in verdict.issues
     state.response = "You're going to Okinawa, from 20 to 27 July."
     assert guard_verdict(state, ctx) is None  # an answer about July: the model's to judge
-    state.response, state.revise_hint = "I teach piano from home in Osaka, mostly to children.", verdict.issues
-    assert guard_verdict(state, ctx) is None  # sent back once already
+    state.response, state.revise_hint = "I teach piano from home in Osaka, mostly to children.", unmarked(verdict.issues)
+    # sent back once already and answered from that line again: the line is stated by rule (set AJ, held out: the 0.5B
+    # model answered "What did the bakery win a prize for?" from the night-shift line twice, and the validator approved)
+    name, again = guard_verdict(state, _with(ctx))
+    assert again.decision == "REVISE" and state.revise_fact == (
+        "you cancelled Hokkaido and booked a week in Okinawa instead, from 20 to 27 July")
+    state.response, state.revise_fact = "Where are we going in July?", ""  # or with the question itself
+    assert guard_verdict(state, _with(ctx))[1].decision == "REVISE" and state.revise_fact.startswith("you cancelled")
+    state.response = "You're going to Okinawa, from 20 to 27 July."
+    assert guard_verdict(state, ctx) is None  # an answer about July, after the hint: the model's to judge
     state.revise_hint = ""
     assert guard_verdict(state, _with(ctx, None, off=["unrelated_line_revised"])) is None
 
