@@ -195,3 +195,7 @@ def word_stems(text: str) -> set[str]:
     """tokenize's stems, an irregular past as its present's. Example: word_stems('I just got a puppy') -> {'get',
     'puppy'}."""
     return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}
+
+
+# Words that deny: an answer saying one says something is not so (pipeline/answer_lines, answer_changes)
+DENIES = re.compile(r"\b(?:no|not|never|none|nothing|unknown|no longer|any ?more)\b|n['’]t\b", re.I)

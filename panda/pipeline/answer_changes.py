@@ -9,10 +9,10 @@ import re
 from datetime import datetime
 
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, second_person, word_stems, written_words
+from panda.language.text import DENIES, STOP_WORDS, second_person, word_stems, written_words
 from panda.pipeline.answer_checks import same_word
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
-from panda.pipeline.evidence import ASKS_STILL, ENDED, GENERAL_WORDS, about_now
+from panda.pipeline.evidence import ASKS_STILL, ENDED, GENERAL_WORDS, LATER, about_now
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 
@@ -134,7 +134,7 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
         return any(same_word(a, w) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
 
     # each line, and a change told on one ("…”; later, on …: “…”", evidence.answer_context) with the line it changes
-    lines = [(told, line) for line in user_statements(context) for told in (line, *_LATER.finditer(line.string))]
+    lines = [(told, line) for line in user_statements(context) for told in (line, *LATER.finditer(line.string))]
     stems = [word_stems(line.group("words")) for line, host in lines if line is host]  # each line's, once
     for line, host in lines:
         about = about_it(line.group("words")) or about_it(host.group("words"))
@@ -166,7 +166,6 @@ def told_now(query: str, told: str) -> str | None:
     return f"You told me on {quote['date']} that {second_person(mended).rstrip('.')}." if quote and mended else None
 
 
-_LATER = re.compile(r"; later, on (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}), the user said: “(?P<words>[^”]*)”")  # evidence's
 _CLAUSES = re.compile(r",|;| and | so | but | because ")
 
 
@@ -180,7 +179,6 @@ def _clause_at(words: str, at: int) -> str:
 
 _YES_NO = re.compile(r"^\s*(?:do|does|am|is|are|have|has)\b", re.I)
 _HOW_MANY = re.compile(r"^\s*how (?:many|much)\b", re.I)
-_DENIED = re.compile(r"\b(?:no|not|never|none|nothing|no longer|any ?more)\b|n['’]t\b", re.I)
 
 
 def still_ended(query: str, answer: str, context: str) -> str | None:
@@ -197,19 +195,19 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
     Example: that boat -> "No - you told me on 25 March 2026 that you sold the boat in March, you weren't using it
     enough."."""
     still = bool(ASKS_STILL.match(query))
-    if not (still or about_now(query)) or abstained(answer) or _DENIED.search(answer):
+    if not (still or about_now(query)) or abstained(answer) or DENIES.search(answer):
         return None
     asked = word_stems(query) - GENERAL_WORDS - word_stems("still")
     # each line about it, or the change told on its line ("My cat Liisu is fourteen …; later, on …: “Liisu died …”")
     about = [later or line for line in user_statements(context) if word_stems(line.group("words")) & asked
-             for later in [_LATER.search(line.string)]]
+             for later in [LATER.search(line.string)]]
     if not about:
         return None
     latest = max(about, key=lambda line: datetime.strptime(line.group("date"), "%d %B %Y"))  # the first of a day's
     ending = ENDED.search(latest.group("words"))
     # what ends is what was asked: its clause says a word of it, or the line is a change told on the line saying it
     # (set AI, held out: "What colour is my pickup?" is not asked of "I sold my van" in "… and bought an electric pickup")
-    if not ending or (latest.re is not _LATER and not word_stems(_clause_at(latest.group("words"), ending.start())) & asked):
+    if not ending or (latest.re is not LATER and not word_stems(_clause_at(latest.group("words"), ending.start())) & asked):
         return None
     if not still and word_stems(answer) & word_stems(latest.group("words")) - asked:
         return None

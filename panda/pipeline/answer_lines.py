@@ -11,13 +11,12 @@ from collections.abc import Callable
 from datetime import datetime
 
 from panda.language.metrics import abstained
-from panda.language.text import is_question, second_person, word_stems
+from panda.language.text import DENIES, is_question, second_person, word_stems
 from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import quoted, user_statements
 from panda.pipeline.evidence import reports_change_of
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
-_DENIES = re.compile(r"\b(?:not|never|no|nothing|none|unknown)\b|n't\b", re.I)
 
 
 def stated_line(query: str, answer: str, context: str) -> str | None:
@@ -31,7 +30,7 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
     Example: ("What is Pepper afraid of?", "They are afraid of thunderstorms.", '- On 10 March 2026 the user said:
     “Pepper is scared of thunderstorms.”') -> 'Pepper is scared of thunderstorms.'; the line said back in the second
     person is the line (set AF: "You hurt your back lifting timber, so you're off work for three weeks." was FAILed)."""
-    if not is_question(query) or abstained(answer) or _DENIES.search(answer):
+    if not is_question(query) or abstained(answer) or DENIES.search(answer):
         return None
     asked = asked_words(query)
     own = {w for w in word_stems(_TOLD_FRAME.sub("", answer)) if not any(same_word(w, a) for a in asked)}

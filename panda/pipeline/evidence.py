@@ -100,6 +100,8 @@ ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly)
 # A statement that names someone: "My teacher is called Rui.", "My physio is Hannah Okafor."
 _NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) [A-Z][a-z]")
 ASKS_WHO = re.compile(r"^\s*who\b", re.I)  # read by answer_checks too
+# A change told on the line it changes, as answer_context writes it (answer_changes reads it)
+LATER = re.compile(r"; later, on (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}), the user said: “(?P<words>[^”]*)”")
 # "Do I still have a boat?", "Am I still on nights?": whether something holds now (answer_changes reads it too)
 ASKS_STILL = re.compile(r"^\s*(?:do|does|am|is|are|have|has)\b.*\bstill\b", re.I)
 _ASKS_WHAT_WAS_ASKED = re.compile(r"\b(ask|asked|asking|question|questions)\b", re.I)
@@ -414,7 +416,7 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
             continue
         line = evidence_line(result, said.get(result.id), with_answers, with_questions, current)
         if line and (change := later.get(result.id)) is not None:  # set P: both lines apart, the older was answered
-            line += f"; later, on {day_text(change.created_at)}, the user said: “{_words(_text(change, said), 40)}”"
+            line += f"; later, on {day_text(change.created_at)}, the user said: “{_words(_text(change, said), 40)}”"  # LATER
         if line and line not in lines:
             lines.append(line)
         if len(lines) == MAX_LINES:
