@@ -226,17 +226,17 @@ _LAST_WEEKDAY = re.compile(rf"(?:last|this past)\s+({'|'.join(_DAYS)})", re.I)
 def named_weekday(words: str, said_at: datetime) -> date | None:
     """The one day "last Friday" can name, said at `said_at`, or None: the latest such day before it was said, when
     it is also that day of the week before the one it was said in (said on a Monday, "last Friday" is three days back
-    either way; said on a Thursday, "last Tuesday" is two days back or nine). event_window keeps the wider window for
-    matching a question's time; a line's date said back is this day (set AI, held out: "I passed my qualifying exam last
-    Friday." said Monday 11 May 2026 was dated "2-10 May 2026"). Example: ('last Friday', 2026-05-11) -> 2026-05-08;
-    ('last Tuesday', Thursday 2026-05-14) -> None; ('yesterday', …) -> None."""
+    either way; said on a Thursday, "last Tuesday" is two days back or nine, "this past Tuesday" two). event_window
+    keeps the wider window for matching a question's time; a line's date said back is this day (set AI, held out: "I
+    passed my qualifying exam last Friday." said Monday 11 May 2026 was dated "2-10 May 2026"). Example: ('last
+    Friday', 2026-05-11) -> 2026-05-08; ('last Tuesday', Thursday 2026-05-14) -> None; ('yesterday', …) -> None."""
     named = _LAST_WEEKDAY.fullmatch(words.strip())
     if not named:
         return None
     day, weekday = said_at.date(), _DAYS.index(named.group(1).lower())
     latest = day - timedelta(days=(day.weekday() - weekday) % 7 or 7)
     of_last_week = day - timedelta(days=day.weekday() + 7 - weekday)
-    return latest if latest == of_last_week else None
+    return latest if latest == of_last_week or words.strip().lower().startswith("this past") else None
 
 
 def gap_days(asked: Window, event: Window) -> int:

@@ -1040,6 +1040,7 @@ def test_last_friday_said_on_a_monday_is_one_day_and_a_question_naming_their_dog
     assert relative_day("I passed my qualifying exam last Friday.", monday) == " (last friday: 8 May 2026)"
     thursday = datetime(2026, 5, 14, 20, tzinfo=UTC)  # "last Tuesday": two days back, or nine
     assert relative_day("I saw her last Tuesday.", thursday) == " (last tuesday: 5-13 May 2026)"
+    assert relative_day("I saw her this past Tuesday.", thursday) == " (this past tuesday: 12 May 2026)"
     dog = result("k2", "message", "x", "user: I have a Labrador called Bosco.", 11, 1)
     fiddle = result("k3", "message", "x", "user: I play the fiddle in a pub session on Thursdays.", 11, 1)
     page = result("w1", "webpage", "How To Grow and Care For Bougainvillea", "Bougainvillea care and watering", 2, 1)
