@@ -134,12 +134,12 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
         return any(same_word(a, w) for a in asked for w in word_stems(words) if min(len(a), len(w)) > 3)
 
     # each line, and a change told on one ("…”; later, on …: “…”", evidence.answer_context) with the line it changes
-    lines = [(told, line) for line in user_statements(context) for told in (line, *LATER.finditer(line.string))]
-    stems = [word_stems(line.group("words")) for line, host in lines if line is host]  # each line's, once
-    for line, host in lines:
-        about = about_it(line.group("words")) or about_it(host.group("words"))
+    hosts = user_statements(context)
+    stems = [word_stems(host.group("words")) for host in hosts]  # each line's, once
+    for at, line in [(at, told) for at, host in enumerate(hosts) for told in (host, *LATER.finditer(host.string))]:
+        about = about_it(line.group("words")) or about_it(hosts[at].group("words"))
         # set AC: "Where do I work now?" -> "You work at the restaurant now.", from the one line that says it was left
-        elsewhere = set().union(*(other for other in stems if other != word_stems(host.group("words"))))
+        elsewhere = set().union(*(other for i, other in enumerate(stems) if i != at))
         for pattern in _OLD_NEW:
             for change in pattern.finditer(line.group("words")):
                 old = word_stems(change["old"]) - asked  # set AI, held out: "from the marathon to the half marathon"

@@ -402,7 +402,7 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _NAMING
     if _JOB_SAID.search(words):
         said |= _JOBS
-    if word_stems(words) & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
+    if said & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
         said |= _VEHICLE
     if _TO_WORK.search(words):  # set AB: "How far is my commute?" beside "I cycle to work, it's about 8 km each way."
         said |= _COMMUTE
