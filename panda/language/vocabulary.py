@@ -114,7 +114,7 @@ LANGUAGES = frozenset("""english french spanish german italian portuguese dutch 
     afrikaans chinese mandarin cantonese japanese korean vietnamese thai indonesian malay tagalog latin welsh irish
     gaelic basque catalan galician""".split())
 # Words of one kind: two statements naming different ones of a kind speak of one thing, which a change updates
-# (pipeline/evidence.reports_change_of; set AE, held out: "… so I take the train now" changed "I cycle to work")
+# (language/changes.reports_change_of; set AE, held out: "… so I take the train now" changed "I cycle to work")
 ONE_KIND: dict[str, frozenset[str]] = {
     "travel": frozenset("train trains tram trams bus buses coach car drive drives driving cycle cycles cycling bike bikes "
                         "biking bicycle walk walks walking ferry metro subway tube underground scooter motorbike taxi "
@@ -125,6 +125,23 @@ ONE_KIND: dict[str, frozenset[str]] = {
 # What a line names a vehicle by, for a question after one (pipeline/answer_checks.said_stems; set AI, held out), as stems
 VEHICLES = frozenset(stem(word) for word in """car cars van vans pickup pickups truck trucks lorry motorbike motorcycle scooter
     moped suv campervan camper minivan hatchback jeep tractor""".split())
+# What a line naming one of a kind says in other words, for a question asking the kind (pipeline/answer_checks.said_stems;
+# set AK, held out: "What sport do I do now?" beside "I stopped swimming after an ear infection and took up rowing." was
+# answered "You can't eat gluten …", and "What is Salma studying now?" beside "Salma switched to medicine." with "No
+# information"): (the kind's words, its members), as stems
+KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
+    (frozenset(stem(w) for w in kind.split()), frozenset(stem(w) for w in members.split())) for kind, members in (
+        ("sport sports exercise", """swimming swim rowing running jogging cycling tennis football soccer basketball volleyball
+         netball rugby cricket golf hockey badminton squash climbing bouldering boxing judo karate taekwondo yoga pilates
+         skiing snowboarding surfing sailing kayaking canoeing hiking triathlon marathon skating dancing gymnastics fencing
+         baseball handball padel archery diving athletics crossfit weightlifting"""),
+        ("instrument instruments", """piano guitar violin cello viola drums bass flute clarinet saxophone trumpet trombone
+         harp ukulele accordion oboe bassoon banjo mandolin harmonica keyboard organ tuba"""),
+        ("study studies studying subject course degree major", """law medicine engineering architecture history physics
+         chemistry biology mathematics maths economics philosophy psychology nursing dentistry pharmacy accounting
+         literature linguistics geography sociology politics anthropology journalism design veterinary"""),
+        ("language languages", " ".join(sorted(LANGUAGES))),
+    ))
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
 # type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).
 PREFERENCE_TYPES: tuple[tuple[str, frozenset[str]], ...] = (

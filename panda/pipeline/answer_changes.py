@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from panda.language.changes import ENDED, GENERAL_WORDS
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, STOP_WORDS, second_person, word_stems, written_words
 from panda.pipeline.answer_checks import same_word
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
-from panda.pipeline.evidence import ASKS_STILL, ENDED, GENERAL_WORDS, LATER, about_now
+from panda.pipeline.evidence import ASKS_STILL, LATER, about_now
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 
@@ -183,7 +184,7 @@ _HOW_MANY = re.compile(r"^\s*how (?:many|much)\b", re.I)
 
 def still_ended(query: str, answer: str, context: str) -> str | None:
     """A question about what holds now answered as if it held, where the latest user line about it ends it
-    (evidence.ENDED: sold, left, quit, died, pulled out of, …): that line in the second person, after "No - " for a
+    (changes.ENDED: sold, left, quit, died, pulled out of, …): that line in the second person, after "No - " for a
     yes-no question and "None - " for how many or how much (pure). Set AF, held out: "Do I still have a boat?" -> "You
     still have a boat.", beside "I sold the boat in March, I wasn't using it enough." (the only line about a boat); set
     AG: "Do I still have a cat?" beside "My cat Liisu is fourteen years old.; later, on 22 March 2026, the user said:

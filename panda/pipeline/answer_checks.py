@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 
+from panda.language.changes import CHANGED, FROM_TO
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize, word_stems, written_words
-from panda.language.vocabulary import AREAS, LANGUAGES, LENGTHS, UNITS, VEHICLES, WEIGHTS
+from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, VEHICLES, WEIGHTS
+from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
-from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO, CALENDAR_WORDS, FROM_TO
+from panda.pipeline.answer_names import ASKS_SURNAME, NOT_A_NAME, POSSESSIVE_END, described, said_whole, surname_given
+from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 # a title is a name ("What was my thesis title?" -> "The thesis title is epidemiology.", set Z), a job title is not
@@ -111,11 +114,6 @@ def _lines_about(context: str, stems: set[str]) -> str:
                      if any(same_word(a, w) for a in stems for w in set(tokenize(line))))
 
 
-_NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
-                         "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
-                         "sorry", "noted", "based"} | CALENDAR_WORDS | LANGUAGES)  # nor a date's, nor a language
-
-
 def asks_a_name(query: str) -> bool:
     """Whether a question asks who, or for something's name. Example: "What's my partner's name?" -> True; "Who is my
     flatmate?" -> True; "What does my partner do?" -> False."""
@@ -157,8 +155,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # 2026." (the day the dog was adopted): a birthday's day is said by a line about a birth
         born = "\n".join(told for line in context.splitlines() if _BIRTH.search(told := _DAY.sub(" ", line)))
         return not days_said(answer) & days_said(born)
-    if surname := _ASKS_SURNAME.search(query):  # set Q: "What is Bronagh's surname?" -> "Biscuit is Bronagh's dog."
-        return not _surname_given(surname.group(1), answer, context)
+    if surname := ASKS_SURNAME.search(query):  # set Q: "What is Bronagh's surname?" -> "Biscuit is Bronagh's dog."
+        return not surname_given(surname.group(1), answer, context)
     if _ASKS_NUMBER.search(query):  # set L: "What's my car's registration number?" -> "That's the registration number
         # for your electric Kia Niro." (never said): a number or code is a token with a figure in it that a line holds
         said = set(_WITH_FIGURE.findall(DATE_FIGURES.sub(" ", context)))  # a date's figures are no number of a thing
@@ -212,10 +210,15 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # place, one of theirs (set U: "Where is my postdoc going to be?" -> "… at the University of Manchester, starting
         # in September.", beside "I've accepted a postdoc in Leeds, starting in September.")
         about, asked = _lines_about(context, asked_words(query) - _GOING), {w.lower() for w in written_words(query)}
-        places = [t for t in written_words(answer)[1:] if t[:1].isupper() and t.lower() not in asked | _NOT_A_NAME]
+        places = [t for t in written_words(answer)[1:] if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME]
         if places and _PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
+    if (kind := _ASKS_KIND.match(query)) and (members := _members(kind.group(1))):
+        # one of a kind: a member a line names (set AK, held out: "Which languages do I translate from?" -> "… Russian
+        # and English.", beside "I'm a translator in Riga."); none named is no answer ("You can't eat gluten …")
+        given = word_stems(answer) & members
+        return not given or not given <= word_stems(context)
     asks_who = bool(ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
@@ -256,12 +259,12 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     lines = set(written_words(context))
     tokens = written_words(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
-             and t.lower() not in _NOT_A_NAME and t.lower().removesuffix("s") not in _NOT_A_NAME  # nor "Tuesdays"
+             and t.lower() not in NOT_A_NAME and t.lower().removesuffix("s") not in NOT_A_NAME  # nor "Tuesdays"
              and not (i == 0 and t.lower() in STOP_WORDS) and not amounts(t)]  # nor "Two" (set X)
     # where the thing is, is not its name (set T: "What's the name of the games studio?" -> "The games studio is in
     # Galway.", beside "… at a games studio in Galway")
     body = _ASKS_BODY.match(query)
-    if body and _described(body["body"], answer, context):
+    if body and described(body["body"], answer, context):
         return False
     if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else \
             body["body"] if body else None:
@@ -271,61 +274,29 @@ def unanswered(query: str, answer: str, context: str) -> bool:
                              r"((?:[A-Z][\w'’-]*\b ?)+(?:(?:in|,) "
                              r"(?:[A-Z][\w'’-]*\b ?)+)*)", context)
         names = [name for name in names if not any(name in place.split() for place in located)]
-    if any(name in lines and _said_whole(name, answer, context) for name in names):
+    if any(name in lines and said_whole(name, answer, context) for name in names):
         return False
-    if asks_who:
-        said = {m.lower() for m in _PERSON.findall(context)}
-        return not any(m.lower() in said for m in _PERSON.findall(answer))
+    if asks_who:  # a person a line names, not the one asked about (set AK, held out: "Who is Chioma marrying?" -> "Your
+        said = {m.lower() for m in _PERSON.findall(context)}  # sister Chioma is getting married in December.")
+        asked_of = {m.lower() for name in names_in(query)
+                    for m in re.findall(rf"\b(?i:my|our|your) ({_PEOPLE}) {re.escape(name)}\b", context)}
+        return not any(m.lower() in said - asked_of for m in _PERSON.findall(answer))
     return True
-
-
-def _described(body: str, answer: str, context: str) -> bool:
-    """Whether an answer tells which place or body by a description a line gives it (pure): set AC's "What team did Lwazi
-    get into?" is answered by "the provincial chess team" (said so), not by "an insurance company" nor "the restaurant",
-    which tell no one which."""
-    phrase = re.compile(rf"\b(?:the|my|our|your|his|her|their) ((?:[\w'’-]+ ){{1,3}}{re.escape(body)}s?)\b", re.I)
-    return any(re.search(rf"\b{re.escape(m.group(1))}\b", context, re.I) for m in phrase.finditer(answer))
-
-
-_CAPITALISED_RUN = re.compile(r"\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")  # "Surly Bank", "St Luke's"
-
-
-def _said_whole(name: str, answer: str, context: str) -> bool:
-    """Whether the run of capitalised words the answer gives a name in (a leading "The" or "Your" left out) is said as
-    such in the context (set S: "Which bank do I use?" -> "The bank I use is Surly Bank.", beside "My Surly was stolen
-    …"). Example: ("Surly", "Surly Bank.", "… “My Surly was stolen.”") -> False; ("Luke's", "At St Luke's.", "… “a nurse
-    at St Luke's hospital.”") -> True."""
-    def words(text: str) -> str:
-        return " " + " ".join(written_words(text.replace("’", "'"))).lower() + " "
-
-    said = words(context)
-    for run in _CAPITALISED_RUN.findall(answer.replace("’", "'")):
-        parts = run.split()
-        while parts and parts[0].lower() in _NOT_A_NAME | STOP_WORDS:
-            parts.pop(0)
-        if name.replace("’", "'") in parts:
-            whole = " ".join(parts)
-            return words(whole) in said or words(_POSSESSIVE_END.sub("", whole)) in said
-    return True  # not in a run of its own: the word said is enough
-
-
-# "What is Bronagh's surname?", "What's my physio's last name?": a family name, said after a first name
-_ASKS_SURNAME = re.compile(r"(?:\b([A-Z][a-z]+)['’]s |\b)(?:surname|last name|family name|maiden name)\b")
-
-
-def _surname_given(first: str | None, answer: str, context: str) -> bool:
-    """Whether the answer holds a family name a user's line says after a first name (`first` when the question names
-    the person, any capitalised word otherwise). Example: ('Bronagh', 'Bronagh Kelly.', '… “My flatmate is Bronagh
-    Kelly.”') -> True; ('Bronagh', 'Biscuit.', '… “My flatmate Bronagh and I share a dachshund called Biscuit.”') ->
-    False."""
-    after = rf"\b{re.escape(first)} ([A-Z][\w'’-]+)" if first else r"\b[A-Z][a-z]+ ([A-Z][\w'’-]+)"
-    given = {name for m in user_statements(context) for name in re.findall(after, m.group("words"))}
-    return bool(given & set(written_words(answer)))
 
 
 # "Where did I ride my longest ride?" (set P: "… on 14 March 2026", a when), "Where is my allotment?"
 _ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur)\b")
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
+_ASKS_KIND = re.compile(r"^\s*(?i:what|which) (?:kind of |type of |sort of )?([a-z]+)\b")  # "What sport …?"
+
+
+def _members(kind: str) -> frozenset[str]:
+    """The members of a kind a question asks for (vocabulary.KINDS_SAID), as stems. Example: 'languages' -> {'english',
+    'french', …}; 'dog' -> frozenset()."""
+    asked = word_stems(kind)  # none for "What do I do?"
+    return next((members for kinds, members in KINDS_SAID if asked and asked <= kinds), frozenset())
+
+
 _ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
 # not "What do I do in the evenings?" (set V)
 _ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>[A-Z][a-z]+)|(?:[Mm]y|[Oo]ur) [\w-]+) do"
@@ -388,7 +359,8 @@ def said_stems(words: str, query: str = "") -> set[str]:
     """A user's line's word stems with the words of what it says in other words (pure): a place said ("in Galway",
     "from Casablanca to Lyon") says city and place, a move with a place says live, "my partner Lars" a name (for a
     `query` after a person), "is a sound engineer" a job, "at 6 am" a time, "turned six" or "is five" an age, "my
-    girlfriend" a partner. Example: said_stems("I moved to Toronto from Accra.") holds 'liv' and 'city'."""
+    girlfriend" a partner, "rowing" a sport (vocabulary.KINDS_SAID). Example: said_stems("I moved to Toronto from
+    Accra.") holds 'liv' and 'city'."""
     said = word_stems(words)
     moved_from = bool(_MOVED_FROM.search(words))
     if moved_from or _PLACE_SAID.search(words):
@@ -404,6 +376,7 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _JOBS
     if said & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
         said |= _VEHICLE
+    said |= {word for kind, members in KINDS_SAID if said & members for word in kind}  # rowing says sport (set AK)
     if _TO_WORK.search(words):  # set AB: "How far is my commute?" beside "I cycle to work, it's about 8 km each way."
         said |= _COMMUTE
     if any(m.split()[1] in LENGTHS for m in _measures(words)):
@@ -451,8 +424,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     elif len(asked) < 2 and not where:
         return None
     asks_who = bool(ASKS_WHO.match(query))
-    for match in lines:
-        said = said_stems(match.group("words"), query)
+    for match in lines:  # a change says what holds now (set AK, held out: "Salma switched to medicine.")
+        said = said_stems(match.group("words"), query) | (_NOW if CHANGED.search(match.group("words")) else set())
         if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))) \
                 and (not where or _PLACE_SAID.search(match.group("words"))):
             return quoted(match)
@@ -460,6 +433,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
 
 
 _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
+_NOW = frozenset(word_stems("now"))
 _GOING = frozenset(word_stems("go goes going"))  # "Where do I go sailing?" asks where I sail
 _PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region part district "
                                "suburb"))  # set AA: "Which part of Hamburg do we live in now?"
@@ -485,13 +459,12 @@ _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 
 
-_POSSESSIVE_END = re.compile(r"['’]s$")
 
 
 def _names_someone_else(query: str, line: str) -> bool:
     """Whether a line names someone the question does not: a capitalised word past its first, or a person's word
     (set N: "Who did I run the Bath half with?" is not answered by "I ran the Bath half in 1 hour 58 minutes!")."""
-    asked = {_POSSESSIVE_END.sub("", w.lower()) for w in written_words(query)}
-    named = [t for t in written_words(line)[1:] if t[:1].isupper() and _POSSESSIVE_END.sub("", t.lower()) not in asked
-             and t.lower() not in _NOT_A_NAME and t != "I"]
+    asked = {POSSESSIVE_END.sub("", w.lower()) for w in written_words(query)}
+    named = [t for t in written_words(line)[1:] if t[:1].isupper() and POSSESSIVE_END.sub("", t.lower()) not in asked
+             and t.lower() not in NOT_A_NAME and t != "I"]
     return bool(named or {m.lower() for m in _PERSON.findall(line)} - asked)

