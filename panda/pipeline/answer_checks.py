@@ -97,7 +97,9 @@ _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|pri
 # "how many of my athletes" counts athletes (set X: "of" was read as the thing counted)
 _COUNTED = re.compile(r"^\s*how (?:much|many) (?:of (?:my|our|the|your|his|her|their) )?(?!(?:do|does|did|is|are|was|"
                       r"were|will|would|have|has|had|can|could|should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
-_ONE_LEFT = re.compile(r"\b(?:just|only) [A-Z][a-z]+(?: now| left)?\b(?! and\b)")  # "it's just Frida now"
+# "it's just Frida now"; "Koa is on her own now" (set AL, held out)
+_ONE_LEFT = re.compile(r"\b(?:just|only) [A-Z][a-z]+(?: now| left)?\b(?! and\b)|"
+                       r"\b[A-Z][a-z]+ is (?:on (?:her|his|its|their) own|alone|the only one left)\b")
 _PEOPLE_COUNTED = frozenset("people persons staff employees members workers guests adults".split())
 _PEOPLE_SAID = re.compile(r"\b(?:of us|of them|people|persons|staff|employees|members|workers|guests|adults|team)\b", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
@@ -214,9 +216,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if places and _PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
-    if (kind := _ASKS_KIND.match(query)) and (members := _members(kind.group(1))):
+    if members := next((_members(m.group(1)) for m in (_ASKS_KIND.match(query), _ASKS_KIND_LAST.match(query))
+                        if m and _members(m.group(1))), frozenset()):
         # one of a kind: a member a line names (set AK, held out: "Which languages do I translate from?" -> "… Russian
-        # and English.", beside "I'm a translator in Riga."); none named is no answer ("You can't eat gluten …")
+        # and English.", beside "I'm a translator in Riga."; set AL: "What is Aigerim studying?" -> "Aigerim studies
+        # diabetes."); none named is no answer ("You can't eat gluten …")
         given = word_stems(answer) & members
         return not given or not given <= word_stems(context)
     asks_who = bool(ASKS_WHO.match(query))
@@ -288,6 +292,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
 _ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur)\b")
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
 _ASKS_KIND = re.compile(r"^\s*(?i:what|which) (?:kind of |type of |sort of )?([a-z]+)\b")  # "What sport …?"
+_ASKS_KIND_LAST = re.compile(r"^\s*(?i:what)\b.*\b([a-z]+)\W*$")  # "What is Aigerim studying?" (set AL, held out)
 
 
 def _members(kind: str) -> frozenset[str]:
@@ -410,6 +415,11 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     if where:
         asked -= _GOING
     lines = user_statements(context)
+    # one left by name, when no line counts the thing (set AJ: "How many rabbits do I have now?" -> "I don't know",
+    # beside "Flo died last week, so it's just Pip now.", the line of two rabbits replaced by it)
+    if (counted := _COUNTED.match(query)) and not _lines_about(context, set(tokenize(counted.group(1)))) \
+            and len(left := [m for m in lines if _ONE_LEFT.search(m.group("words"))]) == 1:
+        return f"One - y{quoted(left[0])[1:]}"
     # what was before a change, from the one line telling a change "from" it that speaks of the question (set AH, held
     # out: "What exercise did I do before I hurt my knee?" beside "I hurt my knee …, so I've switched from running to
     # cycling." got "No prior memory matched this query.")
@@ -442,8 +452,11 @@ _MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
 _LIVING = frozenset(word_stems("live lived living"))
 _PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
 _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
-# "Lars is a sound engineer", "works night shifts as an ICU nurse"
-_JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]", re.I)
+# "Lars is a sound engineer", "works night shifts as an ICU nurse", "now drive a van for a delivery company" (set AK,
+# held out: "What do I do for work now?" -> "No prior memory matched this query.")
+_JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]|"
+                       r"\b(?:drive|drives|driving|work|works|working|deliver|delivers|delivering)\b(?: [\w-]+){0,4} for "
+                       r"(?:a|an|the) (?:[\w-]+ ){0,2}(?:company|firm|business|agency|service|charity)\b", re.I)
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career trade"))  # set AI: "What's my trade?"
 _TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|rides|run|runs|commute|commutes|get|take "
                       r"(?:the|a) [a-z]+) (?:in )?to (?:work|the office)\b", re.I)

@@ -10,11 +10,11 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from panda.language.changes import reports_change_of
+from panda.language.changes import reports_change_of, subject_words
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, is_question, second_person, word_stems
 from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
-from panda.pipeline.answer_dates import quoted, user_statements
+from panda.pipeline.answer_dates import DATED, quoted, user_statements
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
 
@@ -85,8 +85,8 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
         return None
     asked = asked_words(query)
     answered = word_stems(_TOLD_FRAME.sub("", answer))
-    statements = [(quoted, said_stems(quoted, query)) for m in user_statements(context)  # a change told on a line too (set
-                  for quoted in re.findall(r"“([^”]*)”", m.string)]  # P: "Which city is my flat in?" got its words)
+    statements = [(quoted, said_stems(quoted, query) | _days_of(m)) for m in user_statements(context)  # a change told on
+                  for quoted in re.findall(r"“([^”]*)”", m.string)]  # a line too (set P: "Which city is my flat in?")
 
     def shared(said: set[str]) -> int:
         return sum(1 for a in asked if any(same_word(a, w) for w in said))
@@ -99,6 +99,13 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
     if not repeated or any(shared(said) for _, said in repeated):
         return _unrelated_clause(asked, answered, [quoted for quoted, _ in statements], shared)
     return best[0] if best is not None and shared(best[1]) else None
+
+
+def _days_of(line: re.Match[str]) -> set[str]:
+    """The words of a line's day and of the day its relative words point to, which an answer saying the line may give
+    (relative_day_dated; set AL, held out: "Noa passed the final flight exam on 1 May 2026!" said the line "… on
+    Friday!" back for "Where do I sell flowers now?", and was not read as that line)."""
+    return word_stems(" ".join([line.group("date"), *(m.group("when") for m in DATED.finditer(line.string))]))
 
 
 def _says_more(best: tuple[str, set[str]], repeated: list[tuple[str, set[str]]], shared: Callable[[set[str]], int]) -> bool:
@@ -143,7 +150,7 @@ def happened_line(query: str, answer: str, context: str) -> str | None:
     "What happened to Captain?" -> "The parrot named Captain is a friend of the user's." beside "Captain escaped through
     the kitchen window …"; set AB's "What happened to Diego?" -> "It's Frida now.". The thing is named by the question's
     words after "to" (a name, or "the hive"), the latest of the lines saying most of them by its day. None for an answer
-    holding half the line's words or more, or no line about the thing.
+    holding half the line's words or more and every word of the clause naming the thing, or no line about the thing.
 
     Example: ("What happened to Diego?", "It's Frida now.", '- On 22 March 2026 the user said: “Diego got out and was
     hit by a car, so it's just Frida now.”') -> 'You told me on 22 March 2026: “Diego got out and was hit by a car, so
@@ -167,6 +174,13 @@ def happened_line(query: str, answer: str, context: str) -> str | None:
     latest = max((m for m in lines if naming(m) == most), key=lambda m: _day(m.group("date")))
     told = {w for w in word_stems(latest.group("words")) if not any(alike(w, a) for a in thing)}
     answered = word_stems(_TOLD_FRAME.sub("", answer))
+    # the clause naming the thing, whole: what befell it (set AL, held out: "Lani got Lani last month, so Koa is on her
+    # own now." for "A mongoose got Lani last month, …")
+    clause = next((c for c in _CLAUSES.split(latest.group("words")) if any(alike(a, w) for a in thing
+                                                                          for w in word_stems(c))), "")
+    befell = {w for w in subject_words(clause) if not any(alike(w, a) for a in thing)}
+    if befell - {w for w in befell if any(alike(w, a) for a in answered)}:
+        return quoted(latest)
     if not told or 2 * len({w for w in told if any(alike(w, a) for a in answered)}) >= len(told):
         return None
     return quoted(latest)

