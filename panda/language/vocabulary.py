@@ -139,7 +139,8 @@ KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
          harp ukulele accordion oboe bassoon banjo mandolin harmonica keyboard organ tuba"""),
         ("study studies studying subject course degree major", """law medicine engineering architecture history physics
          chemistry biology mathematics maths economics philosophy psychology nursing dentistry pharmacy accounting
-         literature linguistics geography sociology politics anthropology journalism design veterinary"""),
+         literature linguistics geography sociology politics anthropology journalism design veterinary science sciences
+         art music drama religion computing physical education """ + " ".join(sorted(LANGUAGES))),
         ("language languages", " ".join(sorted(LANGUAGES))),
     ))
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first

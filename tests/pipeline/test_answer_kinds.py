@@ -882,3 +882,16 @@ def test_set_al_one_left_on_her_own_what_befell_a_pet_a_dated_line_said_back_and
     astana = "- On 30 April 2026 the user said: “My daughter Aigerim got into university in Astana.”"
     assert unanswered("What is Aigerim studying?", "Aigerim studies diabetes.", astana)
     assert not unanswered("Where is Aigerim studying?", "In Astana.", astana)
+
+
+def test_set_am_a_subject_taught_is_a_kind_answered_and_an_unlisted_member_said_by_its_line():
+    """Set AM, held out: "What subject do I teach?" -> "You teach French at a secondary school in Quebec City." became
+    "I don't know" (set AK's kind check knew no language as a subject); a subject the vocabulary does not list is
+    answered when the line about the question says it."""
+    from panda.pipeline.answer_checks import unanswered
+
+    french = "- On 5 February 2026 the user said: “I teach French at a secondary school in Quebec City.”"
+    assert not unanswered("What subject do I teach?", "You teach French at a secondary school in Quebec City.", french)
+    woodwork = "- On 5 February 2026 the user said: “I teach woodwork at a secondary school.”"
+    assert not unanswered("What subject do I teach?", "You teach woodwork.", woodwork)
+    assert unanswered("What subject do I teach?", "You teach maths.", woodwork)  # a member never said
