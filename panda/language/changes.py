@@ -31,10 +31,11 @@ _SOLD = r"(?:(?<=I )|(?<=we )|(?<=I've )|(?<=we've )|(?<=have )|(?<=they ))sold|
 _ENDING = (rf"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|passed away|{_SOLD}|left|cancell?ed|called off|"
            r"handed in (?:my|his|her|their) notice|resigned|(?:was|got|been) (?:laid off|made redundant|fired)|"
            r"pull(?:ed)? out of|withdr(?:ew|awn|aw) from|back(?:ed)? out of|graduated")
-ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)  
+ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
-                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|moved(?= (?:the|my|our) (?:[\w-]+ ){1,2}(?:from|off|onto|on to|to|into)\b)|now|"
+                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|now|"
+                      r"moved(?= (?:the|my|our) (?:[\w-]+ ){1,2}(?:from|off|onto|on to|to|into)\b)|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|got a job|"
                       r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
                       r"brought forward|became|(?:got |been |was )?promoted|"
@@ -78,7 +79,8 @@ _PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?(?!(?i:" + "|
 # instead.", and was answered from it), and one the older line names for a question asking where the change leaves it
 # (set AM, held out: "Where do I run?" lost "I run … along the river" to "I sprained my ankle, so no running for six
 # weeks."); not a time or a manner ("at the moment", "in a row")
-_SOMEWHERE = re.compile(r"\b(?:at|in|into|to|on|along|by|near|around|beside|through|across) (?:a|an|the|my|our) (?!(?:moment|weekend|morning|afternoon|evening|night|end|"
+_SOMEWHERE = re.compile(r"\b(?:at|in|into|to|on|along|by|near|around|beside|through|across) (?:a|an|the|my|our) "
+                        r"(?!(?:moment|weekend|morning|afternoon|evening|night|end|"
                         r"start|beginning|meantime|time|week|month|year|same|row|bit|while|way|hurry|minute|rush|mood|"
                         r"sense|future|past|first|last|next|whole|long|few|couple|lot)\b)[a-z]")
 # Words that say how or how often, not what: "I play tennis every week" and "I stopped playing the piano every week"
