@@ -20,9 +20,11 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from panda.language.facts import extract_statements
-from panda.language.text import asks_for_ideas, is_question
+from panda.language.metrics import abstained
+from panda.language.text import asks_for_ideas, is_question, second_person, word_stems
 from panda.llm.backend import ChatRequest, Sampling
 from panda.llm.prompts import load_prompt
 from panda.llm.roles import VOICE
@@ -75,16 +77,55 @@ FORMS: dict[str, Callable[[str, str, str], list[dict[str, str]]]] = {
     "synthesize": synthesize_form, "plain": plain_form, "folded": folded_form}
 
 
+def own_words(answer: str, query: str, line: str) -> set[str]:
+    """What a reply names of its own: its word stems that are neither the request's nor the user's line's, nor words of
+    suggesting. Example: ('Try a banana.', 'Can you suggest a snack?', "I'm coeliac.") -> {'banana'}."""
+    return word_stems(answer) - word_stems(query) - word_stems(second_person(line)) - word_stems(line) - _SUGGESTING
+
+
+_SUGGESTING = frozenset(word_stems("try suggest suggestion recommend could would might good great idea option choice "
+                                   "make cook have eat drink order can you your available sure enjoy like"))
+
+
 def right(answer: str, expected: str, stale: str) -> bool:
     def says(pattern: str) -> bool:
         return bool(pattern) and re.search(rf"\b(?:{pattern})\b", answer, re.I) is not None
     return says(expected) and not says(stale)
 
 
+def best_of(backend: Any, found: list[tuple[str, str, str, str, str]], n: int, temperature: float) -> None:
+    """Each request's `n` synthesize-form replies in one batch, and the first that names something of its own and says
+    no "don't know" (else the first): how often one of them is right, and how often the one chosen is."""
+    requests = [ChatRequest(role=VOICE, messages=synthesize_form(q, line, fact), schema=Response.model_json_schema(),
+                            phase="synthesize", sampling=Sampling(temperature, 120, seed=4321 + i * n + j))
+                for i, (q, line, fact, _, _) in enumerate(found) for j in range(n)]
+    replies = [_answer(r.text) for r in backend.generate(requests)]
+    any_right = chosen_right = 0
+    for i, (query, line, _, expected, stale) in enumerate(found):
+        mine = replies[i * n:(i + 1) * n]
+        chosen = next((a for a in mine if own_words(a, query, line) and not abstained(a)), mine[0])
+        any_right += any(right(a, expected, stale) for a in mine)
+        chosen_right += right(chosen, expected, stale)
+        print(f"best-of-{n} {'OK  ' if right(chosen, expected, stale) else 'MISS'} {query[:45]:45} -> "
+              f"{' '.join(chosen.split())[:110]}")
+    print(f"== best of {n} at temperature {temperature}: {chosen_right} of {len(found)} right as chosen, "
+          f"{any_right} with one right among the {n}\n", flush=True)
+
+
+def _answer(text: str) -> str:
+    try:
+        return str(json.loads(text)["answer"])
+    except (ValueError, KeyError, TypeError):
+        return text
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", type=Path, nargs="+")
     parser.add_argument("--model", default=None, help="a profile (tiny/small/base) or a model path; default: small")
+    parser.add_argument("--candidates", type=int, default=0, help="also: this many synthesize-form replies at "
+                        "--temperature, the first naming something of its own chosen (best of n)")
+    parser.add_argument("--temperature", type=float, default=0.8)
     args = parser.parse_args()
     found = cases(args.files)
     if not found:
@@ -100,15 +141,14 @@ def main() -> int:
                         for i, (q, line, fact, _, _) in enumerate(found)]
             score = 0
             for (query, line, _, expected, stale), result in zip(found, backend.generate(requests), strict=True):
-                try:
-                    answer = str(json.loads(result.text)["answer"])
-                except (ValueError, KeyError, TypeError):
-                    answer = result.text
+                answer = _answer(result.text)
                 ok = right(answer, expected, stale)
                 score += ok
                 print(f"{name:10} {'OK  ' if ok else 'MISS'} {query[:45]:45} [{line[:30]}] -> {' '.join(answer.split())[:110]}")
             print(f"== {name}: {score} of {len(found)} right, model {settings.role_models.get(VOICE, settings.model)}\n",
                   flush=True)
+        if args.candidates:
+            best_of(backend, found, args.candidates, args.temperature)
     finally:
         backend.close()
     return 0
