@@ -99,7 +99,6 @@ def subject_words(text: str) -> set[str]:
     return word_stems(CHANGED.sub(" ", DATE_WORDS.sub(" ", text))) - GENERAL_WORDS
 
 
-
 def asked_stems(query: str) -> set[str]:
     """What a question asks about, as stems: its words but those of time and of how often. Example: 'Which city is our
     new house in?' -> {'citi', 'our', 'new', 'hous', …} ("our new house" asks about the house)."""

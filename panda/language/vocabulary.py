@@ -129,6 +129,7 @@ VEHICLES = frozenset(stem(word) for word in """car cars van vans pickup pickups 
 # set AK, held out: "What sport do I do now?" beside "I stopped swimming after an ear infection and took up rowing." was
 # answered "You can't eat gluten …", and "What is Salma studying now?" beside "Salma switched to medicine." with "No
 # information"): (the kind's words, its members), as stems
+_LANGUAGE_WORDS = " ".join(sorted(LANGUAGES))  # a language is also a subject of study
 KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
     (frozenset(stem(w) for w in kind.split()), frozenset(stem(w) for w in members.split())) for kind, members in (
         ("sport sports exercise", """swimming swim rowing running jogging cycling tennis football soccer basketball volleyball
@@ -140,8 +141,8 @@ KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ("study studies studying subject course degree major", """law medicine engineering architecture history physics
          chemistry biology mathematics maths economics philosophy psychology nursing dentistry pharmacy accounting
          literature linguistics geography sociology politics anthropology journalism design veterinary science sciences
-         art music drama religion computing physical education """ + " ".join(sorted(LANGUAGES))),
-        ("language languages", " ".join(sorted(LANGUAGES))),
+         art music drama religion computing physical education """ + _LANGUAGE_WORDS),
+        ("language languages", _LANGUAGE_WORDS),
     ))
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
 # type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).

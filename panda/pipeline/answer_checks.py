@@ -216,8 +216,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if places and _PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
-    if members := next((_members(m.group(1)) for m in (_ASKS_KIND.match(query), _ASKS_KIND_LAST.match(query))
-                        if m and _members(m.group(1))), frozenset()):
+    if members := next((found for m in (_ASKS_KIND.match(query), _ASKS_KIND_LAST.match(query))
+                        if m and (found := _members(m.group(1)))), frozenset()):
         # one of a kind: a member a line names (set AK, held out: "Which languages do I translate from?" -> "… Russian
         # and English.", beside "I'm a translator in Riga."; set AL: "What is Aigerim studying?" -> "Aigerim studies
         # diabetes."); none named is no answer ("You can't eat gluten …")
@@ -294,7 +294,6 @@ def unanswered(query: str, answer: str, context: str) -> bool:
 
 # "Where did I ride my longest ride?" (set P: "… on 14 March 2026", a when), "Where is my allotment?"
 _ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur)\b")
-# "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
 _ASKS_KIND = re.compile(r"^\s*(?i:what|which) (?:kind of |type of |sort of )?([a-z]+)\b")  # "What sport …?"
 _ASKS_KIND_LAST = re.compile(r"^\s*(?i:what)\b.*\b([a-z]+)\W*$")  # "What is Aigerim studying?" (set AL, held out)
 
@@ -306,6 +305,7 @@ def _members(kind: str) -> frozenset[str]:
     return next((members for kinds, members in KINDS_SAID if asked and asked <= kinds), frozenset())
 
 
+# "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
 _ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
 # not "What do I do in the evenings?" (set V)
 _ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>[A-Z][a-z]+)|(?:[Mm]y|[Oo]ur) [\w-]+) do"

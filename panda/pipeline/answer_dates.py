@@ -90,7 +90,7 @@ def uncopied_answer(query: str, answer: str, context: str) -> str | None:
         # first triathlon on Sunday." said on 12 May)
         asked = asked_stems(query)
         if not asked & word_stems(line.group("words")):
-            line = max(lines, key=lambda m: len(asked & word_stems(m.group("words"))) > 0, default=line)
+            line = next((m for m in lines if asked & word_stems(m.group("words"))), line)
         relative = DATED.search(line.string)
         return capitalised(on_day(relative.group("when") if relative else line.group("date"))) + "."
     return f"{line.group('who')} said: “{line.group('words')}”"

@@ -179,7 +179,7 @@ def happened_line(query: str, answer: str, context: str) -> str | None:
     clause = next((c for c in _CLAUSES.split(latest.group("words")) if any(alike(a, w) for a in thing
                                                                           for w in word_stems(c))), "")
     befell = {w for w in subject_words(clause) if not any(alike(w, a) for a in thing)}
-    if befell - {w for w in befell if any(alike(w, a) for a in answered)}:
+    if any(not any(alike(w, a) for a in answered) for w in befell):
         return quoted(latest)
     if not told or 2 * len({w for w in told if any(alike(w, a) for a in answered)}) >= len(told):
         return None

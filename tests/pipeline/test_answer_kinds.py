@@ -812,6 +812,8 @@ def test_a_when_answer_copying_an_unrelated_line_gets_the_date_of_the_line_asked
     copied = "On 3 February 2026 the user said: “I work as a dental hygienist at a practice in Lyon.”"
     assert uncopied_answer("When did I do my first triathlon?", copied, lines) == "On 10 May 2026."
     assert uncopied_answer("When did I start at the practice?", copied, lines) == "On 3 February 2026."
+    # no line about the question: the copied line's day stays (not the first line's)
+    assert uncopied_answer("When did I buy my kayak?", copied, lines) == "On 3 February 2026."
 
 
 def test_one_of_a_kind_asked_needs_a_member_a_line_names():
