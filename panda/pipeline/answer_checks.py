@@ -14,7 +14,7 @@ import re
 from panda.language.changes import CHANGED, FROM_TO
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, second_person, tokenize, word_stems, written_words
-from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, VEHICLES, WEIGHTS
+from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, VEHICLES, WEIGHTS, member_stems
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
 from panda.pipeline.answer_names import ASKS_SURNAME, NOT_A_NAME, POSSESSIVE_END, described, said_whole, surname_given
@@ -221,7 +221,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # one of a kind: a member a line names (set AK, held out: "Which languages do I translate from?" -> "… Russian
         # and English.", beside "I'm a translator in Riga."; set AL: "What is Aigerim studying?" -> "Aigerim studies
         # diabetes."); none named is no answer ("You can't eat gluten …")
-        given, asked = word_stems(answer) & members, asked_words(query)
+        given, asked = member_stems(answer) & members, asked_words(query)
         if given:
             return not given <= word_stems(context)
         own = word_stems(answer) - asked  # none named: the answer a line about the question says (a member unlisted)
@@ -385,7 +385,7 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _JOBS
     if said & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
         said |= _VEHICLE
-    said |= {word for kind, members in KINDS_SAID if said & members for word in kind}  # rowing says sport (set AK)
+    said |= {word for kind, members in KINDS_SAID if member_stems(words) & members for word in kind}  # rowing: sport
     if _TO_WORK.search(words):  # set AB: "How far is my commute?" beside "I cycle to work, it's about 8 km each way."
         said |= _COMMUTE
     if any(m.split()[1] in LENGTHS for m in _measures(words)):

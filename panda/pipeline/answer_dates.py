@@ -140,6 +140,28 @@ def days_said(text: str, months: bool = False) -> set[tuple[str, str]]:
     return days
 
 
+# a month named alone as a time ("in March", "since June", "March was"), not "I may" nor "May I"
+_MONTH_SAID = re.compile(rf"\b(?P<month>{'|'.join(m for m in calendar.month_name[1:] if m != 'May')})\b|"
+                         r"\b(?:in|since|from|until|till|by|of|last|next|this|early|mid|late|during|before|after) "
+                         r"(?P<may>May)\b")
+
+
+def _by(date: str, times: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The times of a line said on `date` that are not in a later month (pure): a month after it is a plan's, not when
+    a thing was done (set E: "I've started training for the Berlin marathon in September.", said on 5 May). Example:
+    _by('20 April 2026', {('', 'march'), ('', 'september')}) -> {('', 'march')}."""
+    said = list(calendar.month_name).index(date.split()[1])
+    return {(day, month) for day, month in times if list(calendar.month_name).index(month.capitalize()) <= said}
+
+
+def times_said(text: str, months: bool = False) -> set[tuple[str, str]]:
+    """days_said, and a month a text names alone (pure): what a line says of when (set AM, held out:
+    "When did I start my night classes?" -> "On 20 April 2026.", the day it was said, beside "I started night classes
+    in accounting in March."). Example: times_said('I started in March.') -> {('', 'march')}."""
+    return days_said(text, months) | {("", (m.group("month") or m.group("may")).lower())
+                                      for m in _MONTH_SAID.finditer(DATE_FIGURES.sub(" ", text))}
+
+
 def undated_answer(query: str, answer: str, context: str) -> str | None:
     """A "when" question about what the user said, answered with no time of its own, gets the user's line that shares
     the most words with the question, quoted with its day: "On <the day its relative words point to> (you said:
@@ -185,8 +207,8 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
         best = next((m for m in lines if m is not best and reports_change_of(m.group("words"), best.group("words"))), best)
     # a day the line says the thing was done is the answer: set S's "When was Adam born?" -> "Just over a month ago" (beside
     # "… born on 11 May"), "When did Lars and I move to Stockholm?" -> "… in 19 March 2026" (the day it was said)
-    stated = days_said(best.group("words"))
-    if _ASKS_WHEN_DONE.match(query) and stated and not abstained(answer) and not stated & days_said(answer, months=True):
+    stated = _by(best.group("date"), times_said(best.group("words")))
+    if _ASKS_WHEN_DONE.match(query) and stated and not abstained(answer) and not stated & times_said(answer, months=True):
         return quoted(best)
     times = {w.lower() for w in DATE_WORDS.findall(answer)}
     said = [m.group("words") for m in lines] if _ASKS_WHEN_DONE.match(query) else unrelated

