@@ -65,6 +65,7 @@ def _unit_of(word: str) -> set[str] | None:
 
 
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
+_ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
 _BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4})\b", re.I)  # what an age may be worked out from
 _OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b")  # "Gwen's"
@@ -179,6 +180,12 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             return not {m for m in _measures(answer) & _measures(context) if m.split()[1] in UNITS[measure["dim"].lower()]}
         context = about
         return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
+    if _ASKS_SPAN.match(query):  # set AM, held out: "How long have I been married?" -> "16 months" (never said): a span a
+        # line about the thing says, or one worked out from a year it names ("We married in 2019")
+        about = _DAY.sub(" ", _lines_about(context, asked_words(query) - {"long"}))
+        unsaid = amounts(DATE_FIGURES.sub(" ", answer)) - amounts(DATE_FIGURES.sub(" ", about))
+        if {a for a in unsaid if float(a) >= 100 or not re.search(r"\b(?:19|20)\d\d\b", about)}:
+            return True
     if _ASKS_AMOUNT.match(query):
         # "how many hives": a line must speak of hives; "how many kilometres", of a figure in a length (set X: "… 40 km
         # a week")

@@ -921,3 +921,20 @@ def test_set_am_a_job_names_no_subject_of_study():
         "You told me on 20 April 2026: “I started night classes in accounting in March.”")
     assert unanswered("What am I studying?", "You are a nurse.", classes)  # a job is no subject
     assert not unanswered("What am I studying?", "You're studying accounting at night classes.", classes)
+
+
+def test_set_am_a_span_is_said_by_a_line_about_the_thing_or_worked_out_from_its_year():
+    """Set AM, held out: "How long have I been married?" -> "You have been married for 16 months." beside "My wife
+    Sigrun runs a pottery studio." (no span, no wedding said)."""
+    from panda.pipeline.answer_checks import unanswered
+
+    wife = ("- On 16 February 2026 the user said: “My wife Sigrun runs a pottery studio.”\n"
+            "- On 18 May 2026 the user said: “I retired from the ferries in April.”")
+    assert unanswered("How long have I been married?", "You have been married for 16 months.", wife)
+    assert unanswered("How long have I been married?", "Since 2010.", wife)
+    veg = "- On 5 February 2026 the user said: “I've been vegetarian for ten years, and I run a long way on Sundays.”"
+    assert not unanswered("How long have I been vegetarian?", "For ten years.", veg)
+    assert unanswered("How long have I been vegetarian?", "For 12 years.", veg)
+    wed = "- On 5 February 2026 the user said: “Sam and I got married in 2019.”"
+    assert not unanswered("How long have I been married?", "About 7 years, since 2019.", wed)  # worked out from the year
+    assert unanswered("How long have I been married?", "Since 2018.", wed)
