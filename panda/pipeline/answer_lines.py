@@ -17,6 +17,9 @@ from panda.pipeline.answer_checks import asked_words, said_stems, said_word, sam
 from panda.pipeline.answer_dates import DATED, quoted, user_statements
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
+# how answer_dates.on_day says a span of days (set AN, held out: "Which town do I work in?" -> "We sold Yaw to a
+# neighbour last month.", dated "… between 9 March and 3 April 2026.", was not read as that line said again)
+_SPAN_SAID = frozenset(word_stems("between"))
 
 
 def stated_line(query: str, answer: str, context: str) -> str | None:
@@ -84,7 +87,7 @@ def unrelated_line(query: str, answer: str, context: str) -> str | None:
     if not is_question(query) or abstained(answer):
         return None
     asked = asked_words(query)
-    answered = word_stems(_TOLD_FRAME.sub("", answer))
+    answered = word_stems(_TOLD_FRAME.sub("", answer)) - _SPAN_SAID
     statements = [(quoted, said_stems(quoted, query) | _days_of(m)) for m in user_statements(context)  # a change told on
                   for quoted in re.findall(r"“([^”]*)”", m.string)]  # a line too (set P: "Which city is my flat in?")
 
@@ -173,7 +176,7 @@ def happened_line(query: str, answer: str, context: str) -> str | None:
         return None
     latest = max((m for m in lines if naming(m) == most), key=lambda m: _day(m.group("date")))
     told = {w for w in word_stems(latest.group("words")) if not any(alike(w, a) for a in thing)}
-    answered = word_stems(_TOLD_FRAME.sub("", answer))
+    answered = word_stems(_TOLD_FRAME.sub("", answer)) - _SPAN_SAID
     # the clause naming the thing, whole: what befell it (set AL, held out: "Lani got Lani last month, so Koa is on her
     # own now." for "A mongoose got Lani last month, …")
     clause = next((c for c in _CLAUSES.split(latest.group("words")) if any(alike(a, w) for a in thing

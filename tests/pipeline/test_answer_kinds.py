@@ -938,3 +938,29 @@ def test_set_am_a_span_is_said_by_a_line_about_the_thing_or_worked_out_from_its_
     wed = "- On 5 February 2026 the user said: “Sam and I got married in 2019.”"
     assert not unanswered("How long have I been married?", "About 7 years, since 2019.", wed)  # worked out from the year
     assert unanswered("How long have I been married?", "Since 2018.", wed)
+
+
+def test_set_an_a_thing_asked_in_the_present_a_dated_line_said_again_and_a_named_pet_s_breed():
+    """Set AN, held out: "What day is choir practice?" -> "On Wednesday evenings." beside "Choir practice moved to
+    Thursday evenings." (the question named no "I" or "my", so it was not read as one about now); "Which town do I work
+    in?" -> "We sold Yaw to a neighbour last month.", dated "… between 9 March and 3 April 2026", not read as that line
+    said again; "What breed is Pemba?" -> "Pemba is a midwife in Rotorua." (a name asked after by itself, no "Pemba's")."""
+    from panda.pipeline.answer_checks import unanswered
+    from panda.pipeline.answer_lines import unrelated_line
+    from panda.pipeline.evidence import about_now
+
+    assert about_now("What day is choir practice?")
+    assert about_now("Which town do I work in?")
+    assert not about_now("What day was choir practice before?")
+    assert not about_now("What did Jon visit?")
+    goats = ("- job: pharmacist (told 22 January 2026)\n"
+             "- On 23 April 2026 the user said: “We sold Yaw to a neighbour last month.” (last month: 9 March - 3 April "
+             "2026)\n- On 22 January 2026 the user said: “I'm a pharmacist in Tamale.”")
+    assert unrelated_line("Which town do I work in?", "We sold Yaw to a neighbour between 9 March and 3 April 2026.",
+                          goats) == "I'm a pharmacist in Tamale."
+    pemba = ("- On 30 April 2026 the user said: “My dog Pemba had surgery on her leg last Friday.”\n"
+             "- On 29 January 2026 the user said: “I'm a midwife in Rotorua.”")
+    assert unanswered("What breed is Pemba?", "Pemba is a midwife in Rotorua.", pemba)
+    assert unanswered("What breed is Pemba?", "Pemba is a border collie.", pemba)
+    collie = "- On 30 April 2026 the user said: “My dog Pemba is a border collie.”"
+    assert not unanswered("What breed is Pemba?", "Pemba is a border collie.", collie)
