@@ -60,10 +60,16 @@ class VLLMBackend:
     def model_for(self, role: str) -> str:
         return self.role_models.get(role, self.model)
 
+    def engines_needed(self) -> int:
+        """How many engines this backend's roles run on: one a model."""
+        return len({self.model, *self.role_models.values()})
+
     def _engine(self, model: str) -> Any:
         if model not in self._engines:
             try:
-                kv_cache = os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "4")  # GiB; the operator's value wins
+                # GiB; the operator's value wins. Two engines (a role on its own model) get 2 GiB each: in float32 the
+                # 0.5B and 1.5B engines took ~21 GiB at their peak with that (set AN, stop 61), and 4 each did not fit
+                kv_cache = os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "2" if self.engines_needed() > 1 else "4")
                 if self._cpu:
                     configure_engine_cores()  # a 2-core machine's second core (llm/cpu.py)
                 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # vLLM logs to stdout; set it to INFO to see them
