@@ -393,7 +393,8 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _JOBS
     if said & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
         said |= _VEHICLE
-    said |= {word for kind, members in KINDS_SAID if member_stems(words) & members for word in kind}  # rowing: sport
+    named = member_stems(words)
+    said |= {word for kind, members in KINDS_SAID if named & members for word in kind}  # rowing says sport (set AK)
     if _TO_WORK.search(words):  # set AB: "How far is my commute?" beside "I cycle to work, it's about 8 km each way."
         said |= _COMMUTE
     if any(m.split()[1] in LENGTHS for m in _measures(words)):

@@ -146,12 +146,15 @@ _MONTH_SAID = re.compile(rf"\b(?P<month>{'|'.join(m for m in calendar.month_name
                          r"(?P<may>May)\b")
 
 
+_MONTH_NUMBER = {month.lower(): number for number, month in enumerate(calendar.month_name) if month}
+
+
 def _by(date: str, times: set[tuple[str, str]]) -> set[tuple[str, str]]:
     """The times of a line said on `date` that are not in a later month (pure): a month after it is a plan's, not when
     a thing was done (set E: "I've started training for the Berlin marathon in September.", said on 5 May). Example:
     _by('20 April 2026', {('', 'march'), ('', 'september')}) -> {('', 'march')}."""
-    said = list(calendar.month_name).index(date.split()[1])
-    return {(day, month) for day, month in times if list(calendar.month_name).index(month.capitalize()) <= said}
+    said = _MONTH_NUMBER[date.split()[1].lower()]
+    return {(day, month) for day, month in times if _MONTH_NUMBER[month] <= said}
 
 
 def times_said(text: str, months: bool = False) -> set[tuple[str, str]]:
