@@ -26,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from panda.errors import ConfigError
+from panda.guard_names import GUARDS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_HOME = REPO_ROOT / "data" / "home"
@@ -224,42 +225,6 @@ class ContextPolicy(_Strict):
 class RoleSetting(_Strict):
     temperature: float
     max_tokens: int = 256
-
-
-GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the embedded (small) models
-    "unreferenced_query_kept": "analyze: a message with no word pointing back is its own resolved query",
-    "clear_request_proceeds": "reflect: a message of 2+ meaningful words, or a question or a statement about the "
-                              "user of one, PROCEEDs without asking the model",
-    "question_retrieves": "gather: a question about the user, or one asking anything in a meaningful word, that the "
-                          "analysis routed to no retrieval, or to the open session when the user stated nothing in it, "
-                          "searches memory and the saved pages (cross_thread)",
-    "question_not_saved": "execute: memory.save of a message that only asks is refused",
-    "honest_unknown_approved": "validate: an honest 'I don't know' when nothing was found is APPROVEd",
-    "acknowledged_question_revised": "validate: a question answered with an acknowledgement is REVISEd",
-    "unknown_beside_facts_revised": "validate: 'I don't know' beside the user's gathered facts is REVISEd",
-    "stated_fact_approved": "validate: a recall answer stating the named fact is APPROVEd",
-    "ignored_fact_revised": "validate: a recall answer leaving out the named fact is REVISEd",
-    "ignored_fact_restated": "synthesize: that REVISE states the fact instead of asking the model again",
-    "relative_day_dated": "synthesize: a relative day ('yesterday') copied from a dated line becomes its date",
-    "copied_line_answered": "synthesize: an answer copying a line's 'On <date> X said:' or its 'I' gets its date or 'you'",
-    "unanswered_abstained": "synthesize: a question about the user asking a name, a person, an amount or a number, "
-                            "answered without one the lines hold, or what the user's thing is, answered with no word "
-                            "of its own a line says, gets 'I don't know' (and validate APPROVEs it)",
-    "undated_when_answered": "synthesize: a when-question answered with no time gets the user's closest line, quoted",
-    "told_line_quoted": "synthesize: 'I don't know' beside a user's line saying every word of the question gets it, quoted",
-    "superseded_value_unsaid": "synthesize: an answer about now saying a change 'from <old> to <new>' (or 'instead of "
-                               "<old>'), or the older of two values said on different days as an alternative, keeps the "
-                               "new value; one saying only a change's old value gets its line, with the new value only; "
-                               "'Do I still …?' answered yes beside a latest line that ends it gets 'No -' and that line",
-    "stated_line_approved": "validate: an answer saying only what a user's line sharing a word with it says is APPROVEd",
-    "unrelated_line_revised": "validate: an answer to a question about the user that says again one of the user's "
-                              "lines sharing no word with the question is REVISEd once, with the line that does",
-    "status_line_revised": "validate: a reply repeating a tool's status line is REVISEd",
-    "statement_acknowledged": "synthesize: a message in which the user tells something of themselves and asks nothing "
-                              "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",
-    "constraint_ignored_revised": "validate: a suggestion naming what the user's allergy or diet rules out is REVISEd",
-    "happened_line_quoted": "synthesize: 'What happened to X?' not told by the latest line about X gets it, quoted",
-}
 
 
 class GuardPolicy(_Strict):

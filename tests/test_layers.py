@@ -2,7 +2,7 @@
 inside functions too, which hide a cycle without removing it.
 
 The layers, low to high (a module may import its own layer and the ones below):
-errors, documents < catalog, privacy, config < llm < memory < research < pipeline < runtime, jobs, evaluation <
+errors, documents, language, config, guard_names < catalog, privacy < llm < memory < research < pipeline < runtime, jobs, evaluation <
 doctor, cli < flows. ALLOWED_UPWARD and ALLOWED_CYCLES list what was there when this test came (issue 41); they may
 only shrink: a listed import that is gone fails the test until it is struck from the list, so a fix stays fixed.
 """
@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LEVELS = {"errors": 0, "documents": 0, "language": 0, "config": 0, "catalog": 1, "privacy": 1, "llm": 2, "memory": 3,
+LEVELS = {"errors": 0, "documents": 0, "language": 0, "config": 0, "guard_names": 0, "catalog": 1, "privacy": 1, "llm": 2, "memory": 3,
           "home": 4, "conversations": 5, "research": 5, "pipeline": 6, "runtime": 7, "sharding": 7, "jobs": 7,
           "evaluation": 7, "doctor": 8, "cli": 8, "serve": 8,
           "flows": 9}

@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 
 from panda.language.facts import extract_statements
-from panda.language.text import word_stems
+from panda.language.text import amounts, word_stems
 from panda.language.vocabulary import ONE_KIND, SINGLE_VALUED_ATTRIBUTES
 
 # A change that ends the thing itself ("Tofu died", "I dropped the app"), whatever a question asks about it; any other
@@ -32,6 +32,18 @@ _ENDING = (rf"dropped|no longer|any ?more|stopped|quit|gave up|moved out|died|pa
            r"handed in (?:my|his|her|their) notice|resigned|(?:was|got|been) (?:laid off|made redundant|fired)|"
            r"pull(?:ed)? out of|withdr(?:ew|awn|aw) from|back(?:ed)? out of|graduated")
 ENDED = re.compile(rf"\b(?:{_ENDING})\b", re.I)
+# What "how much/many" counts: "how many hives" -> 'hives'; "how much do I earn" counts nothing named.
+# "how many of my athletes" counts athletes (set X: "of" was read as the thing counted)
+COUNTED = re.compile(r"^\s*how (?:much|many) (?:of (?:my|our|the|your|his|her|their) )?(?!(?:do|does|did|is|are|was|"
+                     r"were|will|would|have|has|had|can|could|should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
+# A change to how many there are: "one of our cats, Tunde, died", "two of my hens were taken by a fox", "we adopted
+# another cat", "two more hives" (set AO, held out: "How many cats do I have now?" lost "I have three cats." to it)
+NUMBER = r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+# (the thing counted is among <what>'s words)
+COUNT_CHANGED = re.compile(rf"\b(?:(?P<lost>{NUMBER}) of (?:my|our|the|his|her|their) |(?P<another>another) |"
+                           rf"(?P<more>{NUMBER}) more )(?P<what>[\w'’-]+(?: [\w'’-]+){{0,2}})", re.I)
+_COUNT = re.compile(rf"\b(?P<n>{NUMBER}) (?!of\b|more\b)(?=(?P<what>[\w'’-]+(?: [\w'’-]+){{0,2}}))", re.I)
+_LOSS = re.compile(r"\b(?:lost|killed|taken|ran away|went missing|rehomed|gave away|given away)\b", re.I)
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
                       r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|now|"
@@ -180,3 +192,37 @@ def _one_valued(text: str) -> dict[str, str]:
     answered from it). Example: "I'm a taxi driver in Amman." -> {'job': 'taxi driver'}; "I'm a bit tired." -> {}."""
     return {_SAME_AS.get(s.attribute, s.attribute): s.value for s in extract_statements(text)
             if s.attribute in SINGLE_VALUED_ATTRIBUTES and not s.ends and s.value}
+
+
+def _figure(word: str) -> int:
+    return int(next(iter(amounts(word))))
+
+
+def count_of(words: str, thing: set[str]) -> int | None:
+    """How many of a thing (its word stems) a statement says there are, or None (pure): "I have three cats." -> 3 for
+    {'cat'}; a change to the count ("one of our cats died") says none. Example: count_of("We keep two rescue greyhounds
+    and a cat", {'greyhound'}) -> 2."""
+    if COUNT_CHANGED.search(words):
+        return None
+    for match in _COUNT.finditer(words):
+        what = match.group("what").split()
+        stems = [word_stems(w) for w in what[:next((i for i, w in enumerate(what) if amounts(w)), len(what))]]
+        if any(s & thing for s in stems):
+            return _figure(match.group("n"))
+    return None
+
+
+def count_change(words: str, thing: set[str]) -> int | None:
+    """By how much a statement says the count of a thing (its word stems) changed, or None (pure): a loss ("one of our
+    cats, Tunde, died": -1; "we lost two of the hens to a fox": -2) or a gain ("we adopted another cat": +1; "I got
+    two more hives": +2). "Two of our cats are ginger" changes nothing."""
+    for match in COUNT_CHANGED.finditer(words):
+        if not word_stems(match.group("what")) & thing:
+            continue
+        lost = bool(ENDED.search(words) or _LOSS.search(words))
+        if match.group("lost"):
+            return -_figure(match.group("lost")) if lost else None
+        change = _figure(match.group("more")) if match.group("more") else 1
+        return -change if lost else change
+    return None
+

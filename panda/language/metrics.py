@@ -18,6 +18,7 @@ _ABSTAIN = re.compile(
     r"\b(not (?:been )?mentioned|no (?:[a-z]+ )?(?:information|mention|record|details?|memory|memories)|no idea|"
     r"(?:do not|don't|doesn't|does not) know|"
     r"unknown|(?:is|it's|it is) (?:not clear|unclear)|not (?:sure|specified|stated|provided|available|known|documented|recorded)|"
+    r"not enough (?:[a-z]+ )?(?:information|info|details?|context|data)|insufficient (?:information|details?|context|data)|"
     r"cannot (?:answer|determine|find)|can't (?:answer|tell|find)|"
     r"never (?:mentioned|said|told)|did(?:n't| not) (?:mention|say|tell)|"
     r"(?:have not|haven't|has not|hasn't) (?:told|mentioned|said|shared|given))\b", re.I)
@@ -99,7 +100,8 @@ def locomo_f1(prediction: str, gold: str, category: int) -> float:
 
 def abstained(prediction: str) -> bool:
     """Example: abstained("That was never mentioned.") -> True; abstained("I don’t know.") -> True; 'Paris' -> False;
-    abstained("No idea - I only know about …") -> True (set W)."""
+    abstained("No idea - I only know about …") -> True (set W); "Not enough information to answer this question." -> True (set
+    AO, held out: the 0.5B model's abstention, beside a line that answered)."""
     return bool(_ABSTAIN.search(str(prediction).replace("’", "'")))
 
 

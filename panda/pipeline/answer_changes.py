@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from panda.language.changes import ENDED, GENERAL_WORDS
+from panda.language.changes import COUNTED, ENDED, GENERAL_WORDS, count_change, count_of
 from panda.language.metrics import abstained
-from panda.language.text import DENIES, STOP_WORDS, second_person, word_stems, written_words
+from panda.language.text import DENIES, STOP_WORDS, amounts, second_person, word_stems, written_words
 from panda.pipeline.answer_checks import same_word
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
 from panda.pipeline.evidence import ASKS_STILL, LATER, about_now
@@ -186,17 +186,20 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
     """A question about what holds now answered as if it held, where the latest user line about it ends it
     (changes.ENDED: sold, left, quit, died, pulled out of, …): that line in the second person, after "No - " for a
     yes-no question and "None - " for how many or how much (pure). Set AF, held out: "Do I still have a boat?" -> "You
-    still have a boat.", beside "I sold the boat in March, I wasn't using it enough." (the only line about a boat); set
+    still have a boat.", beside "I sold the boat in March, I wasn't using it enough." (the only line about a boat), or
+    "Not enough information" (set AO, held out: "Does Ondrej still play in the brass band?" beside "Ondrej quit the brass
+    band in March."); set
     AG: "Do I still have a cat?" beside "My cat Liisu is fourteen years old.; later, on 22 March 2026, the user said:
     “Liisu died in March …”"; set AH: "How many cups of coffee do I drink a day now?" -> "You drink a lot of coffee a
-    day now.", beside "I quit coffee completely last month.". None when the answer denies, or says a word of that line
-    besides the question's (what the line goes on to: "I left the bank and joined a startup" answered "At the
-    startup"), when no line is about it, or the latest ends nothing.
+    day now.", beside "I quit coffee completely last month.". None when the answer denies or abstains (but to "still"),
+    or says a word of that line besides the question's (what the line goes on to: "I left the bank and joined a
+    startup" answered "At the startup"), when no line is about it, or the latest ends nothing.
 
     Example: that boat -> "No - you told me on 25 March 2026 that you sold the boat in March, you weren't using it
     enough."."""
-    still = bool(ASKS_STILL.match(query))
-    if not (still or about_now(query)) or abstained(answer) or DENIES.search(answer):
+    still = bool(ASKS_STILL.match(query))  # "Does Ondrej still play …?" -> "Not enough information" (set AO, held out)
+    unknown = still and abstained(answer)
+    if not (still or about_now(query)) or (not unknown and (abstained(answer) or DENIES.search(answer))):
         return None
     asked = word_stems(query) - GENERAL_WORDS - word_stems("still")
     # each line about it, or the change told on its line ("My cat Liisu is fourteen …; later, on …: “Liisu died …”")
@@ -212,7 +215,50 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
         return None
     if not still and word_stems(answer) & word_stems(latest.group("words")) - asked:
         return None
-    told = f"you told me on {latest.group('date')} that {second_person(latest.group('words')).rstrip('.')}."
+    told = f"you told me on {latest.group('date')} that {_clause(latest.group('words'))}."
     if _YES_NO.match(query):
         return f"No - {told}"
     return f"None - {told}" if _HOW_MANY.match(query) else told[0].upper() + told[1:]
+
+
+_COUNT_NAMES = "none one two three four five six seven eight nine ten eleven twelve".split()
+_ASKS_BEFORE = re.compile(r"\b(?:did|had|was|were|used to|before|originally|at first|then)\b", re.I)
+
+
+def count_now(query: str, answer: str, context: str) -> str | None:
+    """How many of a thing there are now, worked out from the user's latest line saying a count and the changes to it
+    told after it (changes.count_of, count_change), for an answer that does not give it (pure): "<count> - you told me on
+    <day> that <the last change, in the second person>.". Set AO, held out: "How many cats do I have now?" -> "No cats
+    now." beside "I have three cats." and, later, "Sadly one of our cats, Tunde, died in April.". None for a question
+    about before ("How many cats did I have?"), with no count said or no change after it, or answered with the count.
+
+    Example: that question and those lines -> "Two - you told me on 5 May 2026 that sadly one of your cats, Tunde,
+    died in April."."""
+    counted = COUNTED.match(query)
+    if not counted or _ASKS_BEFORE.search(query):
+        return None
+    thing = word_stems(counted.group(1))
+    said = sorted(((datetime.strptime(m.group("date"), "%d %B %Y"), m.group("date"), m.group("words"))
+                   for line in user_statements(context) for m in (line, *LATER.finditer(line.string))),
+                  key=lambda told: told[0])
+    counts = [(when, n) for when, _, words in said if (n := count_of(words, thing)) is not None]
+    if not counts:
+        return None
+    since, count = counts[-1]
+    changes = [(day, words, change) for when, day, words in said
+               if when > since and (change := count_change(words, thing)) is not None]
+    count += sum(change for _, _, change in changes)
+    if not changes or count < 0 or amounts(answer) == {str(count)}:
+        return None
+    day, words, _ = changes[-1]
+    figure = _COUNT_NAMES[count].capitalize() if count < len(_COUNT_NAMES) else str(count)
+    return f"{figure} - you told me on {day} that {_clause(words)}."
+
+
+def _clause(line: str) -> str:
+    """A user's line after "you told me that": in the second person, its first word lowered unless a name or "I"
+    ("Sadly one of our cats died." -> 'sadly one of your cats died'; "Ondrej quit …" keeps Ondrej) (pure)."""
+    said = second_person(line).rstrip(".!")
+    first = said.split(" ", 1)[0]
+    return said[:1].lower() + said[1:] if first.lower() in STOP_WORDS or first.endswith("ly") else said
+

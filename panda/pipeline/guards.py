@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from panda.config import GUARDS
+from panda.guard_names import GUARDS
 from panda.home import Home
 from panda.llm.model_cache import DEFAULT_PROFILE
 from panda.llm.model_supply import PROFILES

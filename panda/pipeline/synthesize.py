@@ -23,14 +23,16 @@ gets the user's line that shares most words with it, quoted with its day (`undat
 asking a name, a person or an amount answered without one the lines hold gets "I don't know" (`unanswered_abstained`);
 an "I don't know" beside a line of the user's holding every meaningful word of the question gets that line, quoted
 with its day (`told_line_quoted`), and so does "What happened to X?" answered without most of the latest line about X
-(`happened_line_quoted`). A question about the user gets no research.search results beside its lines. """
+(`happened_line_quoted`). A request for ideas answered with nothing of its own is asked again in a prompt of its own
+(`suggestion_asked_again`, answer_ideas.py). A question about the user gets no research.search results beside its
+lines. """
 
 from __future__ import annotations
 
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Response
-from panda.pipeline import answer_changes, answer_checks, answer_dates, answer_lines, asked_about, evidence, guards
+from panda.pipeline import answer_changes, answer_checks, answer_dates, answer_ideas, answer_lines, asked_about, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.statements import acknowledgement, is_statement
@@ -96,13 +98,21 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         mended = []
+        if answer_ideas.names_nothing(state.query, state.response, state.answer_context) \
+                and guards.active(ctx, "suggestion_asked_again", VOICE):
+            again = yield from ask(state, ctx, phase="suggest", role=VOICE, prompt="suggest", schema=Response,
+                                   variables={"query": state.query, "told": answer_ideas.keeps_to(state.answer_context)})
+            if not answer_ideas.names_nothing(state.query, again.answer.strip(), state.answer_context):
+                state.response = again.answer.strip()
+                mended.append(f"; {guards.mark('suggestion_asked_again')}: a request for ideas answered with none")
         guarded = about_user(state)
         current = (answer_changes.superseded_unsaid(state.query, state.response)
                    or answer_changes.older_alternative_dropped(state.query, state.response, state.answer_context)
                    or answer_changes.stale_value_said(state.query, state.response, state.answer_context)) \
             if guarded else None
-        still = answer_changes.still_ended(state.query, state.response, state.answer_context) if guarded and not current \
-            else None
+        still = (answer_changes.still_ended(state.query, state.response, state.answer_context)
+                 or answer_changes.count_now(state.query, state.response, state.answer_context)) \
+            if guarded and not current else None
         if (current or still) and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current or still or ""
             state.answered_by_guard = "" if current else "superseded_value_unsaid"  # "No - ": the line's, approved

@@ -309,7 +309,7 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
     if state.answered_by_guard == "statement_acknowledged":
         return rule("statement_acknowledged", "APPROVE", 0.8, "the user told something and asked nothing: said back")
     if state.answered_by_guard == "superseded_value_unsaid":  # set AF: the 0.5B validator FAILed "No - you told me …"
-        return rule("superseded_value_unsaid", "APPROVE", 0.8, "asked whether it still holds: the latest line ends it")
+        return rule("superseded_value_unsaid", "APPROVE", 0.8, "asked what holds now: the latest line ends or counts it")
     if state.answered_by_guard == "unanswered_abstained" and on("unanswered_abstained"):
         # a remembered fact that answers the question wins
         fact = ignored_fact(state)

@@ -729,6 +729,85 @@ def test_still_asked_of_a_thing_only_the_older_line_names_keeps_that_line_told_w
     assert "fourteen" not in answer_context("How many cats do I have?", items, {})
 
 
+def test_still_answered_i_dont_know_beside_a_latest_line_that_ends_it_is_no():
+    """Set AO, held out: "Does Ondrej still play in the brass band?" -> "Not enough information to answer this
+    question." beside "Ondrej quit the brass band in March." (an abstention the scorer and the guards did not read)."""
+    from panda.language.metrics import abstained
+    from panda.pipeline.answer_changes import still_ended
+
+    band = ("- On 13 May 2026 the user said: “Ondrej quit the brass band in March.”\n"
+            "- On 11 February 2026 the user said: “My husband Ondrej plays the trumpet in a brass band.”")
+    unknown = "Not enough information to answer this question."
+    assert abstained(unknown) and abstained("There is insufficient information.")
+    assert still_ended("Does Ondrej still play in the brass band?", unknown, band) == (
+        "No - you told me on 13 May 2026 that Ondrej quit the brass band in March.")
+    assert still_ended("Which instrument does Ondrej play now?", unknown, band) is None  # no "still": left alone
+    playing = "- On 11 February 2026 the user said: “My husband Ondrej plays the trumpet in a brass band.”"
+    assert still_ended("Does Ondrej still play in the brass band?", unknown, playing) is None  # nothing ends it
+
+
+def test_how_many_now_is_the_count_said_with_the_changes_told_since():
+    """Set AO, held out: "How many cats do I have now?" -> "No cats now.": "Sadly one of our cats, Tunde, died in April."
+    replaced "I have three cats." in the context, and the count was lost. A change to part of a group keeps the count
+    it changes, told on its line, and the count now is worked out from both."""
+    from datetime import UTC, datetime
+
+    from panda.language.changes import count_change, count_of
+    from panda.memory.search import SearchResult
+    from panda.pipeline.answer_changes import count_now
+    from panda.pipeline.evidence import answer_context
+
+    def said(id_: str, text: str, month: int, day: int) -> SearchResult:
+        return SearchResult(id=id_, kind="message", title="x", primary_topic="general", doc_path=id_, score=0.5,
+                            snippet=f"user: {text}", quality=0.8, scope="user",
+                            created_at=datetime(2026, month, day, 20, tzinfo=UTC))
+
+    items = [said("o1", "I have three cats.", 2, 3), said("o2", "Sadly one of our cats, Tunde, died in April.", 5, 5),
+             said("o3", "I started a coding bootcamp in April.", 5, 5)]
+    asked = "How many cats do I have now?"
+    context = answer_context(asked, items, {})
+    assert "- On 3 February 2026 the user said: “I have three cats.”; later, on 5 May 2026, the user said: “Sadly one " \
+           "of our cats, Tunde, died in April.”" in context.splitlines()
+    assert count_now(asked, "No cats now.", context) == (
+        "Two - you told me on 5 May 2026 that sadly one of your cats, Tunde, died in April.")
+    assert count_now(asked, "You have 2 cats.", context) is None  # the count given
+    assert count_now("How many cats did I have in February?", "No cats.", context) is None  # asked about then
+    assert count_now("How many dogs do I have now?", "None.", context) is None  # no count of dogs said
+    # gains and losses of more than one; what a group is said to be changes nothing
+    hens = {"hen"}
+    assert count_of("We keep 3 goats and 12 hens", hens) == 12 and count_of("We keep 3 goats", hens) is None
+    assert count_change("A fox took two of our hens last night, they were killed.", hens) == -2
+    assert count_change("We bought another hen at the market.", hens) == 1
+    assert count_change("I got four more hens.", hens) == 4
+    assert count_change("Two of our hens are laying again.", hens) is None
+    hives = ("- On 2 March 2026 the user said: “I keep two hives on the allotment.”\n"
+             "- On 9 May 2026 the user said: “I got two more hives from a retiring beekeeper.”")
+    assert count_now("How many hives do I have now?", "You keep two hives.", hives) == (
+        "Four - you told me on 9 May 2026 that you got two more hives from a retiring beekeeper.")
+
+
+def test_a_request_for_ideas_answered_with_nothing_of_its_own_is_read_so():
+    """Sets AN and AO, held out: the 0.5B model said back what the user keeps to ("You don't eat pork.", "No gluten for
+    me."), or "You can bake vegan desserts.", or copied a page's review text, as a suggestion."""
+    from panda.pipeline.answer_ideas import keeps_to, names_nothing
+
+    pork = ("- avoids: pork (told 3 February 2026)\n"
+            "- Mrs H Pyke gave gousto.co.uk 5 stars: “Gousto has changed my life. I cannot thank Gousto enough.”\n"
+            "- On 3 February 2026 the user said: “I don't eat pork.”")
+    asked = "Can you suggest a sandwich filling?"
+    assert names_nothing(asked, "You don't eat pork.", pork)
+    assert names_nothing(asked, "Gousto has changed my life.", pork)  # a page's words
+    assert names_nothing(asked, "I don't know - you haven't told me.", pork)
+    assert not names_nothing(asked, "Try egg mayonnaise - no pork in it.", pork)
+    assert not names_nothing("Can you suggest a curry I could cook?", "You can cook a curry with vegetables.", pork)
+    assert names_nothing("Can you suggest a dessert I could bake?", "You can bake vegan desserts.",
+                         "- diet: vegan (told 2 February 2026)")
+    assert not names_nothing("Do I eat pork?", "You don't eat pork.", pork)  # no request for ideas
+    assert not names_nothing("Which sandwich did you recommend?", "You don't eat pork.", pork)  # what was said
+    assert keeps_to(pork) == "- avoids: pork (told 3 February 2026)\n- On 3 February 2026 the user said: “I don't eat pork.”"
+    assert keeps_to("No prior memory matched this query.") == "(nothing told)"
+
+
 def test_a_job_said_back_is_the_users_line_though_the_line_never_says_job():
     """Set AG, held out: "What is my job?" -> "You're a social worker in Galway." was sent back by the 0.5B validator
     (the line shares no word with the question: "social worker" is a job only read so)."""

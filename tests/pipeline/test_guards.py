@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from panda.config import GUARDS, ConfigError, Policy
+from panda.config import ConfigError, Policy
 from panda.documents.context_md import ContextDocument
+from panda.guard_names import GUARDS
 from panda.llm.scripted import ScriptedBackend
 from panda.llm.scripted_replies import schema_responder
 from panda.pipeline import guards
@@ -553,3 +554,46 @@ def test_still_answered_yes_beside_the_line_that_ends_it_is_no_and_approved(ctx,
     doc = _last_turn(ctx, tmp_path, lines, fails)
     assert doc.latest("5").startswith("No - you told me on 25 March 2026 that you sold the boat in March, you weren't")
     assert "guard: superseded_value_unsaid" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
+
+
+def test_how_many_now_beside_a_count_and_a_loss_since_is_worked_out_and_approved(ctx, tmp_path):
+    """Set AO, held out: "How many cats do I have now?" -> "No cats now." beside "I have three cats." and, later, "Sadly
+    one of our cats, Tunde, died in April." (the loss had replaced the count in the context)."""
+    lines = [_turn("olu", "o1", "o1", "2026-02-03T20:00:00Z", "I have three cats."),
+             _turn("olu", "o2", "o2", "2026-05-05T20:00:00Z", "Sadly one of our cats, Tunde, died in April."),
+             _turn("olu", "o3", "o3", "2026-08-04T20:00:00Z", "How many cats do I have now?")]
+    answers = _answers("How many cats do I have now?", "No cats now.", "recall")
+
+    def fails(request):  # a validator that FAILs every answer, as the 0.5B one FAILed this one
+        reply = answers(request)
+        return {**reply, "decision": "FAIL"} if request.phase == "validate" else reply
+
+    doc = _last_turn(ctx, tmp_path, lines, fails)
+    assert doc.latest("5").startswith("Two - you told me on 5 May 2026 that sadly one of your cats, Tunde, died in April.")
+    assert "guard: superseded_value_unsaid" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
+
+
+def test_a_request_for_ideas_answered_with_the_users_line_is_asked_again_in_a_prompt_of_its_own(ctx, tmp_path):
+    """Sets AN and AO, held out: "Can you suggest a sandwich filling?" beside "I don't eat pork." -> "You don't eat
+    pork." (and "No gluten for me.", "You can't eat peanuts - I'm allergic." for others). Asked again with only the
+    request and what the user keeps to, the model names something; with the guard off the first answer stands."""
+    lines = [_turn("olu", "o1", "o1", "2026-02-03T20:00:00Z", "I don't eat pork."),
+             _turn("olu", "o2", "o2", "2026-08-04T20:00:00Z", "Can you suggest a sandwich filling?")]
+    answers = _answers("Can you suggest a sandwich filling?", "You don't eat pork.")
+    asked_again = []
+
+    def suggests(request):
+        if request.phase == "suggest":
+            asked_again.append(request.messages[-1]["content"])
+            return {"answer": "Try chicken and avocado - no pork in it."}
+        return answers(request)
+
+    doc = _last_turn(ctx, tmp_path, lines, suggests)
+    assert doc.latest("5").startswith("Try chicken and avocado - no pork in it.")
+    assert "guard: suggestion_asked_again" in doc.latest("5")
+    assert asked_again[0].startswith("Request: Can you suggest a sandwich filling?\nThe user told you:\n- avoids: pork")
+    asked_again.clear()
+    (tmp_path / "off").mkdir()
+    lines = [line.replace('"olu"', '"ada"') for line in lines]
+    doc = _last_turn(_with(ctx, off=["suggestion_asked_again"]), tmp_path / "off", lines, suggests)
+    assert doc.latest("5").startswith("You don't eat pork.") and not asked_again
