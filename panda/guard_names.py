@@ -34,8 +34,10 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
     "statement_acknowledged": "synthesize: a message in which the user tells something of themselves and asks nothing "
                               "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",
     "constraint_ignored_revised": "validate: a suggestion naming what the user's allergy or diet rules out is REVISEd",
+    "earlier_line_quoted": "synthesize: a question about what was before a change, answered with the line telling the "
+                           "change, gets the one earlier line of the user's saying the thing asked, quoted",
     "suggestion_asked_again": "synthesize: a request for ideas answered with nothing of its own (the user's line said "
-                              "back, 'I don't know') is asked again in a prompt holding only it and what the user "
-                              "keeps to (prompts/suggest.yaml)",
+                              "back, 'I don't know') asks the model for three ideas for the request alone "
+                              "(prompts/suggest.yaml); the first that nothing the user avoids rules out is the answer",
     "happened_line_quoted": "synthesize: 'What happened to X?' not told by the latest line about X gets it, quoted",
 }

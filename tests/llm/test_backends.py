@@ -11,6 +11,7 @@ from panda.llm.roles import sampling_for
 from panda.llm.schemas import (
     Compression,
     GatherSynthesis,
+    Ideas,
     PageFindings,
     Plan,
     QueryAnalysis,
@@ -70,7 +71,7 @@ def test_role_temperatures_and_prompts_render_strictly():
 
 def test_every_prompt_example_is_valid_against_its_schema():
     schemas = {"analyze": QueryAnalysis, "reflect": ReflectionDecision, "gather": GatherSynthesis, "plan": Plan,
-               "synthesize": Response, "suggest": Response, "validate": Validation, "compress": Compression,
+               "synthesize": Response, "suggest": Ideas, "validate": Validation, "compress": Compression,
                "summarize": Summary, "page_intelligence": PageFindings}
     for name, schema in schemas.items():
         for _, reply, _when in load_prompt(name).examples:

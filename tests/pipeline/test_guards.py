@@ -573,10 +573,11 @@ def test_how_many_now_beside_a_count_and_a_loss_since_is_worked_out_and_approved
     assert "guard: superseded_value_unsaid" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
 
 
-def test_a_request_for_ideas_answered_with_the_users_line_is_asked_again_in_a_prompt_of_its_own(ctx, tmp_path):
+def test_a_request_for_ideas_answered_with_the_users_line_is_asked_again_for_ideas_and_the_rules_pick_one(ctx, tmp_path):
     """Sets AN and AO, held out: "Can you suggest a sandwich filling?" beside "I don't eat pork." -> "You don't eat
-    pork." (and "No gluten for me.", "You can't eat peanuts - I'm allergic." for others). Asked again with only the
-    request and what the user keeps to, the model names something; with the guard off the first answer stands."""
+    pork." (and "No gluten for me.", "You can't eat peanuts - I'm allergic." for others). The model is asked for three
+    ideas for the request alone, and the first that names nothing the user avoids is the answer; with the guard off
+    the first answer stands."""
     lines = [_turn("olu", "o1", "o1", "2026-02-03T20:00:00Z", "I don't eat pork."),
              _turn("olu", "o2", "o2", "2026-08-04T20:00:00Z", "Can you suggest a sandwich filling?")]
     answers = _answers("Can you suggest a sandwich filling?", "You don't eat pork.")
@@ -585,13 +586,13 @@ def test_a_request_for_ideas_answered_with_the_users_line_is_asked_again_in_a_pr
     def suggests(request):
         if request.phase == "suggest":
             asked_again.append(request.messages[-1]["content"])
-            return {"answer": "Try chicken and avocado - no pork in it."}
+            return {"ideas": ["Ham and mustard", "Chicken and avocado", "Egg mayonnaise"]}
         return answers(request)
 
     doc = _last_turn(ctx, tmp_path, lines, suggests)
-    assert doc.latest("5").startswith("Try chicken and avocado - no pork in it.")
+    assert doc.latest("5").startswith("Try chicken and avocado.")  # the ham is pork
     assert "guard: suggestion_asked_again" in doc.latest("5")
-    assert asked_again[0].startswith("Request: Can you suggest a sandwich filling?\nThe user told you:\n- avoids: pork")
+    assert asked_again == ["Request: Can you suggest a sandwich filling?"]  # the request alone: nothing to echo
     asked_again.clear()
     (tmp_path / "off").mkdir()
     lines = [line.replace('"olu"', '"ada"') for line in lines]
