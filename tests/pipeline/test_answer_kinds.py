@@ -842,6 +842,28 @@ def test_a_time_asked_is_a_clock_time_or_a_span_a_line_says_and_a_named_ones_end
     assert superseded_unsaid("Where did Maria work before?", "Maria left the bank and joined a startup.") is None
 
 
+def test_set_aq_a_taxi_driven_is_a_job_a_pets_kind_is_no_breed_and_an_ending_tells_no_name():
+    """Set AQ, held out: "I drive a taxi in Amman." was read as the user's car, and "What do I do for work?" got a line
+    about a trip; "What breed is Pierogi?" -> "The cat Pierogi is a shellfish cat." passed as a word a line says ("a cat
+    called Pierogi"); "What's the name of Lina's bakery?" got the line ending the bakery, though no name was said."""
+    from panda.language.facts import extract_statements
+    from panda.pipeline.answer_changes import still_ended
+    from panda.pipeline.answer_checks import unanswered
+
+    assert [(s.attribute, s.value) for s in extract_statements("I drive a taxi in Amman.")] == [("job", "taxi")]
+    assert [(s.attribute, s.value) for s in extract_statements("I drive a red Corolla.")] == [("car", "red Corolla")]
+    cat = ("- pet: cat called Pierogi (told 12 May 2026)\n- On 10 February 2026 the user said: “I'm allergic to shellfish.”\n"
+           "- On 12 May 2026 the user said: “We adopted a cat called Pierogi two weeks ago.”")
+    assert unanswered("What breed is Pierogi?", "The cat Pierogi is a shellfish cat.", cat)
+    tabby = "- On 12 May 2026 the user said: “We adopted a tabby cat called Pierogi.”"
+    assert unanswered("What breed is Pierogi?", "Pierogi is a tabby.", tabby) is False
+    bakery = ("- On 22 January 2026 the user said: “My wife Lina runs a bakery.”\n"
+              "- On 23 April 2026 the user said: “Lina sold the bakery in March and now teaches baking classes.”")
+    assert still_ended("What's the name of Lina's bakery?", "Lina runs a bakery.", bakery) is None
+    assert still_ended("Does Lina still run the bakery?", "Yes.", bakery) == (
+        "No - you told me on 23 April 2026 that Lina sold the bakery in March and now teaches baking classes.")
+
+
 def test_a_job_said_back_is_the_users_line_though_the_line_never_says_job():
     """Set AG, held out: "What is my job?" -> "You're a social worker in Galway." was sent back by the 0.5B validator
     (the line shares no word with the question: "social worker" is a job only read so)."""
