@@ -41,6 +41,8 @@ def names_nothing(query: str, answer: str, context: str) -> bool:
         return False
     if abstained(answer):
         return True
+    if _NEAR_THEM.search(query) and (home := home_of(context)) and home.lower() in answer.lower():
+        return False  # the user's place is the answer's own to "near where I live" (the bundled sample's "… Boston")
     own = word_stems(answer) - word_stems(query) - word_stems(context) - _GENERIC - STOP_WORDS
     return not own
 
@@ -56,6 +58,18 @@ _CONSTRAINTS = re.compile(r"^- (?:avoids|allergy|diet): (?P<value>.+?) \(told [^
 _KEEPING_CLEAR = re.compile(r"\b(?:don['’]?t|do not|never|can['’]?t|cannot|no longer) (?:eat|drink|have|touch)\b|"
                             r"\b(?:allergic|intolerant|avoid|avoids|avoiding)\b|"
                             r"\b(?:I['’]m|I am) (?:a )?(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic)\b", re.I)
+
+
+_NEAR_THEM = re.compile(r"\bnear (?:where (?:I|we) live|me|us|home|here)\b|\bnearby\b|\baround here\b|\blocal\b|"
+                        r"\bin (?:my|our) (?:area|city|town)\b", re.I)
+_LIVES = re.compile(r"(?:\bresidence: |\b(?:I|we|We) (?:now )?live in )(?P<place>[A-Z][\w-]+(?: [A-Z][\w-]+)?)")
+
+
+def home_of(context: str) -> str:
+    """Where the user lives, from the answer's context (the residence fact or "I live in …"), or '' (pure). Example:
+    home_of('- On 4 March 2026 the user said: “I live in Boston and I love hiking.”') -> 'Boston'."""
+    found = _LIVES.search(context)
+    return found.group("place") if found else ""
 
 
 def ruled_out_by(value: str) -> set[str]:

@@ -103,7 +103,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         if answer_ideas.names_nothing(state.query, state.response, state.answer_context) \
                 and guards.active(ctx, "suggestion_asked_again", VOICE):
             ideas = yield from ask(state, ctx, phase="suggest", role=VOICE, prompt="suggest", schema=Ideas,
-                                   variables={"query": state.query})
+                                   variables={"query": state.query,
+                                              "home": answer_ideas.home_of(state.answer_context)})
             if picked := answer_ideas.pick(ideas.ideas, state.query, state.answer_context):
                 state.response = picked
                 mended.append(f"; {guards.mark('suggestion_asked_again')}: a request for ideas answered with none")

@@ -819,6 +819,18 @@ def test_a_request_for_ideas_answered_with_nothing_of_its_own_is_read_so():
         "Try The Great Gatsby."  # a title keeps its capitals
     assert pick(["Ham salad", "Pork pie"], asked, pork) is None  # each ruled out
     assert ruled_out("- On 3 May 2026 the user said: “I love hiking.”") == set()  # keeps clear of nothing
+    # the bundled sample, on a fresh clone: "Suggest a day hike near where I live." beside "I live in Boston …" was asked
+    # again for a request alone, which lost the place; the user's place is the answer's own to "near where I live",
+    # and the request asked again says where the user lives
+    from panda.llm.prompts import load_prompt
+    from panda.pipeline.answer_ideas import home_of
+
+    boston = "- On 4 March 2026 the user said: “I live in Boston and I love hiking on weekends.”"
+    assert home_of(boston) == "Boston" and home_of("- residence: Porto (told 2 May 2026)") == "Porto"
+    assert not names_nothing("Suggest a day hike near where I live.", "Head to the Blue Hills near Boston.", boston)
+    assert names_nothing("Suggest a day hike near where I live.", "You love hiking in Boston.", "") is False
+    assert load_prompt("suggest").render(query="Suggest a day hike near where I live.", home="Boston")[-1]["content"] \
+        == "Request: Suggest a day hike near where I live.\nThe user lives in Boston."
 
 
 def test_a_time_asked_is_a_clock_time_or_a_span_a_line_says_and_a_named_ones_ending_goes_from_an_answer_about_now():

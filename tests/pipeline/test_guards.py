@@ -539,37 +539,32 @@ def test_a_fact_answering_what_the_users_thing_is_wins_over_the_guards_i_dont_kn
     assert state.revise_fact == "job: team leader on 27 March"
 
 
-def test_still_answered_yes_beside_the_line_that_ends_it_is_no_and_approved(ctx, tmp_path):
-    """Set AF, held out: "Do I still have a boat?" -> "You still have a boat." beside "I sold the boat in March …"; the
-    guard's "No - …" was then FAILed by the 0.5B validator. On the small profiles it is said and approved by rule."""
-    lines = [_turn("goran", "g1", "g1", "2026-01-14T20:00:00Z", "I keep a small fishing boat in the harbour."),
-             _turn("goran", "g2", "g2", "2026-03-25T20:00:00Z", "I sold the boat in March, I wasn't using it enough."),
-             _turn("goran", "g3", "g3", "2026-06-10T20:00:00Z", "Do I still have a boat?")]
-    answers = _answers("Do I still have a boat?", "You still have a boat.", "recall")
+@pytest.mark.parametrize(("said", "asked", "answer", "mended"), [
+    # set AF, held out: the guard's "No - …" was then FAILed by the 0.5B validator
+    ((("2026-01-14", "I keep a small fishing boat in the harbour."),
+      ("2026-03-25", "I sold the boat in March, I wasn't using it enough.")),
+     "Do I still have a boat?", "You still have a boat.",
+     "No - you told me on 25 March 2026 that you sold the boat in March, you weren't"),
+    # set AO, held out: the loss had replaced the count in the context
+    ((("2026-02-03", "I have three cats."), ("2026-05-05", "Sadly one of our cats, Tunde, died in April.")),
+     "How many cats do I have now?", "No cats now.",
+     "Two - you told me on 5 May 2026 that sadly one of your cats, Tunde, died in April."),
+])
+def test_an_answer_about_now_the_latest_line_changes_is_mended_and_approved(ctx, tmp_path, said, asked, answer, mended):
+    """Set AF, held out: "Do I still have a boat?" -> "You still have a boat." beside "I sold the boat in March …"; set
+    AO: "How many cats do I have now?" -> "No cats now." beside "I have three cats." and, later, "Sadly one of our cats,
+    Tunde, died in April.". On the small profiles the line's answer is said and approved by rule, though the validator
+    FAILs every answer (as the 0.5B one FAILed the boat's)."""
+    lines = [_turn("goran", f"g{k}", f"g{k}", f"{day}T20:00:00Z", text) for k, (day, text) in enumerate(said, 1)]
+    lines.append(_turn("goran", "g9", "g9", "2026-08-04T20:00:00Z", asked))
+    answers = _answers(asked, answer, "recall")
 
-    def fails(request):  # a validator that FAILs every answer, as the 0.5B one FAILed this one
+    def fails(request):
         reply = answers(request)
         return {**reply, "decision": "FAIL"} if request.phase == "validate" else reply
 
     doc = _last_turn(ctx, tmp_path, lines, fails)
-    assert doc.latest("5").startswith("No - you told me on 25 March 2026 that you sold the boat in March, you weren't")
-    assert "guard: superseded_value_unsaid" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
-
-
-def test_how_many_now_beside_a_count_and_a_loss_since_is_worked_out_and_approved(ctx, tmp_path):
-    """Set AO, held out: "How many cats do I have now?" -> "No cats now." beside "I have three cats." and, later, "Sadly
-    one of our cats, Tunde, died in April." (the loss had replaced the count in the context)."""
-    lines = [_turn("olu", "o1", "o1", "2026-02-03T20:00:00Z", "I have three cats."),
-             _turn("olu", "o2", "o2", "2026-05-05T20:00:00Z", "Sadly one of our cats, Tunde, died in April."),
-             _turn("olu", "o3", "o3", "2026-08-04T20:00:00Z", "How many cats do I have now?")]
-    answers = _answers("How many cats do I have now?", "No cats now.", "recall")
-
-    def fails(request):  # a validator that FAILs every answer, as the 0.5B one FAILed this one
-        reply = answers(request)
-        return {**reply, "decision": "FAIL"} if request.phase == "validate" else reply
-
-    doc = _last_turn(ctx, tmp_path, lines, fails)
-    assert doc.latest("5").startswith("Two - you told me on 5 May 2026 that sadly one of your cats, Tunde, died in April.")
+    assert doc.latest("5").startswith(mended)
     assert "guard: superseded_value_unsaid" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
 
 
