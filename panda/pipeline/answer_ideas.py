@@ -6,9 +6,10 @@ a drink for a party beside "I drink no alcohol." ("No alcohol - you haven't told
 it copied a saved page's review text for a pasta dish (sets AN and AO, held out: 5 of their 12 misses). Asked again
 with the user's lines beside the request (set AP, held out), it said "Try the New York Times' 'Red Meat' series" for a
 lunch, and "lemonade" for a hot drink; with the constraint in the prompt it named the food ruled out ("potato soup with
-celery"). So the model is asked for three ideas for the request alone (prompts/suggest.yaml), which it names well
-("Oatmeal with berries"), and the first that names nothing the user's diet, allergy or avoidance rules out is the
-answer (`pick`; the rule is `ruled_out_by`, which validate.ignored_constraint reads too).
+celery"). So the model is asked for three ideas for the request alone (prompts/suggest.yaml; with where the user lives,
+for "near where I live"), which it names well ("Oatmeal with berries"), and the first that names nothing the user's
+diet, allergy or avoidance rules out is the answer (`pick`; the rule is `ruled_out_by`, which
+validate.ignored_constraint reads too).
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ _KEEPING_CLEAR = re.compile(r"\b(?:don['’]?t|do not|never|can['’]?t|cannot|n
                             r"\b(?:I['’]m|I am) (?:a )?(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic)\b", re.I)
 
 
+_CLEAR_OF = re.compile(r"\b(?:allergic to|intolerant to|avoid|avoids|avoiding|(?:don['’]?t|do not|never|can['’]?t|cannot) "
+                       r"(?:eat|drink|have)) (?:any |much )?([a-z]+)", re.I)
+
+
 _NEAR_THEM = re.compile(r"\bnear (?:where (?:I|we) live|me|us|home|here)\b|\bnearby\b|\baround here\b|\blocal\b|"
                         r"\bin (?:my|our) (?:area|city|town)\b", re.I)
 _LIVES = re.compile(r"(?:\bresidence: |\b(?:I|we|We) (?:now )?live in )(?P<place>[A-Z][\w-]+(?: [A-Z][\w-]+)?)")
@@ -94,8 +99,9 @@ def ruled_out(context: str) -> set[str]:
             out |= ruled_out_by(fact.group("value"))
         elif (said := LINE.match(line)) and said.group("who") == "the user" and _KEEPING_CLEAR.search(said.group("words")):
             words = set(re.findall(r"[a-z]+", said.group("words").lower()))
+            named = {m.lower() for m in _CLEAR_OF.findall(said.group("words"))} - STOP_WORDS  # "allergic to sesame"
             out |= {w for w in words if w in RULED_OUT or any(w in foods for foods in RULED_OUT.values())} \
-                .union(*(RULED_OUT.get(w, frozenset()) for w in words)) - _DIETS
+                .union(named, *(RULED_OUT.get(w, frozenset()) for w in words | named)) - _DIETS
     return out
 
 

@@ -819,6 +819,7 @@ def test_a_request_for_ideas_answered_with_nothing_of_its_own_is_read_so():
         "Try The Great Gatsby."  # a title keeps its capitals
     assert pick(["Ham salad", "Pork pie"], asked, pork) is None  # each ruled out
     assert ruled_out("- On 3 May 2026 the user said: “I love hiking.”") == set()  # keeps clear of nothing
+    assert ruled_out("- On 3 May 2026 the user said: “I'm allergic to sesame.”") == {"sesame"}  # a food RULED_OUT lacks
     # the bundled sample, on a fresh clone: "Suggest a day hike near where I live." beside "I live in Boston …" was asked
     # again for a request alone, which lost the place; the user's place is the answer's own to "near where I live",
     # and the request asked again says where the user lives
