@@ -31,6 +31,7 @@ research.search results beside its lines. """
 
 from __future__ import annotations
 
+from panda.errors import LLMReplyError
 from panda.home import Home
 from panda.llm.roles import VOICE
 from panda.llm.schemas import Ideas, Response
@@ -102,10 +103,15 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         mended = []
         if answer_ideas.names_nothing(state.query, state.response, state.answer_context) \
                 and guards.active(ctx, "suggestion_asked_again", VOICE):
-            ideas = yield from ask(state, ctx, phase="suggest", role=VOICE, prompt="suggest", schema=Ideas,
-                                   variables={"query": state.query,
-                                              "home": answer_ideas.home_of(state.answer_context)})
-            if picked := answer_ideas.pick(ideas.ideas, state.query, state.answer_context):
+            ideas: list[str] = []
+            try:
+                reply_ideas = yield from ask(state, ctx, phase="suggest", role=VOICE, prompt="suggest", schema=Ideas,
+                                             variables={"query": state.query,
+                                                        "home": answer_ideas.home_of(state.answer_context)})
+                ideas = reply_ideas.ideas
+            except LLMReplyError:  # the guard's own call failing leaves the model's first answer, not a failed turn
+                pass
+            if picked := answer_ideas.pick(ideas, state.query, state.answer_context):
                 state.response = picked
                 mended.append(f"; {guards.mark('suggestion_asked_again')}: a request for ideas answered with none")
         guarded = about_user(state)

@@ -593,3 +593,18 @@ def test_a_request_for_ideas_answered_with_the_users_line_is_asked_again_for_ide
     lines = [line.replace('"olu"', '"ada"') for line in lines]
     doc = _last_turn(_with(ctx, off=["suggestion_asked_again"]), tmp_path / "off", lines, suggests)
     assert doc.latest("5").startswith("You don't eat pork.") and not asked_again
+
+
+def test_a_request_for_ideas_asked_again_whose_reply_never_parses_keeps_the_first_answer(ctx, tmp_path):
+    """The guard's own model call failing (no parseable ideas after the retry) leaves the model's first answer; the
+    turn does not end FAIL for it."""
+    lines = [_turn("olu", "o1", "o1", "2026-02-03T20:00:00Z", "I don't eat pork."),
+             _turn("olu", "o2", "o2", "2026-08-04T20:00:00Z", "Can you suggest a sandwich filling?")]
+    answers = _answers("Can you suggest a sandwich filling?", "You don't eat pork.")
+
+    def broken(request):
+        return "not json at all" if request.phase == "suggest" else answers(request)
+
+    doc = _last_turn(ctx, tmp_path, lines, broken)
+    assert doc.latest("5").startswith("You don't eat pork.") and "suggestion_asked_again" not in doc.latest("5")
+
