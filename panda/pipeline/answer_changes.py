@@ -226,7 +226,6 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
 
 
 _COUNT_NAMES = "none one two three four five six seven eight nine ten eleven twelve".split()
-_ASKS_BEFORE = re.compile(r"\b(?:did|had|was|were|used to|before|originally|at first|then)\b", re.I)
 
 
 def count_now(query: str, answer: str, context: str) -> str | None:
@@ -239,7 +238,7 @@ def count_now(query: str, answer: str, context: str) -> str | None:
     Example: that question and those lines -> "Two - you told me on 5 May 2026 that sadly one of your cats, Tunde,
     died in April."."""
     counted = COUNTED.match(query)
-    if not counted or _ASKS_BEFORE.search(query):
+    if not counted or not about_now(query):
         return None
     thing = word_stems(counted.group(1))
     said = sorted(((datetime.strptime(m.group("date"), "%d %B %Y"), m.group("date"), m.group("words"))

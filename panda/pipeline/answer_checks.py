@@ -98,7 +98,7 @@ _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|pri
 # "it's just Frida now"; "Koa is on her own now" (set AL, held out)
 _ONE_LEFT = re.compile(r"\b(?:just|only) [A-Z][a-z]+(?: now| left)?\b(?! and\b)|"
                        r"\b[A-Z][a-z]+ is (?:on (?:her|his|its|their) own|alone|the only one left)\b")
-_PEOPLECOUNTED = frozenset("people persons staff employees members workers guests adults".split())
+_PEOPLE_COUNTED = frozenset("people persons staff employees members workers guests adults".split())
 _PEOPLE_SAID = re.compile(r"\b(?:of us|of them|people|persons|staff|employees|members|workers|guests|adults|team)\b", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
 
@@ -185,8 +185,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             return True
     if _ASKS_TIME.match(query):  # set AP, held out: "What was my 10k time?" -> "You ran your first 10k on 3 May 2026!": a
         # clock time or a span ("52 minutes", "1:58") a line says; a race's "10k" is neither
-        given = {re.sub(r"\s", "", t.lower()) for t in _TIMES_SAID.findall(answer)}
-        return not given or not given <= {re.sub(r"\s", "", t.lower()) for t in _TIMES_SAID.findall(context)}
+        given, said = ({re.sub(r"\s", "", t.lower()) for t in _TIMES_SAID.findall(text)} for text in (answer, context))
+        return not given or not given <= said
     if _ASKS_AMOUNT.match(query):
         # "how many hives": a line must speak of hives; "how many kilometres", of a figure in a length (set X: "… 40 km
         # a week")
@@ -194,7 +194,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if counted and (unit := _unit_of(counted.group(1))):
             context = "\n".join(line for line in context.splitlines()
                                  if any(m.split()[1] in unit for m in _measures(line)))
-        elif counted and counted.group(1).lower() in _PEOPLECOUNTED:  # set Z: "How many people work at my practice?"
+        elif counted and counted.group(1).lower() in _PEOPLE_COUNTED:  # set Z: "How many people work at my practice?"
             context = "\n".join(line for line in context.splitlines()  # beside "… there are five of us at the practice"
                                  if _PEOPLE_SAID.search(line))
         elif counted:
@@ -483,9 +483,9 @@ _AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|
                        r"(?! ?(?:%|(?!(?:and|but|now|already|today|this|next|in|on)\b)[a-z]))", re.I)
 # (not "is 5 km", "is two hours"; set Y: "My daughter Anika is seven and obsessed with chess" says her age)
 _ASKS_TIME = re.compile(r"^\s*(?:what|which)(?:'s| is| are| was| were)?(?: [\w-]+){0,3}? time\b(?! of\b)", re.I)
-_TIMES_SAID = re.compile(r"\b\d+(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.|h|hours?|hrs?|minutes?|mins?|seconds?|secs?)(?!\w)|"
-                         r"\b\d{1,2}:\d{2}(?::\d{2})?\b|\bo'clock\b", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
+_TIMES_SAID = re.compile(rf"\b\d+(?:[:.]\d{{2}})? ?(?:h|hours?|hrs?|minutes?|mins?|seconds?|secs?)(?!\w)|"  # or a clock
+                         rf"\b\d{{1,2}}:\d{{2}}:\d{{2}}\b|{_CLOCK.pattern}", re.I)  # "52 minutes", "1:58:30", "6 am"
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
 
 

@@ -59,12 +59,8 @@ _CONSTRAINTS = re.compile(r"^- (?:avoids|allergy|diet): (?P<value>.+?) \(told [^
 _KEEPING_CLEAR = re.compile(r"\b(?:don['’]?t|do not|never|can['’]?t|cannot|no longer) (?:eat|drink|have|touch)\b|"
                             r"\b(?:allergic|intolerant|avoid|avoids|avoiding)\b|"
                             r"\b(?:I['’]m|I am) (?:a )?(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic)\b", re.I)
-
-
 _CLEAR_OF = re.compile(r"\b(?:allergic to|intolerant to|avoid|avoids|avoiding|(?:don['’]?t|do not|never|can['’]?t|cannot) "
-                       r"(?:eat|drink|have)) (?:any |much )?([a-z]+)", re.I)
-
-
+                       r"(?:eat|drink|have)) (?:any |much )?([a-z]+)", re.I)  # what: "allergic to sesame"
 _NEAR_THEM = re.compile(r"\bnear (?:where (?:I|we) live|me|us|home|here)\b|\bnearby\b|\baround here\b|\blocal\b|"
                         r"\bin (?:my|our) (?:area|city|town)\b", re.I)
 _LIVES = re.compile(r"(?:\bresidence: |\b(?:I|we|We) (?:now )?live in )(?P<place>[A-Z][\w-]+(?: [A-Z][\w-]+)?)")

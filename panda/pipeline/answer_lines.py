@@ -216,10 +216,9 @@ def earlier_line(query: str, answer: str, context: str) -> str | None:
     said = stated_line(query, answer, context)
     lines = user_statements(context)
     change = next((m for m in lines if m.group("words") == said), None)
-    if change is None or not CHANGED.search(said or "") or FROM_TO.search(said or ""):
+    if change is None or not CHANGED.search(change.group("words")) or FROM_TO.search(change.group("words")):
         return None
-    when = datetime.strptime(change.group("date"), "%d %B %Y")
-    earlier = [m for m in lines if datetime.strptime(m.group("date"), "%d %B %Y") < when]
+    earlier = [m for m in lines if _day(m.group("date")) < _day(change.group("date"))]
     if ASKS_WHERE.match(query):
         named = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
         found = [m for m in earlier if any(p.lower() not in named for p in _PLACE_NAMED.findall(m.group("words")))]

@@ -291,13 +291,12 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
     # bought a Canyon Endurace instead" scored under MIN_SHARE for "Which bike do I ride now?", and the line left was
     # "I ride a blue Ribble road bike")
     kept_ids = {r.id for r in kept}
-    kept += list({newer.id: newer for newer, older in pairs if older.id in kept_ids and newer.id not in kept_ids
-                  and current}.values())
-    # what a kept change changed comes with it for a question about before (set AP, held out: "What was my job before I
-    # went freelance?" kept "I left my job in March and now work as a freelance web developer." and not "I'm a software
-    # tester in Accra.")
-    kept += list({older.id: older for newer, older in pairs if newer.id in kept_ids and older.id not in kept_ids
-                  and earlier}.values())
+    if current:
+        kept += list({newer.id: newer for newer, older in pairs if older.id in kept_ids and newer.id not in kept_ids}.values())
+    else:  # what a kept change changed comes with it for a question about before (set AP, held out: "What was my job
+        # before I went freelance?" kept "I left my job in March and now work as a freelance web developer." and not
+        # "I'm a software tester in Accra.")
+        kept += list({older.id: older for newer, older in pairs if newer.id in kept_ids and older.id not in kept_ids}.values())
     facts = sorted((r for r in kept if r.kind in ("fact", "preference")), key=lambda r: r.created_at, reverse=True)
     others = [r for r in kept if r.kind not in ("fact", "preference")]
     later: dict[str, SearchResult] = {}  # an older statement kept for another part of it -> its latest change
