@@ -20,7 +20,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
     "copied_line_answered": "synthesize: an answer copying a line's 'On <date> X said:' or its 'I' gets its date or 'you'",
     "unanswered_abstained": "synthesize: a question about the user asking a name, a person, an amount or a number, "
                             "answered without one the lines hold, or what the user's thing is, answered with no word "
-                            "of its own a line says, gets 'I don't know' (and validate APPROVEs it)",
+                            "of its own a line says, or which one of a kind it is (a breed), answered with a line "
+                            "said again that names none, gets 'I don't know' (and validate APPROVEs it)",
     "undated_when_answered": "synthesize: a when-question answered with no time gets the user's closest line, quoted",
     "told_line_quoted": "synthesize: 'I don't know' beside a user's line saying every word of the question gets it, quoted",
     "superseded_value_unsaid": "synthesize: an answer about now keeps the new value of 'from <old> to <new>', "

@@ -183,18 +183,19 @@ def amounts(text: str) -> set[str]:
 
 
 # The past of common irregular verbs, so "When did I get my puppy?" meets "I just got a puppy".
-_IRREGULAR = {"got": "get", "gotten": "get", "bought": "buy", "went": "go", "gone": "go", "met": "meet", "took": "take",
+IRREGULAR = {"got": "get", "gotten": "get", "bought": "buy", "went": "go", "gone": "go", "met": "meet", "took": "take",
               "taken": "take", "made": "make", "began": "begin", "begun": "begin", "ran": "run", "left": "leave",
               "sold": "sell", "told": "tell", "saw": "see", "seen": "see", "came": "come", "gave": "give",
               "given": "give", "found": "find", "won": "win", "lost": "lose", "paid": "pay", "wrote": "write",
               "written": "write", "drove": "drive", "driven": "drive", "flew": "fly", "broke": "break",
-              "broken": "break"}
+              "broken": "break", "fell": "fall", "hurt": "hurt", "threw": "throw", "caught": "catch",
+             "ate": "eat", "swam": "swim", "sang": "sing", "rode": "ride"}  # a past and the word it is of
 
 
 def word_stems(text: str) -> set[str]:
     """tokenize's stems, an irregular past as its present's. Example: word_stems('I just got a puppy') -> {'get',
     'puppy'}."""
-    return {stem(_IRREGULAR[t]) if t in _IRREGULAR else t for t in tokenize(text)}
+    return {stem(IRREGULAR[t]) if t in IRREGULAR else t for t in tokenize(text)}
 
 
 # Words that deny: an answer saying one says something is not so (pipeline/answer_lines, answer_changes)

@@ -142,7 +142,17 @@ KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
         ("sport sports exercise", """swimming swim rowing running jogging cycling tennis football soccer basketball volleyball
          netball rugby cricket golf hockey badminton squash climbing bouldering boxing judo karate taekwondo yoga pilates
          skiing snowboarding surfing sailing kayaking canoeing hiking triathlon marathon skating dancing gymnastics fencing
-         baseball handball padel archery diving athletics crossfit weightlifting"""),
+         baseball handball padel archery diving athletics crossfit weightlifting hurling camogie shinty lacrosse curling
+         polo rounders"""),
+        # a breed or a position a line names answers "What breed is Koukla?", "What position does Cian play?" (set AR,
+        # held out: both were answered with the line about the dog, the son, that names none: answer_lines.kind_unsaid)
+        ("breed breeds", """labrador retriever collie spaniel terrier beagle poodle labradoodle cockapoo cavapoo dachshund
+         greyhound whippet lurcher husky malamute shepherd alsatian bulldog boxer pug chihuahua corgi schnauzer rottweiler
+         doberman mastiff setter pointer dalmatian vizsla weimaraner samoyed akita shiba pomeranian maltese bichon
+         havanese mongrel mutt crossbreed siamese persian ragdoll bengal sphynx burmese abyssinian tabby moggy"""),
+        ("position positions", """goalkeeper goalie keeper striker defender midfielder midfield winger fullback halfback
+         sweeper libero setter spiker pitcher catcher shortstop outfielder infielder quarterback linebacker receiver
+         hooker flanker wicketkeeper bowler batsman batter opener"""),
         ("instrument instruments", """piano guitar violin cello viola drums bass flute clarinet saxophone trumpet trombone
          harp ukulele accordion oboe bassoon banjo mandolin harmonica keyboard organ tuba"""),
         ("study studies studying subject course degree major", """law medicine engineering architecture history physics

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from panda.language.text import IRREGULAR
+
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _MONTH = (r"(january|february|march|april|may|june|july|august|september|october|november|december"
@@ -181,8 +183,9 @@ _RELATIVE = [
 ]
 _UNMARKED = (0, 2)  # no relative word: the day it was said or just before ("I just finished …")
 _ON_WEEKDAY = re.compile(rf"\bon ({'|'.join(_DAYS)})\b(?!s)", re.I)
-_PAST = re.compile(r"\b(?:was|were|had|did|went|ran|saw|met|got|came|took|made|bought|found|told|gave|won|lost|"
-                   r"[a-z]{3,}ed)\b", re.I)
+# (any irregular past text.IRREGULAR knows: set AR, held out, "My son Cian broke his arm playing hurling on Saturday."
+# was left undated, and "When did Cian break his arm?" got "on Saturday")
+_PAST = re.compile(rf"\b(?:was|were|had|did|{'|'.join(sorted(IRREGULAR))}|[a-z]{{3,}}ed)\b", re.I)
 _NOT_PAST = re.compile(r"\b(?:will|shall|going to|gonna|next|tomorrow|plan|planning|hope|hoping|every|usually)\b|'ll\b|"
                        r"\b(?:am|is|are|I'm|we're|they're|she's|he's)\s+\w+ing\b", re.I)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from panda.language.changes import COUNTED, ENDED, GENERAL_WORDS, count_change, count_of
+from panda.language.changes import CALENDAR_WORDS, COUNTED, ENDED, GENERAL_WORDS, count_change, count_of
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, STOP_WORDS, amounts, second_person, word_stems, written_words
 from panda.pipeline.answer_checks import asks_a_name, same_word
@@ -121,6 +121,13 @@ _OLD_NEW = (re.compile(r"\b(?:swapped|traded|exchanged|replaced)(?: in)? (?P<old
                        r"(?P<new>[^,.;!?]+)", re.I))
 
 
+# a change's old value that is a time only ("Sundays", "Monday evenings"), and a question asking after one
+_WHEN_ONLY = re.compile(rf"(?i:(?:on |the )?(?:{'|'.join(sorted(CALENDAR_WORDS))}|morning|afternoon|evening|night|weekend)s?"
+                        r"(?: (?:and|or) |,? ?)?)+(?: (?:morning|afternoon|evening|night)s?)?")
+_ASKS_WHEN_OR_TIME = re.compile(r"\b(?:when|day|days|time|times|how often|morning|afternoon|evening|night|weekends?)\b",
+                                re.I)
+
+
 def stale_value_said(query: str, answer: str, context: str) -> str | None:
     """An answer about what holds now that says the old value of a change a user's line tells, and not the new one,
     gets that line said back, the change's new value only (pure): set V's "What do I do in the evenings these days?" ->
@@ -147,6 +154,10 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
             for change in pattern.finditer(line.group("words")):
                 old = word_stems(change["old"]) - asked  # set AI, held out: "from the marathon to the half marathon"
                 old = old - word_stems(change["new"]) or old  # is left by "the Victoria Falls marathon" without "half"
+                if _WHEN_ONLY.fullmatch(change["old"].strip()) and not _ASKS_WHEN_OR_TIME.search(query):
+                    continue  # a day moved is no answer's stale value unless the question asks when (set AR, held out:
+                    # "What kind of choir do I sing in?" -> "… a gospel choir on Sundays." became the line moving its
+                    # practice from Sundays to Friday evenings)
                 new = [w for w in written_words(change["new"]) if word_stems(w) - asked]
                 # set W: "How am I learning French these days?" -> "… through Duolingo now." beside "I switched from
                 # Duolingo to evening classes at the Alliance Française." (no word of the question's: a name ties them)

@@ -18,7 +18,7 @@ from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, VEHICLE
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
 from panda.pipeline.answer_names import ASKS_SURNAME, NOT_A_NAME, POSSESSIVE_END, described, said_whole, surname_given
-from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO
+from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO, LATER
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 # a title is a name ("What was my thesis title?" -> "The thesis title is epidemiology.", set Z), a job title is not
@@ -228,10 +228,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
                         if m and (found := _members(m.group(1)))), frozenset()):
         # one of a kind: a member a line names (set AK, held out: "Which languages do I translate from?" -> "… Russian
         # and English.", beside "I'm a translator in Riga."; set AL: "What is Aigerim studying?" -> "Aigerim studies
-        # diabetes."); none named is no answer ("You can't eat gluten …")
-        given, asked = member_stems(answer) & members, asked_words(query)
+        # diabetes."); none named is no answer ("You can't eat gluten …"); someone's, a line naming them ("Gwen's dog")
+        given, asked, owner = member_stems(answer) & members, asked_words(query), _OWNER.search(query)
         if given:
-            return not given <= word_stems(context)
+            return not given <= word_stems(_lines_naming(context, owner.group(1) or owner.group(2)) if owner else context)
         own = word_stems(answer) - asked  # none named: the answer a line about the question says (a member unlisted)
         return not any(own <= word_stems(m["words"]) | word_stems(second_person(m["words"])) for m in user_statements(context)
                        if asked & said_stems(m["words"], query))
@@ -335,7 +335,7 @@ def _holds_a_said_word(query: str, answer: str, context: str, besides: frozenset
     facts say."""
     asked = word_stems(query)
     own = [w for w in word_stems(answer) if not any(same_word(w, a) for a in asked) and w not in besides]
-    said = set().union(*(word_stems(m.group("words")) for m in user_statements(context)),
+    said = set().union(*(word_stems(t["words"]) for m in user_statements(context) for t in (m, *LATER.finditer(m.string))),
                        *(word_stems(m.group("words")) for line in context.splitlines()
                          if not LINE.match(line) and (m := _FACT_LINE.match(line))))
     return any(same_word(w, s) for w in own for s in said)

@@ -12,9 +12,11 @@ from datetime import datetime
 
 from panda.language.changes import ASKS_WHERE, CHANGED, FROM_TO, reports_change_of, subject_words
 from panda.language.metrics import abstained
-from panda.language.text import DENIES, is_question, second_person, word_stems
+from panda.language.text import DENIES, STOP_WORDS, asked_part, is_question, second_person, word_stems, written_words
+from panda.language.vocabulary import KINDS_SAID, member_stems
 from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import DATED, quoted, user_statements
+from panda.pipeline.answer_names import NOT_A_NAME
 from panda.pipeline.evidence import ASKS_EARLIER
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
@@ -46,6 +48,55 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
         if any(same_word(a, w) for a in asked for w in about) and all(said_word(w, said) for w in own):
             return match.group("words")
     return None
+
+
+# "What breed is Koukla?", "What position does Cian play?", "Which motorbike do I want?": one of a kind, asked by the
+# kind's word (not a time, a day or a name, which answer_checks and answer_dates read)
+_ASKS_ONE_OF = re.compile(r"^\s*(?:what|which) (?:kind of |type of |sort of |make of |model of )?(?P<kind>[a-z]+) "
+                          r"(?:is|are|was|were|do|does|did|am|has|have|will|would)\b", re.I)
+_NOT_A_KIND = frozenset(word_stems("time day date month year week hour age size number name else"))
+# what a kind's word may follow and still say nothing of which one it is ("for the motorbike", "a new car")
+_BARE = frozenset("a an the my our your his her their its this that another new one for of".split())
+
+
+def kind_unsaid(query: str, answer: str, context: str) -> bool:
+    """Whether a question asking which one of a kind a user's thing is was answered with a line of theirs said again
+    that does not say it (pure): set AR, held out, "What breed is Koukla?" -> "You adopted another dog, a puppy called
+    Koukla, in April.", "What position does Cian play?" -> "Cian plays hurling on Saturday." and "What motorbike do I
+    want?" -> "You have now saved 20,000 rand for the motorbike." were approved, and none was ever said. No line of
+    the user's may name a member of the kind (vocabulary.KINDS_SAID: a breed, a position) nor say its word with a word
+    of its own before it ("a Honda motorbike", "our church choir") or a name after it ("a dog called Rex"), and the
+    answer names no one; a kind with no known members that no line says is the model's to answer.
+
+    Example: ("What breed is Koukla?", "You adopted a puppy called Koukla.", '- On 4 May 2026 the user said: “We adopted
+    a puppy called Koukla.”') -> True; the line "We adopted a beagle puppy called Koukla." -> False."""
+    asked = _ASKS_ONE_OF.match(asked_part(query))
+    kind = word_stems(asked["kind"]) if asked else set()
+    if not kind or kind & (_NOT_A_KIND | STOP_WORDS) or abstained(answer) or stated_line(query, answer, context) is None:
+        return False
+    members = next((named for kinds, named in KINDS_SAID if kind <= kinds), frozenset())
+    lines = [m.group("words") for m in user_statements(context)]
+    said = [line for line in lines if any(same_word(k, w) for k in kind for w in word_stems(line))]
+    if not members and not said:
+        return False
+    in_query = {w.lower() for w in written_words(query)}
+    if any(t[:1].isupper() and t.lower() not in in_query | NOT_A_NAME for t in written_words(answer)[1:]):
+        return False  # "I drive a Tesla": a name says which
+    return not any(member_stems(line) & members or _says_which(line, kind) for line in lines)
+
+
+def _says_which(line: str, kind: set[str]) -> bool:
+    """Whether a line says a kind's word with a word of its own before it or a name after it ("a beagle puppy", "a
+    puppy called Koukla"), not bare ("for the motorbike")."""
+    words = re.findall(r"[\w'’-]+", line)
+    for i, word in enumerate(words):
+        if word_stems(word) and all(any(same_word(k, w) for w in word_stems(word)) for k in kind):
+            before = words[i - 1].lower() if i else ""
+            after = words[i + 1] if i + 1 < len(words) else ""
+            if (before and before not in _BARE and not before.isdigit()) or after.lower() in ("called", "named") \
+                    or after[:1].isupper():
+                return True
+    return False
 
 
 _FIRST_PERSON = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]yself)(?![\w'’])")

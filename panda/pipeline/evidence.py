@@ -42,7 +42,7 @@ from typing import Any
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
 from panda.language.changes import COUNTED, asked_stems, count_change, other_part_asked, reports_change_of, subject_words
-from panda.language.text import asks_for_ideas, is_question, word_stems
+from panda.language.text import STOP_WORDS, asks_for_ideas, is_question, word_stems
 from panda.language.vocabulary import RELATIVES
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import CONSTRAINTS, names_in
@@ -191,8 +191,20 @@ def _names_theirs(query: str, gathered: list[SearchResult], said: dict[str, Said
     out: "What kind of dog is Bosco?", not called personal by the analysis, was answered from a page on bougainvillea).
     "Paris" in "I moved to Paris" is no one's: "What's Paris like in May?" keeps its pages."""
     told = "\n".join(text for r in gathered if (text := _statement(r, said.get(r.id))))
-    return any(re.search(rf"\b(?:called |named |[Mm]y (?:[\w-]+ ){{1,2}}|[Oo]ur (?:[\w-]+ ){{1,2}}){re.escape(name)}\b", told)
-               for name in names_in(query))
+    if any(re.search(rf"\b(?:called |named |[Mm]y (?:[\w-]+ ){{1,2}}|[Oo]ur (?:[\w-]+ ){{1,2}}){re.escape(name)}\b", told)
+           for name in names_in(query)):
+        return True
+    # "the farmhouse" of "We bought an old farmhouse near Annecy" (set AR, held out: "How many rooms does the
+    # farmhouse have?" -> "2 rooms", beside a game wiki's page on a room); not advice ("How do I fix the roof?")
+    owned = [thing for thing in _THE_THING.findall(query) if thing.lower() not in STOP_WORDS]
+    return not _ASKS_HOW_TO.match(query) and not asks_for_ideas(query) and any(
+        re.search(rf"\b{_OWNING}(?:a |an |the )?(?:[\w-]+ ){{0,2}}{re.escape(thing)}s?\b", told, re.I) for thing in owned)
+
+
+_ASKS_HOW_TO = re.compile(r"^\s*(?:how (?:do|does|can|could|should|would|to)|why|should|can|could|is it)\b", re.I)
+_THE_THING = re.compile(r"\bthe ([a-z][\w-]{2,})")  # "the farmhouse"; not "The" opening a title
+# how a line introduces a thing as the user's: "my …", "our …", "we bought an …", "I've adopted a …"
+_OWNING = r"(?:my|our|bought|got|have|has|own|owns|adopted|rent|rented|built|inherited|booked) "
 
 
 def _statement(result: SearchResult, said: Said | None) -> str | None:

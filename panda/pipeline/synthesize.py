@@ -20,7 +20,8 @@ Two more guards mend the model's use of the lines (small profiles): an answer th
 (`copied_line_answered`; a user's line said back in their "I" gets "you"), and a relative day copied from a dated line
 ("yesterday") becomes its date (`relative_day_dated`). A when-question about the user answered with no time of its own
 gets the user's line that shares most words with it, quoted with its day (`undated_when_answered`), and a question
-asking a name, a person or an amount answered without one the lines hold gets "I don't know" (`unanswered_abstained`);
+asking a name, a person or an amount answered without one the lines hold, or which one of a kind a thing is ("What
+breed is Koukla?") answered with a line said again that names none, gets "I don't know" (`unanswered_abstained`);
 an "I don't know" beside a line of the user's holding every meaningful word of the question gets that line, quoted
 with its day (`told_line_quoted`), and so does "What happened to X?" answered without most of the latest line about X
 (`happened_line_quoted`); "What was my job before …?" answered with the line telling the change gets the one
@@ -141,10 +142,11 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
             mended.append(f"; {guards.mark('undated_when_answered')}: a when-question answered with no time")
         if guarded \
                 and guards.active(ctx, "unanswered_abstained", VOICE) \
-                and answer_checks.unanswered(state.query, state.response, state.answer_context):
+                and (answer_checks.unanswered(state.query, state.response, state.answer_context)
+                     or answer_lines.kind_unsaid(state.query, state.response, state.answer_context)):
             state.response, state.answered_by_guard = UNKNOWN, "unanswered_abstained"
-            mended.append(f"; {guards.mark('unanswered_abstained')}: the answer held no name, person or amount "
-                          "the lines hold")
+            mended.append(f"; {guards.mark('unanswered_abstained')}: the answer held no name, person, amount or one of "
+                          "the kind asked that the lines hold")
         told = answer_checks.told_line(state.query, state.response, state.answer_context) if guarded else None
         if told and guards.active(ctx, "told_line_quoted", VOICE):  # the model's "I don't know", or that guard's
             state.response, state.answered_by_guard = answer_changes.told_now(state.query, told) or told, ""

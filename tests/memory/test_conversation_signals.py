@@ -177,3 +177,7 @@ def test_a_weekday_in_a_report_told_in_the_past_is_the_last_such_day_before_it_w
     for plan in ("I'm meeting Daria on Saturday.", "We play five-a-side on Saturday.", "I'll call her on Saturday.",
                  "I visited my gran on Sundays."):  # a plan, a habit: no day of the past
         assert dates.relative_words(plan) is None
+    # set AR, held out: an irregular past ("broke") tells of the past too; the line was left undated
+    assert dates.event_window("My son Cian broke his arm playing hurling on Saturday.", datetime(2026, 4, 20, tzinfo=UTC)) \
+        == dates.Window(date(2026, 4, 18), date(2026, 4, 18))
+    assert dates.relative_words("I swam at the lido on Saturday.") == "on Saturday"

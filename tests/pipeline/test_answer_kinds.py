@@ -1112,3 +1112,55 @@ def test_set_an_a_thing_asked_in_the_present_a_dated_line_said_again_and_a_named
     assert unanswered("What breed is Pemba?", "Pemba is a border collie.", pemba)
     collie = "- On 30 April 2026 the user said: “My dog Pemba is a border collie.”"
     assert not unanswered("What breed is Pemba?", "Pemba is a border collie.", collie)
+
+
+def test_set_ar_which_one_of_a_kind_answered_with_a_line_naming_none_and_ideas_said_unavailable():
+    """Set AR, held out: "What breed is Koukla?" -> "You adopted another dog, a puppy called Koukla, in April.", "What
+    position does Cian play?" -> "Cian plays hurling on Saturday." and "What motorbike do I want?" -> "You have now
+    saved 20,000 rand for the motorbike." were approved, none ever said; "Can you suggest a lunch I could take to
+    work?" -> "No lunch suggestions available." was not read as naming nothing."""
+    from panda.pipeline.answer_ideas import names_nothing
+    from panda.pipeline.answer_lines import kind_unsaid
+
+    puppy = said("4 May 2026", "We adopted another dog, a puppy called Koukla, in April.")
+    assert kind_unsaid("What breed is Koukla?", "You adopted another dog, a puppy called Koukla, in April.", puppy)
+    beagle = said("4 May 2026", "We adopted a beagle puppy called Koukla.")
+    assert not kind_unsaid("What breed is Koukla?", "Koukla is a beagle.", beagle)
+    assert not kind_unsaid("What breed is Koukla?", "You adopted a beagle puppy called Koukla.", beagle)
+    hurling = ("- son: Cian (told 20 April 2026)\n"
+               + said("20 April 2026", "My son Cian broke his arm playing hurling on Saturday."))
+    assert kind_unsaid("What position does Cian play?", "Cian plays hurling on Saturday.", hurling)
+    keeper = said("20 April 2026", "My son Cian plays in goal; he's the goalkeeper for his hurling team.")
+    assert not kind_unsaid("What position does Cian play?", "Cian is the goalkeeper for his hurling team.", keeper)
+    savings = (said("16 February 2026", "I'm saving for a motorbike and have 12,000 rand so far.") + "\n"
+               + said("18 May 2026", "I've now saved 20,000 rand for the motorbike."))
+    assert kind_unsaid("What motorbike do I want?", "You have now saved 20,000 rand for the motorbike.", savings)
+    honda = said("18 May 2026", "I'm saving for a Honda motorbike.")
+    assert not kind_unsaid("What motorbike do I want?", "You're saving for a Honda motorbike.", honda)
+    assert not kind_unsaid("What motorbike do I want?", "You want a Honda.", said("18 May 2026", "I want a Honda."))
+    choir = said("1 June 2026", "I sing alto in our church choir on Sunday mornings.")
+    assert not kind_unsaid("What kind of choir do I sing in?", "You sing alto in your church choir.", choir)
+    # a kind with no members known and never said is the model's: a pickup is a car
+    assert not kind_unsaid("What car do I drive now?", "You bought a pickup.",
+                           said("2 June 2026", "I sold my van and bought a pickup."))
+    assert not kind_unsaid("What breed is Koukla?", "I don't know.", puppy)
+    lunch = "Can you suggest a lunch I could take to work?"
+    assert names_nothing(lunch, "No lunch suggestions available.", "- avoids: gluten (told 19 January 2026)")
+    assert not names_nothing(lunch, "A rice salad with chickpeas.", "- avoids: gluten (told 19 January 2026)")
+
+
+def test_set_ar_a_swap_told_on_the_older_line_is_said_and_a_moved_day_is_no_stale_kind():
+    """Set AR, held out: "Where do I swim now?" -> "We've switched to the pool since the storms in March." (the change
+    said with its new value only) became "I don't know": the pool was said on the line's later part, which was not read;
+    "What kind of choir do I sing in?" -> "I sing in a gospel choir on Sundays." became the line moving the practice from
+    Sundays to Friday evenings, a day moved, which the question did not ask."""
+    from panda.pipeline.answer_changes import stale_value_said
+
+    swim = ("- On 19 January 2026 the user said: “I swim in the sea every morning at Salthill.”; later, on 20 April 2026, "
+            "the user said: “I've swapped sea swimming for the pool since the storms in March.”")
+    assert not unanswered("Where do I swim now?", "We've switched to the pool since the storms in March.", swim)
+    assert unanswered("Where do I swim now?", "You swim in the lake.", swim)
+    choir = (said("27 January 2026", "I sing in a gospel choir on Sundays.") + "\n"
+             + said("28 April 2026", "The choir moved its practice from Sundays to Friday evenings."))
+    assert stale_value_said("What kind of choir do I sing in?", "I sing in a gospel choir on Sundays.", choir) is None
+    assert "Friday evenings" in (stale_value_said("When does the choir practise now?", "On Sundays.", choir) or "")

@@ -1073,3 +1073,16 @@ def test_a_question_about_before_keeps_the_line_a_kept_change_changed_whatever_i
     before = answer_context("What was my job before I went freelance?", [freelance, tester, swim], {})
     assert "software tester" in before and "Kwaku" not in before
     assert "software tester" not in answer_context("What do I do for work now?", [freelance, tester, swim], {})
+
+
+def test_a_question_about_a_thing_the_user_bought_reads_their_lines_not_pages():
+    """Set AR, held out: "How many rooms does the farmhouse have?" beside "We bought an old farmhouse near Annecy last
+    month." and a game wiki's page on a room got "The farmhouse has 2 rooms." (the page's line was the one about
+    rooms); a question about a thing the user's line introduces as theirs is about them, but advice on it is not."""
+    farm = result("g5", "message", "x", "user: We bought an old farmhouse near Annecy last month.", 11)
+    wiki = result("w1", "webpage", "Penny - Stardew Valley Wiki", "Penny tends to her chores in the dim, stuffy room", 2)
+    assert "Stardew" not in answer_context("How many rooms does the farmhouse have?", [wiki, farm], {})
+    roof = result("w2", "webpage", "Fixing an old roof", "Replace the slipped slates first", 2)
+    assert "slates" in answer_context("How can the roof of the farmhouse be fixed?", [roof, farm], {})
+    park = result("w3", "webpage", "Annecy lake", "The lake is the cleanest in Europe", 2)
+    assert "cleanest" in answer_context("How clean is the lake in Annecy?", [park, farm], {})
