@@ -184,11 +184,11 @@ def amounts(text: str) -> set[str]:
 
 # The past of common irregular verbs, so "When did I get my puppy?" meets "I just got a puppy".
 IRREGULAR = {"got": "get", "gotten": "get", "bought": "buy", "went": "go", "gone": "go", "met": "meet", "took": "take",
-              "taken": "take", "made": "make", "began": "begin", "begun": "begin", "ran": "run", "left": "leave",
-              "sold": "sell", "told": "tell", "saw": "see", "seen": "see", "came": "come", "gave": "give",
-              "given": "give", "found": "find", "won": "win", "lost": "lose", "paid": "pay", "wrote": "write",
-              "written": "write", "drove": "drive", "driven": "drive", "flew": "fly", "broke": "break",
-              "broken": "break", "fell": "fall", "hurt": "hurt", "threw": "throw", "caught": "catch",
+             "taken": "take", "made": "make", "began": "begin", "begun": "begin", "ran": "run", "left": "leave",
+             "sold": "sell", "told": "tell", "saw": "see", "seen": "see", "came": "come", "gave": "give",
+             "given": "give", "found": "find", "won": "win", "lost": "lose", "paid": "pay", "wrote": "write",
+             "written": "write", "drove": "drive", "driven": "drive", "flew": "fly", "broke": "break",
+             "broken": "break", "fell": "fall", "hurt": "hurt", "threw": "throw", "caught": "catch",
              "ate": "eat", "swam": "swim", "sang": "sing", "rode": "ride"}  # a past and the word it is of
 
 

@@ -154,7 +154,10 @@ KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
          sweeper libero setter spiker pitcher catcher shortstop outfielder infielder quarterback linebacker receiver
          hooker flanker wicketkeeper bowler batsman batter opener"""),
         ("instrument instruments", """piano guitar violin cello viola drums bass flute clarinet saxophone trumpet trombone
-         harp ukulele accordion oboe bassoon banjo mandolin harmonica keyboard organ tuba"""),
+         harp ukulele accordion oboe bassoon banjo mandolin harmonica keyboard organ tuba oud sitar tabla bouzouki erhu
+         guzheng koto shamisen kora djembe balalaika bagpipes fiddle didgeridoo darbuka qanun santur duduk charango cajon
+         marimba xylophone vibraphone timpani steelpan glockenspiel recorder piccolo horn cornet euphonium synthesizer
+         ocarina lute harpsichord zither dulcimer concertina bodhran"""),
         ("study studies studying subject course degree major", """law medicine engineering architecture history physics
          chemistry biology mathematics maths economics philosophy psychology nursing dentistry pharmacy accounting
          literature linguistics geography sociology politics anthropology journalism design veterinary science sciences

@@ -474,7 +474,7 @@ _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3}
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career trade"))  # set AI: "What's my trade?"
 _TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|rides|run|runs|commute|commutes|get|take "
                       r"(?:the|a) [a-z]+) (?:in )?to (?:work|the office)\b", re.I)
-_COMMUTE = frozenset(word_stems("commute commuting"))
+_COMMUTE = frozenset(word_stems("commute commuting get travel"))  # set AS: "How did I get to work before?"
 _VEHICLE = frozenset(word_stems("vehicle vehicles drive"))
 _DISTANCE = frozenset(word_stems("far long distance"))
 _AGE = frozenset(word_stems("old age"))

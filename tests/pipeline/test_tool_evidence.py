@@ -97,6 +97,13 @@ def test_a_recall_answer_that_leaves_out_the_named_fact_is_caught():
     cat.input = TurnInput(user_id="anouk", timestamp=cat.input.timestamp, query="When did we adopt the cat?")
     cat.gathered, cat.response = [fact("pet: black cat")], "Last year."
     assert ignored_fact(cat) is None  # a fact holds no time for a when-question
+    # set AS, held out: "What's the kitten called?" -> "Gnocchi" (right) was sent back for "pet: cat called Ravioli",
+    # which shares only "called" with the question
+    cat.input = TurnInput(user_id="aurelia", timestamp=cat.input.timestamp, query="What's the kitten called?")
+    cat.gathered, cat.response = [fact("pet: cat called Ravioli")], "Gnocchi"
+    assert ignored_fact(cat) is None
+    cat.input = TurnInput(user_id="aurelia", timestamp=cat.input.timestamp, query="What's the cat called?")
+    assert ignored_fact(cat) == "pet: cat called Ravioli"
 
 
 def test_a_recall_answer_that_states_the_named_fact_is_approved_by_rule():
