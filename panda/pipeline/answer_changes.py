@@ -19,9 +19,11 @@ _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 
 # "pushed back from April to September", "switched my lessons from cello to viola": a change's verb, up to three words,
 # then "from <the old value> to <the new>"
+# the model's present said of a past change too (set AT, held out: "You switch from the night shift to early mornings.")
 _CHANGED_FROM = re.compile(r"\b(?P<verb>(?:pushed|brought|put|moved|switched|changed|swapped|shifted|rescheduled|"
                            r"postponed|upgraded|downgraded|transferred|gone|went|cut|reduced|increased|dropped|raised|"
-                           r"lowered)(?: (?:back|forward|up|down|over))?(?: [\w'’-]+){0,3}?) from [^,.;!?]+? "
+                           r"lowered|switch|switches|change|changes|move|moves|shift|shifts)"
+                           r"(?: (?:back|forward|up|down|over))?(?: [\w'’-]+){0,3}?) from [^,.;!?]+? "
                            r"(?P<to>to|into) ", re.I)
 _INSTEAD_OF = re.compile(r",? (?:instead of|rather than) [^,.;!?]+", re.I)  # "You play the viola now instead of the cello"
 

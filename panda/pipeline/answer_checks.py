@@ -67,7 +67,7 @@ def _unit_of(word: str) -> set[str] | None:
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 _ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
-_BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4})\b", re.I)  # what an age may be worked out from
+_BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4}|had a baby|gave birth)\b", re.I)  # what an age may be worked out from
 _OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b|"  # "Gwen's",
                     r"\b(?:is|are|was|were) ([A-Z][a-z]+)\W*$")  # "What breed is Pemba?" (set AN, held out)
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
@@ -239,10 +239,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
         # set O: "What does Sam do for work?" -> "The user's partner is Sam." (no work was said): what someone does too
-        if job := _ASKS_JOB.match(query):  # who someone is ("the user's partner") says nothing of what they do
+        if job := _ASKS_JOB.match(query) or _ASKS_JOB_OF.match(query):  # who one is ("the user's partner") is no job
             if job.group("name"):  # set Y: "What does Radu do?" -> "The user is a nurse …" (the user's job), beside "My
                 context = _lines_naming(context, job.group("name"))  # husband Radu is a firefighter."
-            return not _holds_a_said_word(query, answer, context, besides=_WHOM)
+            return not _holds_a_said_word(query, answer, context, besides=_WHOM | _HOW_MANY)  # "… have two kids" (AT)
         if not _ASKS_WHAT_OF.match(query):
             return False
         if owner := _OWNER.search(query):  # set R: "What breed is Gwen's dog?" -> "border collie", said of the user's
@@ -302,7 +302,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
 
 
 # "Where did I ride my longest ride?" (set P: "… on 14 March 2026", a when), "Where is my allotment?"
-_ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur)\b")
+_ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur|[A-Z][a-z]+)\b")
 _ASKS_KIND = re.compile(r"^\s*(?i:what|which) (?:kind of |type of |sort of )?([a-z]+)\b")  # "What sport …?"
 _ASKS_KIND_LAST = re.compile(r"^\s*(?i:what)\b.*\b([a-z]+)\W*$")  # "What is Aigerim studying?" (set AL, held out)
 
@@ -319,6 +319,8 @@ _ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| 
 # not "What do I do in the evenings?" (set V)
 _ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>[A-Z][a-z]+)|(?:[Mm]y|[Oo]ur) [\w-]+) do"
                        r"(?: for (?:a )?(?:living|work|a job))?\W*$")
+_HOW_MANY = frozenset(word_stems("one two three four five six seven eight nine ten both"))
+_ASKS_JOB_OF = re.compile(r"^\s*(?i:what)(?:['’]s| is| was) (?P<name>[A-Z][a-z]+)['’]s (?i:job|occupation|profession|work)\W*$")
 _FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
 
 
@@ -422,7 +424,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     so is one after who someone is ("Our son Adam …"), and a job one said as "Lars is a sound engineer" (set S)."""
     if not abstained(answer) or not is_question(query):
         return None
-    asked = asked_words(query) | ({"job"} if _ASKS_JOB.match(query) else set())  # set T: "What does Priyanka do?"
+    asked = asked_words(query) | ({"job"} if _ASKS_JOB.match(query) or _ASKS_JOB_OF.match(query) else set())  # set T
     # one word is enough for where, in a line that names a place (set T: "Where do I go sailing?" beside "I sail … on
     # Lough Corrib most weekends.")
     where = bool(_ASKS_WHERE.match(query)) and len(asked - _GOING) == 1
@@ -458,13 +460,13 @@ def told_line(query: str, answer: str, context: str) -> str | None:
 
 _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
 _NOW = frozenset(word_stems("now"))
-_GOING = frozenset(word_stems("go goes going"))  # "Where do I go sailing?" asks where I sail
+_GOING = frozenset(word_stems("go goes going come comes coming"))  # "Where do I go sailing?" asks where I sail
 _PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region part district "
                                "suburb"))  # set AA: "Which part of Hamburg do we live in now?"
 _MOVED_FROM = re.compile(r"\b(?:from|to) [A-Z][a-z]")
 _MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
 _LIVING = frozenset(word_stems("live lived living"))
-_PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
+_PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside|from) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
 _NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
 # "Lars is a sound engineer", "works night shifts as an ICU nurse", "now drive a van for a delivery company" (set AK,
 # held out: "What do I do for work now?" -> "No prior memory matched this query.")
@@ -477,7 +479,7 @@ _TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|ride
 _COMMUTE = frozenset(word_stems("commute commuting get travel"))  # set AS: "How did I get to work before?"
 _VEHICLE = frozenset(word_stems("vehicle vehicles drive"))
 _DISTANCE = frozenset(word_stems("far long distance"))
-_AGE = frozenset(word_stems("old age"))
+_AGE = frozenset(word_stems("old age born"))  # set AT: "When was Maja born?" beside "We had a baby girl, Maja, …"
 _AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                        r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b"
                        r"(?! ?(?:%|(?!(?:and|but|now|already|today|this|next|in|on)\b)[a-z]))", re.I)
@@ -487,8 +489,6 @@ _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\
 _TIMES_SAID = re.compile(rf"\b\d+(?:[:.]\d{{2}})? ?(?:h|hours?|hrs?|minutes?|mins?|seconds?|secs?)(?!\w)|"  # or a clock
                          rf"\b\d{{1,2}}:\d{{2}}:\d{{2}}\b|{_CLOCK.pattern}", re.I)  # "52 minutes", "1:58:30", "6 am"
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
-
-
 
 
 def _names_someone_else(query: str, line: str) -> bool:

@@ -33,6 +33,12 @@ _GENERIC = frozenset(word_stems(
 # suggestions available."
 
 
+# an answer telling the user what they keep clear of names no idea, whatever it names (set AT, held out: "Can you
+# suggest a breakfast?" -> "You can't stand horror films.", the synthesize prompt's example)
+_TELLS_THEM = re.compile(r"^\s*(?:you|you['’]re|you are)\b[^.!?]*?\b(?:can['’]?t|cannot|don['’]?t|do not|never|"
+                         r"shouldn['’]?t|should not|aren['’]?t|are not|allergic|intolerant)\b", re.I)
+
+
 def names_nothing(query: str, answer: str, context: str) -> bool:
     """Whether an answer to a request for ideas names nothing of its own (pure): it abstains, or every word it says of
     substance is the request's, a context line's (what the user keeps to, said back), or one any answer says
@@ -41,7 +47,7 @@ def names_nothing(query: str, answer: str, context: str) -> bool:
     ("Where do I work?", "You don't eat pork.", that) -> False (no request for ideas)."""
     if not asks_for_ideas(query) or asked_role(query) == "assistant":  # not "Which podcast did you recommend?"
         return False
-    if abstained(answer):
+    if abstained(answer) or _TELLS_THEM.match(answer):
         return True
     if _NEAR_THEM.search(query) and (home := home_of(context)) and home.lower() in answer.lower():
         return False  # the user's place is the answer's own to "near where I live" (the bundled sample's "… Boston")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
-from panda.language.changes import ASKS_WHERE, CHANGED, FROM_TO, reports_change_of, subject_words
+from panda.language.changes import ASKS_WHERE, CHANGED, ENDED, FROM_TO, reports_change_of, subject_words
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, STOP_WORDS, asked_part, is_question, second_person, word_stems, written_words
 from panda.language.vocabulary import KINDS_SAID, member_stems
@@ -277,3 +277,29 @@ def earlier_line(query: str, answer: str, context: str) -> str | None:
         asked = asked_words(query)
         found = [m for m in earlier if any(said_word(a, said_stems(m.group("words"), query)) for a in asked)]
     return quoted(found[0]) if len(found) == 1 else None
+
+
+# "What did I do before pilates?": the thing a change brought in, named after "before"
+_BEFORE_NAMED = re.compile(r"\b(?:did|was|were|had)\b.*\bbefore (?P<new>(?:[\w'’-]+ ){0,2}[\w'’-]+)\W*$", re.I)
+_GIVEN_UP = re.compile(rf"(?:{ENDED.pattern}) (?:my |the |our |his |her |their )?(?P<old>[\w'’-]+)", re.I)
+
+
+def before_named(query: str, answer: str, context: str) -> str | None:
+    """What was before the thing a question names after "before", from the one line of the user's that tells it given
+    up for that thing, quoted with its day, when the answer does not say what was given up (pure). Set AT, held out:
+    "What did I do before pilates?" -> "If you're lactose intolerant, you can't do pilates before you get a shoulder
+    injury." beside "I gave up padel after a shoulder injury and now do pilates." (an "I don't know" gets it too). None
+    when the answer says it, or no line, or more than one, tells such a change.
+
+    Example: that question, answer and line -> 'You told me on 15 April 2026: “I gave up padel after a shoulder injury
+    and now do pilates.”'."""
+    asked = _BEFORE_NAMED.search(query)
+    if asked is None:
+        return None
+    new = word_stems(asked["new"])
+    found = [(m, given["old"]) for m in user_statements(context)
+             if (given := _GIVEN_UP.search(m.group("words"))) and new
+             and all(any(same_word(n, w) for w in word_stems(m.group("words"))) for n in new)]
+    if len(found) != 1 or any(same_word(o, w) for o in word_stems(found[0][1]) for w in word_stems(answer)):
+        return None
+    return quoted(found[0][0])

