@@ -63,9 +63,10 @@ PLANT_DAIRY = re.compile(r"\b(oat|almond|soy|soya|coconut|rice|cashew|hemp|pea)[
                          re.I)
 _CONSTRAINTS = re.compile(r"^- (?:avoids|allergy|diet): (?P<value>.+?) \(told [^)]*\)$")
 # a user's line keeping clear of something: "I don't drink coffee.", "I'm allergic to sesame.", "I'm diabetic"
+_DIET_SAID = r"(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic)"  # a diet the user says they keep
 _KEEPING_CLEAR = re.compile(r"\b(?:don['’]?t|do not|never|can['’]?t|cannot|no longer) (?:eat|drink|have|touch)\b|"
                             r"\b(?:allergic|intolerant|avoid|avoids|avoiding)\b|"
-                            r"\b(?:I['’]m|I am) (?:a )?(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic)\b", re.I)
+                            rf"\b(?:I['’]m|I am) (?:a )?{_DIET_SAID}\b", re.I)
 _CLEAR_OF = re.compile(r"\b(?:allergic to|intolerant to|avoid|avoids|avoiding|(?:don['’]?t|do not|never|can['’]?t|cannot) "
                        r"(?:eat|drink|have)) (?:any |much )?([a-z]+)", re.I)  # what: "allergic to sesame"
 _NEAR_THEM = re.compile(r"\bnear (?:where (?:I|we) live|me|us|home|here)\b|\bnearby\b|\baround here\b|\blocal\b|"
@@ -123,8 +124,8 @@ def pick(ideas: list[str], query: str, context: str) -> str | None:
 
 
 # what a request for ideas is for, where a word keeping clear goes before it ("suggest a | dinner for tonight")
-_ASKED_FOR = re.compile(r"\b(?:suggest|recommend|ideas? for)\s+(?:(?:a|an|some)\s+)?", re.I)
-_KEPT_DIET = re.compile(r"\b(?:vegan|vegetarian|pescatarian|diabetic|coeliac|celiac)\b", re.I)
+_ASKED_FOR = re.compile(r"\b(?P<verb>suggest|recommend|ideas? for)\s+(?:(?P<article>a|an|some)\s+)?", re.I)
+_KEPT_DIET = re.compile(rf"\b{_DIET_SAID}\b", re.I)
 _FREE_OF = {"diabetic": "sugar-free", "diabetes": "sugar-free", "coeliac": "gluten-free", "celiac": "gluten-free"}
 
 
@@ -155,7 +156,6 @@ def kept_request(query: str, context: str) -> str | None:
     found = _ASKED_FOR.search(query)
     if found is None:
         return f"{query.rstrip(' ?')} ({adjective})?"
-    article = "" if not re.search(r"\b(?:a|an|some)\s+$", found.group(0), re.I) else \
-        "some " if found.group(0).rstrip().lower().endswith("some") else ("an " if adjective[0] in "aeiou" else "a ")
-    verb = re.sub(r"\s+(?:a|an|some)\s+$", " ", found.group(0), flags=re.I)
-    return f"{query[:found.start()]}{verb}{article}{adjective} {query[found.end():]}"
+    article = "" if not found["article"] else "some " if found["article"].lower() == "some" else \
+        "an " if adjective[0] in "aeiou" else "a "
+    return f"{query[:found.start()]}{found['verb']} {article}{adjective} {query[found.end():]}"
