@@ -14,11 +14,24 @@ import re
 from panda.language.changes import CHANGED, COUNTED, FROM_TO
 from panda.language.metrics import abstained
 from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, second_person, tokenize, word_stems, written_words
-from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, VEHICLES, WEIGHTS, member_stems
+from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, WEIGHTS, member_stems
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
 from panda.pipeline.answer_names import ASKS_SURNAME, NOT_A_NAME, POSSESSIVE_END, described, said_whole, surname_given
 from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO, LATER
+from panda.pipeline.said_words import (
+    BIRTH,
+    CLOCK,
+    KIN,
+    PEOPLE,
+    PERSON,
+    PLACE_SAID,
+    asked_words,
+    measures,
+    said_stems,
+    said_word,
+    same_word,
+)
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 # a title is a name ("What was my thesis title?" -> "The thesis title is epidemiology.", set Z), a job title is not
@@ -50,13 +63,6 @@ _ASKS_MEASURE = re.compile(r"^\s*(?:how (?P<dim>big|large|small|tall|high|far|wi
 _MEASURES = frozenset(word_stems("big large small tall high far wide deep heavy size wear"))
 
 
-def _measures(text: str) -> set[str]:
-    """The units a text gives a figure in, each with its figure. Example: _measures('about 12 km each way, 3 metres') ->
-    {'12 km', '3 metre'}; read as units by the measure asked (vocabulary.UNITS)."""
-    return {f"{figure.replace(',', '')} {unit.lower().removesuffix('s') if len(unit) > 2 else unit.lower()}"
-            for figure, unit in re.findall(r"\b(\d[\d,.]*)\s*-?\s*([A-Za-z²2]+)\b", text)}
-
-
 def _unit_of(word: str) -> set[str] | None:
     """The units of the dimension a unit's name belongs to. Example: _unit_of('kilometres') -> LENGTHS; 'hives' ->
     None."""
@@ -67,7 +73,6 @@ def _unit_of(word: str) -> set[str] | None:
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 _ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
-_BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4}|had a baby|gave birth)\b", re.I)  # what an age may be worked out from
 _OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b|"  # "Gwen's",
                     r"\b(?:is|are|was|were) ([A-Z][a-z]+)\W*$")  # "What breed is Pemba?" (set AN, held out)
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
@@ -81,16 +86,10 @@ _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who
 _CALLED_WHAT = re.compile(r"\b(?:my|our|the) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)
 _CALLED_NAME = re.compile(r"\b(?:called|named) [A-Z]")
 _NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?(?!I\b)[\w-]+)", re.I)  # not "the café I work at"
-_PEOPLE = (r"mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|girlfriend|boyfriend|"
-           r"fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|co-?workers?|teacher|coach|neighbou?rs?|"
-           r"cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|family|roommates?|flatmates?")
-_PERSON = re.compile(rf"\b(?:{_PEOPLE})\b", re.I)
 # "What's my wife's name?": someone named by who they are to the user, whom a line must name as such; one word for
 # each relation however it is said ("my partner Lars" answers "my husband's name")
-_RELATIVE_NAMED = re.compile(rf"\b(?:my|our) (?:[\w-]+ )?({_PEOPLE})['’]s name\b", re.I)
+_RELATIVE_NAMED = re.compile(rf"\b(?:my|our) (?:[\w-]+ )?({PEOPLE})['’]s name\b", re.I)
 _NAME_OWNED = re.compile(r"\b(?:my|our) (?:[\w-]+ )?([\w-]+)['’]s name\b", re.I)  # "my landlord's name": the landlord's
-_KIN = {word: set(group.split()) for group in ("wife husband partner spouse girlfriend boyfriend fiance fiancee fiancé "
-                                               "fiancée", "mother mum mom", "father dad") for word in group.split()}
 # "How much did the motorbike cost?", "How much do I pay for the gym?": a price, which a line says as one
 _ASKS_COST = re.compile(r"^\s*how much\b.*\b(?:cost|costs|pay|paid|spend|spent|charge|charged|charges)\b", re.I)
 _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|priced|spend|spent|charge|charged|charges|fee|"
@@ -153,7 +152,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     # her?" was taken to ask a name ("named"), and the 1.5B model's advice without one became "I don't know"
     if ASKS_WHEN.match(query) and _ASKS_BIRTHDAY.search(query):  # set W: "When is Pamuk's birthday?" -> "… on 2 March
         # 2026." (the day the dog was adopted): a birthday's day is said by a line about a birth
-        born = "\n".join(told for line in context.splitlines() if _BIRTH.search(told := _DAY.sub(" ", line)))
+        born = "\n".join(told for line in context.splitlines() if BIRTH.search(told := _DAY.sub(" ", line)))
         return not days_said(answer) & days_said(born)
     if surname := ASKS_SURNAME.search(query):  # set Q: "What is Bronagh's surname?" -> "Biscuit is Bronagh's dog."
         return not surname_given(surname.group(1), answer, context)
@@ -174,7 +173,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # every day, about 12 km each way.")
         about = _lines_about(context, asked_words(query) - _MEASURES)
         if not about and measure.group("dim"):
-            return not {m for m in _measures(answer) & _measures(context) if m.split()[1] in UNITS[measure["dim"].lower()]}
+            return not {m for m in measures(answer) & measures(context) if m.split()[1] in UNITS[measure["dim"].lower()]}
         context = about
         return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
     if _ASKS_SPAN.match(query):  # set AM, held out: "How long have I been married?" -> "16 months" (never said): a span a
@@ -193,7 +192,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         whole, counted = context, COUNTED.match(query)
         if counted and (unit := _unit_of(counted.group(1))):
             context = "\n".join(line for line in context.splitlines()
-                                 if any(m.split()[1] in unit for m in _measures(line)))
+                                 if any(m.split()[1] in unit for m in measures(line)))
         elif counted and counted.group(1).lower() in _PEOPLE_COUNTED:  # set Z: "How many people work at my practice?"
             context = "\n".join(line for line in context.splitlines()  # beside "… there are five of us at the practice"
                                  if _PEOPLE_SAID.search(line))
@@ -210,10 +209,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if _ASKS_AGE.match(query):  # old."), unless a line gives a birth, worked out from it;
             # a day's figure is no age (set U: "Eirik is 11 years old.", beside "… beat me at chess … on 11 April")
             given = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", answer)))  # set W: "… five years old from 16 January 2026"
-            return not given or (not _BIRTH.search(_DAY.sub(" ", context)) and bool(given - said))
+            return not given or (not BIRTH.search(_DAY.sub(" ", context)) and bool(given - said))
         # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a measure no
         given = amounts(DATE_FIGURES.sub(" ", answer))  # count ("3.4 kg")
-        measured = {m for m in _measures(answer) if m.split()[1] in AREAS | WEIGHTS} - _measures(context)
+        measured = {m for m in measures(answer) if m.split()[1] in AREAS | WEIGHTS} - measures(context)
         small = 0 if cost else 10  # a price is never inferred, however small (set AF: "It cost 6 euros.", never said)
         return not given or bool({a for a in given if float(a) >= small} - said) or bool(measured)
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said; where lines about the thing name a
@@ -221,7 +220,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # in September.", beside "I've accepted a postdoc in Leeds, starting in September.")
         about, asked = _lines_about(context, asked_words(query) - _GOING), {w.lower() for w in written_words(query)}
         places = [t for t in written_words(answer)[1:] if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME]
-        if places and _PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
+        if places and PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
     if members := next((found for m in (_ASKS_KIND.match(query), _ASKS_KIND_LAST.match(query))
@@ -257,7 +256,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
         context = _lines_about(context, set(tokenize(thing)))
     elif relation := _RELATIVE_NAMED.search(query):  # set S: "What is my wife's name?" -> "… Yui …" (his daughter)
-        context = _lines_about(context, _KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))
+        context = _lines_about(context, KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))
     elif owner := _NAME_OWNED.search(query):  # set Z: "What's my landlord's name?" -> "… in Porto Alegre, I rent a
         # small flat in Cidade Baixa …": from a line about the landlord, else one naming something outright ("my dog's
         # name" beside "a greyhound called Pepper")
@@ -294,10 +293,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if any(name in lines and said_whole(name, answer, context) for name in names):
         return False
     if asks_who:  # a person a line names, not the one asked about (set AK, held out: "Who is Chioma marrying?" -> "Your
-        said = {m.lower() for m in _PERSON.findall(context)}  # sister Chioma is getting married in December.")
+        said = {m.lower() for m in PERSON.findall(context)}  # sister Chioma is getting married in December.")
         asked_of = {m.lower() for name in names_in(query)
-                    for m in re.findall(rf"\b(?i:my|our|your) ({_PEOPLE}) {re.escape(name)}\b", context)}
-        return not any(m.lower() in said - asked_of for m in _PERSON.findall(answer))
+                    for m in re.findall(rf"\b(?i:my|our|your) ({PEOPLE}) {re.escape(name)}\b", context)}
+        return not any(m.lower() in said - asked_of for m in PERSON.findall(answer))
     return True
 
 
@@ -343,70 +342,6 @@ def _holds_a_said_word(query: str, answer: str, context: str, besides: frozenset
     return any(same_word(w, s) for w in own for s in said)
 
 
-def same_word(a: str, b: str) -> bool:
-    """Two stems of one word: equal, or the shorter (4+ letters) begins the longer ('swimm' of "swimming" and 'swim',
-    'build' and 'builder'), the crude stemmer's doubled consonants and agent nouns."""
-    short, long = sorted((a, b), key=len)
-    return short == long or (len(short) >= 4 and long.startswith(short))
-
-
-# (and "many"/"much" of "how many": set AB's "How many mornings a week is Meera at nursery?" beside "Meera has started
-# nursery three mornings a week." was no line saying "many")
-_ASKING_WORDS = frozenset("what who whom whose which where when why how many much".split())
-_NAMING = frozenset(word_stems("name named called"))  # "What's my physio's name?" is said "My physio is called …"
-_TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "my time" is said "in 1 hour 58 minutes"
-_TIME = frozenset(word_stems("time"))
-
-
-# words of "now", and of before and after ("Where did I live before Toronto?" is said "I moved to Toronto from Accra")
-_NOWADAYS = re.compile(r"\b(?:these days|nowadays|at the moment|at present|right now|before|after|previously|"
-                       r"originally|formerly)\b", re.I)
-
-
-def asked_words(query: str) -> set[str]:
-    """The word stems of what a question asks, without its asking words ("what", "who", …) or those of "now"."""
-    return word_stems(_NOWADAYS.sub(" ", asked_part(query))) - _ASKING_WORDS
-
-
-def said_word(asked: str, said: set[str]) -> bool:
-    """Whether a question's word stem is among a line's: the same word (same_word), a word of naming for one, or a
-    length of time for "time"."""
-    return any(same_word(asked, w) for w in said) or (asked in _NAMING and bool(_NAMING & said)) \
-        or (asked in _TIME and bool(_TIMING & said))
-
-
-def said_stems(words: str, query: str = "") -> set[str]:
-    """A user's line's word stems with the words of what it says in other words (pure): a place said ("in Galway",
-    "from Casablanca to Lyon") says city and place, a move with a place says live, "my partner Lars" a name (for a
-    `query` after a person), "is a sound engineer" a job, "at 6 am" a time, "turned six" or "is five" an age, "my
-    girlfriend" a partner, "rowing" a sport (vocabulary.KINDS_SAID). Example: said_stems("I moved to Toronto from
-    Accra.") holds 'liv' and 'city'."""
-    said = word_stems(words)
-    moved_from = bool(_MOVED_FROM.search(words))
-    if moved_from or _PLACE_SAID.search(words):
-        said |= _PLACES  # set V: "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …"
-    if moved_from and _MOVED.search(words):
-        said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
-    # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
-    # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"; a person's
-    # name, for a person asked (set Y: "What's the bakery called?" is not "… with my sister Margaux.")
-    if _NAMED_AFTER.search(words) and (ASKS_WHO.match(query) or _PERSON.search(query)):
-        said |= _NAMING
-    if _JOB_SAID.search(words):
-        said |= _JOBS
-    if said & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
-        said |= _VEHICLE
-    named = member_stems(words)
-    said |= {word for kind, members in KINDS_SAID if named & members for word in kind}  # rowing says sport (set AK)
-    if _TO_WORK.search(words):  # set AB: "How far is my commute?" beside "I cycle to work, it's about 8 km each way."
-        said |= _COMMUTE
-    if any(m.split()[1] in LENGTHS for m in _measures(words)):
-        said |= _DISTANCE
-    if _CLOCK.search(words):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."
-        said |= _TIME
-    if _BIRTH.search(words) or _AGE_SAID.search(words):  # set S: "How old is Yui?" beside "My daughter Yui turned six
-        said |= _AGE  # in January."; set W: "My daughter Catalina is five."
-    return said | {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
 
 
 def told_line(query: str, answer: str, context: str) -> str | None:
@@ -453,7 +388,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     for match in lines:  # a change says what holds now (set AK, held out: "Salma switched to medicine.")
         said = said_stems(match.group("words"), query) | (_NOW if CHANGED.search(match.group("words")) else set())
         if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))) \
-                and (not where or _PLACE_SAID.search(match.group("words"))):
+                and (not where or PLACE_SAID.search(match.group("words"))):
             return quoted(match)
     return None
 
@@ -461,34 +396,9 @@ def told_line(query: str, answer: str, context: str) -> str | None:
 _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
 _NOW = frozenset(word_stems("now"))
 _GOING = frozenset(word_stems("go goes going come comes coming"))  # "Where do I go sailing?" asks where I sail
-_PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region part district "
-                               "suburb"))  # set AA: "Which part of Hamburg do we live in now?"
-_MOVED_FROM = re.compile(r"\b(?:from|to) [A-Z][a-z]")
-_MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
-_LIVING = frozenset(word_stems("live lived living"))
-_PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside|from) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
-_NAMED_AFTER = re.compile(rf"\b(?i:{_PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
-# "Lars is a sound engineer", "works night shifts as an ICU nurse", "now drive a van for a delivery company" (set AK,
-# held out: "What do I do for work now?" -> "No prior memory matched this query.")
-_JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]|"
-                       r"\b(?:drive|drives|driving|work|works|working|deliver|delivers|delivering)\b(?: [\w-]+){0,4} for "
-                       r"(?:a|an|the) (?:[\w-]+ ){0,2}(?:company|firm|business|agency|service|charity)\b", re.I)
-_JOBS = frozenset(word_stems("job jobs work living occupation profession career trade"))  # set AI: "What's my trade?"
-_TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|rides|run|runs|commute|commutes|get|take "
-                      r"(?:the|a) [a-z]+) (?:in )?to (?:work|the office)\b", re.I)
-_COMMUTE = frozenset(word_stems("commute commuting get travel"))  # set AS: "How did I get to work before?"
-_VEHICLE = frozenset(word_stems("vehicle vehicles drive"))
-_DISTANCE = frozenset(word_stems("far long distance"))
-_AGE = frozenset(word_stems("old age born"))  # set AT: "When was Maja born?" beside "We had a baby girl, Maja, …"
-_AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                       r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b"
-                       r"(?! ?(?:%|(?!(?:and|but|now|already|today|this|next|in|on)\b)[a-z]))", re.I)
-# (not "is 5 km", "is two hours"; set Y: "My daughter Anika is seven and obsessed with chess" says her age)
 _ASKS_TIME = re.compile(r"^\s*(?:what|which)(?:'s| is| are| was| were)?(?: [\w-]+){0,3}? time\b(?! of\b)", re.I)
-_CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
 _TIMES_SAID = re.compile(rf"\b\d+(?:[:.]\d{{2}})? ?(?:h|hours?|hrs?|minutes?|mins?|seconds?|secs?)(?!\w)|"  # or a clock
-                         rf"\b\d{{1,2}}:\d{{2}}:\d{{2}}\b|{_CLOCK.pattern}", re.I)  # "52 minutes", "1:58:30", "6 am"
-_KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in _KIN.items() for stem in word_stems(word)}
+                         rf"\b\d{{1,2}}:\d{{2}}:\d{{2}}\b|{CLOCK.pattern}", re.I)  # "52 minutes", "1:58:30", "6 am"
 
 
 def _names_someone_else(query: str, line: str) -> bool:
@@ -497,4 +407,4 @@ def _names_someone_else(query: str, line: str) -> bool:
     asked = {POSSESSIVE_END.sub("", w.lower()) for w in written_words(query)}
     named = [t for t in written_words(line)[1:] if t[:1].isupper() and POSSESSIVE_END.sub("", t.lower()) not in asked
              and t.lower() not in NOT_A_NAME and t != "I"]
-    return bool(named or {m.lower() for m in _PERSON.findall(line)} - asked)
+    return bool(named or {m.lower() for m in PERSON.findall(line)} - asked)

@@ -14,7 +14,7 @@ from panda.language.changes import ASKS_WHERE, CHANGED, ENDED, FROM_TO, reports_
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, STOP_WORDS, asked_part, is_question, second_person, word_stems, written_words
 from panda.language.vocabulary import KINDS_SAID, member_stems
-from panda.pipeline.answer_checks import asked_words, said_stems, said_word, same_word
+from panda.pipeline.said_words import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import DATED, quoted, user_statements
 from panda.pipeline.answer_names import NOT_A_NAME
 from panda.pipeline.evidence import ASKS_EARLIER

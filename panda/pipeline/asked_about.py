@@ -10,7 +10,7 @@ import re
 
 from panda.language.text import word_stems, written_words
 from panda.memory.current_facts import names_in
-from panda.pipeline.answer_checks import asked_words, said_word
+from panda.pipeline.said_words import asked_words, said_word
 from panda.pipeline.answer_dates import LINE, user_statements
 from panda.pipeline.evidence import ASKS_WHO
 

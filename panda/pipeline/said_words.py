@@ -1,0 +1,118 @@
+"""What a user's line says and what a question asks, in word stems (pure): a line's words with what it says in other
+words (said_stems: "I moved to Toronto from Accra" says where I lived), a question's words without its asking words
+(asked_words), and whether the two meet (said_word, same_word). Read by answer_checks (told_line, unanswered),
+answer_lines and asked_about. Split from answer_checks.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from panda.language.text import asked_part, word_stems
+from panda.language.vocabulary import KINDS_SAID, LENGTHS, VEHICLES, member_stems
+from panda.pipeline.evidence import ASKS_WHO
+
+PEOPLE = (r"mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|girlfriend|boyfriend|"
+          r"fianc[eé]e?|friends?|sons?|daughters?|kids?|children|boss|colleagues?|co-?workers?|teacher|coach|neighbou?rs?|"
+          r"cousins?|aunt|uncle|grand(?:ma|pa|mother|father|parents)|family|roommates?|flatmates?")
+PERSON = re.compile(rf"\b(?:{PEOPLE})\b", re.I)
+KIN = {word: set(group.split()) for group in ("wife husband partner spouse girlfriend boyfriend fiance fiancee fiancé "
+                                              "fiancée", "mother mum mom", "father dad") for word in group.split()}
+# what an age may be worked out from
+BIRTH = re.compile(r"\b(?:born|birthday|turned|turns|\d{4}|had a baby|gave birth)\b", re.I)
+# (and "many"/"much" of "how many": set AB's "How many mornings a week is Meera at nursery?" beside "Meera has started
+# nursery three mornings a week." was no line saying "many")
+_ASKING_WORDS = frozenset("what who whom whose which where when why how many much".split())
+_NAMING = frozenset(word_stems("name named called"))  # "What's my physio's name?" is said "My physio is called …"
+_TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "my time" is said "in 1 hour 58 minutes"
+_TIME = frozenset(word_stems("time"))
+_PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region part district "
+                               "suburb"))  # set AA: "Which part of Hamburg do we live in now?"
+_MOVED_FROM = re.compile(r"\b(?:from|to) [A-Z][a-z]")
+_MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
+_LIVING = frozenset(word_stems("live lived living"))
+PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside|from) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
+_NAMED_AFTER = re.compile(rf"\b(?i:{PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
+# "Lars is a sound engineer", "works night shifts as an ICU nurse", "now drive a van for a delivery company" (set AK,
+# held out: "What do I do for work now?" -> "No prior memory matched this query.")
+_JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]|"
+                       r"\b(?:drive|drives|driving|work|works|working|deliver|delivers|delivering)\b(?: [\w-]+){0,4} for "
+                       r"(?:a|an|the) (?:[\w-]+ ){0,2}(?:company|firm|business|agency|service|charity)\b", re.I)
+_JOBS = frozenset(word_stems("job jobs work living occupation profession career trade"))  # set AI: "What's my trade?"
+_TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|rides|run|runs|commute|commutes|get|take "
+                      r"(?:the|a) [a-z]+) (?:in )?to (?:work|the office)\b", re.I)
+_COMMUTE = frozenset(word_stems("commute commuting get travel"))  # set AS: "How did I get to work before?"
+_VEHICLE = frozenset(word_stems("vehicle vehicles drive"))
+_DISTANCE = frozenset(word_stems("far long distance"))
+_AGE = frozenset(word_stems("old age born"))  # set AT: "When was Maja born?" beside "We had a baby girl, Maja, …"
+_AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                       r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b"
+                       r"(?! ?(?:%|(?!(?:and|but|now|already|today|this|next|in|on)\b)[a-z]))", re.I)
+# (not "is 5 km", "is two hours"; set Y: "My daughter Anika is seven and obsessed with chess" says her age)
+CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
+_KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in KIN.items() for stem in word_stems(word)}
+
+
+def measures(text: str) -> set[str]:
+    """The units a text gives a figure in, each with its figure. Example: measures('about 12 km each way, 3 metres') ->
+    {'12 km', '3 metre'}; read as units by the measure asked (vocabulary.UNITS)."""
+    return {f"{figure.replace(',', '')} {unit.lower().removesuffix('s') if len(unit) > 2 else unit.lower()}"
+            for figure, unit in re.findall(r"\b(\d[\d,.]*)\s*-?\s*([A-Za-z²2]+)\b", text)}
+
+
+def same_word(a: str, b: str) -> bool:
+    """Two stems of one word: equal, or the shorter (4+ letters) begins the longer ('swimm' of "swimming" and 'swim',
+    'build' and 'builder'), the crude stemmer's doubled consonants and agent nouns."""
+    short, long = sorted((a, b), key=len)
+    return short == long or (len(short) >= 4 and long.startswith(short))
+
+
+# words of "now", and of before and after ("Where did I live before Toronto?" is said "I moved to Toronto from Accra")
+_NOWADAYS = re.compile(r"\b(?:these days|nowadays|at the moment|at present|right now|before|after|previously|"
+                       r"originally|formerly)\b", re.I)
+
+
+def asked_words(query: str) -> set[str]:
+    """The word stems of what a question asks, without its asking words ("what", "who", …) or those of "now"."""
+    return word_stems(_NOWADAYS.sub(" ", asked_part(query))) - _ASKING_WORDS
+
+
+def said_word(asked: str, said: set[str]) -> bool:
+    """Whether a question's word stem is among a line's: the same word (same_word), a word of naming for one, or a
+    length of time for "time"."""
+    return any(same_word(asked, w) for w in said) or (asked in _NAMING and bool(_NAMING & said)) \
+        or (asked in _TIME and bool(_TIMING & said))
+
+
+def said_stems(words: str, query: str = "") -> set[str]:
+    """A user's line's word stems with the words of what it says in other words (pure): a place said ("in Galway",
+    "from Casablanca to Lyon") says city and place, a move with a place says live, "my partner Lars" a name (for a
+    `query` after a person), "is a sound engineer" a job, "at 6 am" a time, "turned six" or "is five" an age, "my
+    girlfriend" a partner, "rowing" a sport (vocabulary.KINDS_SAID). Example: said_stems("I moved to Toronto from
+    Accra.") holds 'liv' and 'city'."""
+    said = word_stems(words)
+    moved_from = bool(_MOVED_FROM.search(words))
+    if moved_from or PLACE_SAID.search(words):
+        said |= _PLACES  # set V: "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …"
+    if moved_from and _MOVED.search(words):
+        said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
+    # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
+    # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"; a person's
+    # name, for a person asked (set Y: "What's the bakery called?" is not "… with my sister Margaux.")
+    if _NAMED_AFTER.search(words) and (ASKS_WHO.match(query) or PERSON.search(query)):
+        said |= _NAMING
+    if _JOB_SAID.search(words):
+        said |= _JOBS
+    if said & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
+        said |= _VEHICLE
+    named = member_stems(words)
+    said |= {word for kind, members in KINDS_SAID if named & members for word in kind}  # rowing says sport (set AK)
+    if _TO_WORK.search(words):  # set AB: "How far is my commute?" beside "I cycle to work, it's about 8 km each way."
+        said |= _COMMUTE
+    if any(m.split()[1] in LENGTHS for m in measures(words)):
+        said |= _DISTANCE
+    if CLOCK.search(words):  # set T: "What time do I go to the gym?" beside "… at 6 am before work."
+        said |= _TIME
+    if BIRTH.search(words) or _AGE_SAID.search(words):  # set S: "How old is Yui?" beside "My daughter Yui turned six
+        said |= _AGE  # in January."; set W: "My daughter Catalina is five."
+    return said | {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
