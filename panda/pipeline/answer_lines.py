@@ -14,10 +14,10 @@ from panda.language.changes import ASKS_WHERE, CHANGED, ENDED, FROM_TO, reports_
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, STOP_WORDS, asked_part, is_question, second_person, word_stems, written_words
 from panda.language.vocabulary import KINDS_SAID, member_stems
-from panda.pipeline.said_words import asked_words, said_stems, said_word, same_word
 from panda.pipeline.answer_dates import DATED, quoted, user_statements
 from panda.pipeline.answer_names import NOT_A_NAME
 from panda.pipeline.evidence import ASKS_EARLIER
+from panda.pipeline.said_words import asked_words, said_stems, said_word, same_word
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
 # how answer_dates.on_day says a span of days (set AN, held out: "Which town do I work in?" -> "We sold Yaw to a

@@ -10,9 +10,9 @@ import re
 
 from panda.language.text import word_stems, written_words
 from panda.memory.current_facts import names_in
-from panda.pipeline.said_words import asked_words, said_word
 from panda.pipeline.answer_dates import LINE, user_statements
 from panda.pipeline.evidence import ASKS_WHO
+from panda.pipeline.said_words import asked_words, said_word
 
 # not "we" alone: "How much flour do we need?" asks in general; "Which hotel did we book?" (set K) does not
 _OURS = re.compile(r"\b(?:us|our|ours)\b|\b(?:did|were|have|had|was) we\b", re.I)

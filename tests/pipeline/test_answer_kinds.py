@@ -1261,3 +1261,37 @@ def test_set_at_what_was_before_the_thing_named_comes_from_the_line_giving_it_up
     assert before_named("What sport did I play before pilates?", "I don't know - you haven't told me that.", lines) == quote
     assert before_named("What did I do before pilates?", "You played padel.", lines) is None
     assert before_named("What did I eat before the race?", "Pasta.", lines) is None
+
+
+def test_set_at_and_au_a_thing_said_as_the_thing_the_user_alone_and_the_old_one_named_by_the_new_ones_name():
+    """Set AT, held out: "Who runs the catering business now?" -> "I don't know" beside "Zodwa left the business in
+    March, so I run it alone now."; "What is my new job?" quoted "… for a new job." (no job said). Set AU: "What was my
+    old violin teacher called?" -> "My new teacher is called Zsófia."; "No recommendations available based on the
+    information provided." was read as naming an idea."""
+    from panda.memory.current_facts import names_in
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_ideas import names_nothing
+
+    alone = said("17 April 2026", "Zodwa left the business in March, so I run it alone now.")
+    dont_know = "I don't know - you haven't told me who runs the catering business now."
+    assert told_line("Who runs the catering business now?", dont_know, alone) == \
+        "You told me on 17 April 2026: “Zodwa left the business in March, so I run it alone now.”"
+    assert told_line("Who runs the bakery business now?", dont_know, said("1 May 2026", "I run a business alone.")) is None
+    assert told_line("Who runs the catering business now?", dont_know,
+                     said("17 April 2026", "I bought a food truck for the business.")) is None  # no one does it
+    job = said("4 June 2026", "I'm moving to Novi Sad in September for a new job.")
+    assert told_line("What is my new job?", "I don't know.", job) is None
+    baker = said("4 June 2026", "I've got a new job as a baker.")
+    assert told_line("What is my new job?", "I don't know.", baker) == \
+        "You told me on 4 June 2026: “I've got a new job as a baker.”"
+    violin = said("23 April 2026", "I switched violin teachers, and my new teacher is called Zsófia.")
+    assert unanswered("What was my old violin teacher called?", "My new teacher is called Zsófia.", violin)
+    assert unanswered("What was my previous violin teacher's name?", "Zsófia.", violin)
+    assert not unanswered("What is my violin teacher called?", "Your teacher is called Zsófia.", violin)
+    old = violin + "\n" + said("23 April 2026", "My old teacher Ildikó retired.")
+    assert not unanswered("What was my old violin teacher called?", "Ildikó.", old)
+    assert names_in("My teacher is Zsófia, and Łukasz lends me his bow.") == ["Zsófia", "Łukasz"]
+    assert names_nothing("Can you suggest a breakfast?", "No recommendations available based on the information provided.",
+                         "- allergy: eggs (told 22 January 2026)")
+    assert not names_nothing("Can you suggest a breakfast?", "Porridge with berries, based on oats.",
+                             "- allergy: eggs (told 22 January 2026)")

@@ -205,3 +205,27 @@ def test_the_users_own_fact_names_nothing_for_a_question_about_someone_else():
     assert [t for t, _ in named_facts(state("What's my job in Brno?", "job: brewer"))] == ["job: brewer"]
     assert [t for t, _ in named_facts(state("Where did Tereza get her job?", "job (Tereza): pharmacist"))] == \
         ["job (Tereza): pharmacist"]
+
+
+def test_a_fact_told_before_a_line_speaking_of_a_new_one_is_not_named_for_the_new_one():
+    """Set AT, held out: "What is my new job?" -> "From what you told me: job: nurse." (told 5 March) beside "I'm moving
+    to Novi Sad in September for a new job." (4 June): the answer abstained, and the old job was restated over it."""
+    from types import SimpleNamespace
+
+    from panda.memory.search import SearchResult
+    from panda.pipeline.validate import named_facts
+
+    def state(query: str, told: datetime) -> TurnState:
+        s = TurnState(input=TurnInput(user_id="jovana", timestamp=datetime(2026, 9, 3, tzinfo=UTC), query=query),
+                      turn_number=11, turn_path=Path("/tmp/unused"))
+        s.gathered = [SearchResult(id="f1", kind="fact", title="job: nurse", primary_topic="general",
+                                   doc_path="users/jovana/memory.md", score=0.5, snippet="job: nurse", quality=0.8,
+                                   scope="user", created_at=told)]
+        s.analysis = SimpleNamespace(query_type="recall")
+        s.answer_context = (f"- job: nurse (told {told.day} {told:%B %Y})\n- On 4 June 2026 the user said: “I'm moving to "
+                            "Novi Sad in September for a new job.”")
+        return s
+
+    assert named_facts(state("What is my new job?", datetime(2026, 3, 5, tzinfo=UTC))) == []
+    assert [t for t, _ in named_facts(state("What is my job?", datetime(2026, 3, 5, tzinfo=UTC)))] == ["job: nurse"]
+    assert [t for t, _ in named_facts(state("What is my new job?", datetime(2026, 6, 4, tzinfo=UTC)))] == ["job: nurse"]
