@@ -63,13 +63,13 @@ _ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|cance
                r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
 # someone named too (set AP, held out: "What does Abebe run now?" -> "Abebe sold the coffee farm in April and opened a
 # café in Jimma.")
-_STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e|[A-Z][a-z]+)(?:'ve| have|'s| has)? (?:{_ENDED_VERB}) [^,.;!?]+?"
+_STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e|[^\W\d_a-z][^\W\d_A-Z]+)(?:'ve| have|'s| has)? (?:{_ENDED_VERB}) [^,.;!?]+?"
                       r"(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
 
 
 # someone gone, when what holds now follows (set AI, held out: "Who do I share my flat with now?" -> "Marta moved out in
 # April, so it's just Ola and you now.")
-_GONE = re.compile(r"\b[A-Z][a-z]+ (?:moved out|left|died|passed away)\b[^,.;!?]*?(?:, so |; |\. )(?=\S)")
+_GONE = re.compile(r"\b[^\W\d_a-z][^\W\d_A-Z]+ (?:moved out|left|died|passed away)\b[^,.;!?]*?(?:, so |; |\. )(?=\S)")
 
 
 _EITHER = re.compile(r"(?P<left>[^,.;!?]+?) or (?P<right>[^,.;!?]+)")

@@ -26,6 +26,7 @@ from panda.pipeline.said_words import (
     PEOPLE,
     PERSON,
     PLACE_SAID,
+    PLACE_WORDS,
     asked_words,
     measures,
     said_stems,
@@ -35,11 +36,13 @@ from panda.pipeline.said_words import (
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
 # a title is a name ("What was my thesis title?" -> "The thesis title is epidemiology.", set Z), a job title is not
-_ASKS_BODY = re.compile(r"^\s*(?:which|what) (?:[\w-]+ )?(?P<body>station|school|hospital|clinic|"
-                        r"company|firm|employer|city|town|village|country|street|university|college|gym|club|team|"
-                        r"restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|"
-                        r"salon|barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|"
-                        r"kennels?|cattery|airline|agency|charity)\b", re.I)  # a place or a body has a name
+_BODIES = (r"station|school|hospital|clinic|company|firm|employer|city|town|village|country|street|university|college|"
+           r"gym|club|team|restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|salon|"
+           r"barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|kennels?|cattery|airline|agency|"
+           r"charity")
+_ASKS_BODY = re.compile(rf"^\s*(?:which|what) (?:[\w-]+ )?(?P<body>{_BODIES})\b", re.I)  # a place or a body has a name
+_BODY_SAID = re.compile(rf"\b(?:{_BODIES})\b", re.I)  # where one is: "I joined a chess club" (a where-question's line)
+_TOWNS = frozenset("city town village country".split())  # a place's own name, asked: where the thing is
 _ASKS_NAME = re.compile(rf"\b(?:names?|named|called|titled|(?<!job )titles?)\b|{_ASKS_BODY.pattern}", re.I)
 # "What's my car's registration number?", "What is my flat number?", "What's our postcode?": figures or a code, said;
 # an address has its number too (set V: "What is the cabin's address?" -> "… the summer house on Gotland …")
@@ -73,14 +76,15 @@ def _unit_of(word: str) -> set[str] | None:
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 _ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
-_OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([A-Z][a-z]+)['’]s\b|"  # "Gwen's",
-                    r"\b(?:is|are|was|were) ([A-Z][a-z]+)\W*$")  # "What breed is Pemba?" (set AN, held out)
+# "Gwen's"; a name in any alphabet ([^\W\d_a-z][^\W\d_A-Z]+, here and in the other modules: "Rocío", "Łukasz")
+_OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([^\W\d_a-z][^\W\d_A-Z]+)['’]s\b|"
+                    r"\b(?:is|are|was|were) ([^\W\d_a-z][^\W\d_A-Z]+)\W*$")  # "What breed is Pemba?" (set AN, held out)
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
 # last of two words ("Leo's drum teacher" -> 'teacher': set J's "The drum teacher is your son Leo." named Leo from the
 # line about drums), "called"/"named" left out.
 _NOT_A_NOUN = STOP_WORDS | {"again", "now", "still", "today", "anymore", "these", "days"}
 _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who|Where|When|How|That|It|There|Here)'s)"
-                    r"[A-Z][a-z]+)['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
+                    r"[^\W\d_a-z][^\W\d_A-Z]+)['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
 # The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
 # "What's my X called?", "What's the bakery called?" (set Y: the bakery's place, Croix-Rousse, was taken for its name)
 _CALLED_WHAT = re.compile(r"\b(?:my|our|the) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)
@@ -95,8 +99,8 @@ _ASKS_COST = re.compile(r"^\s*how much\b.*\b(?:cost|costs|pay|paid|spend|spent|c
 _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|priced|spend|spent|charge|charged|charges|fee|"
                         r"fees|rent)\b|\b(?:bought|sold|got|buy|sell)\b[^.;!?”]*\bfor\b[^.;!?”]*\d", re.I)
 # "it's just Frida now"; "Koa is on her own now" (set AL, held out)
-_ONE_LEFT = re.compile(r"\b(?:just|only) [A-Z][a-z]+(?: now| left)?\b(?! and\b)|"
-                       r"\b[A-Z][a-z]+ is (?:on (?:her|his|its|their) own|alone|the only one left)\b")
+_ONE_LEFT = re.compile(r"\b(?:just|only) [^\W\d_a-z][^\W\d_A-Z]+(?: now| left)?\b(?! and\b)|"
+                       r"\b[^\W\d_a-z][^\W\d_A-Z]+ is (?:on (?:her|his|its|their) own|alone|the only one left)\b")
 _PEOPLE_COUNTED = frozenset("people persons staff employees members workers guests adults".split())
 _PEOPLE_SAID = re.compile(r"\b(?:of us|of them|people|persons|staff|employees|members|workers|guests|adults|team)\b", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
@@ -111,6 +115,13 @@ def _lines_about(context: str, stems: set[str]) -> str:
     """The context lines that share a word stem with `stems` (same_word: "teaches" and "teacher" share 'teache')."""
     return "\n".join(line for line in context.splitlines()
                      if any(same_word(a, w) for a in stems for w in set(tokenize(line))))
+
+
+def _lines_saying(context: str, stems: set[str], query: str) -> str:
+    """The context lines that say a word of `stems`, in other words too (said_stems: "my cousin Almudena moved in" says
+    who lives with the user, "had twins" says babies)."""
+    return "\n".join(line for line in context.splitlines()
+                     if any(same_word(a, w) for a in stems for w in said_stems(line, query)))
 
 
 def asks_a_name(query: str) -> bool:
@@ -198,8 +209,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         elif counted and counted.group(1).lower() in _PEOPLE_COUNTED:  # set Z: "How many people work at my practice?"
             context = "\n".join(line for line in context.splitlines()  # beside "… there are five of us at the practice"
                                  if _PEOPLE_SAID.search(line))
-        elif counted:
-            context = _lines_about(context, set(tokenize(counted.group(1))))
+        elif counted:  # in other words too (set AV, held out: "How many babies did Thembeka have?" beside "… had twins")
+            context = _lines_saying(context, word_stems(counted.group(1)), query)
         if counted and not context:  # none is said, unless one is left by name (set AB: "How many cats do I have?" ->
             # "There is only one cat." beside "Diego got out and was hit by a car, so it's just Frida now.")
             return not (_ONE_LEFT.search(whole) and amounts(answer) == {"1"})
@@ -224,6 +235,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         places = [t for t in written_words(answer)[1:] if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME]
         if places and PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
+        capitalised = [t for t in written_words(answer) if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME | STOP_WORDS]
+        if not capitalised and not PLACE_WORDS.search(_DAY.sub(" ", answer)):  # no place at all (set AV, held out: "Where
+            return True  # did Rocío move to?" -> "You live with your flatmate Rocío.")
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
     if members := next((found for m in (_ASKS_KIND.match(query), _ASKS_KIND_LAST.match(query))
                         if m and (found := _members(m.group(1)))), frozenset()):
@@ -272,8 +286,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # Leeds …")
         context = _lines_about(context, set(tokenize(named.group(1)))) or \
             "\n".join(line for line in context.splitlines() if _CALLED_NAME.search(line))
-    if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother
-        context = _lines_about(context, set(tokenize(query)))
+    if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother; "Who
+        # lives with me now?" is, by "… my cousin Almudena moved in." (set AV, held out)
+        context = _lines_saying(context, word_stems(query), query)
     lines = set(written_words(context))
     tokens = written_words(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
@@ -284,14 +299,20 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     body = _ASKS_BODY.match(query)
     if body and described(body["body"], answer, context):
         return False
-    if noun := thing if thing and thing != "name" else named.group(1).split()[-1] if named else \
-            body["body"] if body else None:
+    # (not for "Which city is Aroha's university in?", which asks where the thing is)
+    town = bool(body and body["body"].lower() in _TOWNS)
+    noun = None if town else thing if thing and thing != "name" \
+        else named.group(1).split()[-1] if named else body["body"] if body else None
+    if noun:
         # every word of the place, and of the place it is in (set V: "… a café near Porta Nuova in Turin")
         # (set AD: "a secondary school maths teacher in Kumasi", up to two words between)
         located = re.findall(rf"\b(?i:{re.escape(noun)})s?(?: [a-z][\w'’-]*){{0,2}} (?:in|near|outside|by) "
                              r"((?:[A-Z][\w'’-]*\b ?)+(?:(?:in|,) "
                              r"(?:[A-Z][\w'’-]*\b ?)+)*)", context)
         names = [name for name in names if not any(name in place.split() for place in located)]
+    if town or noun and not PERSON.fullmatch(noun):  # a person named with who they are is no thing's name (set AV, held out:
+        names = [n for n in names if not re.search(rf"\b(?i:{PEOPLE}) {re.escape(n)}\b", context)]  # "What are the
+        # twins called?" -> "Your sister Thembeka had twins …")
     if any(name in lines and said_whole(name, answer, context) for name in names):
         return False
     if asks_who:  # a person a line names, not the one asked about (set AK, held out: "Who is Chioma marrying?" -> "Your
@@ -303,7 +324,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
 
 
 # "Where did I ride my longest ride?" (set P: "… on 14 March 2026", a when), "Where is my allotment?"
-_ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur|[A-Z][a-z]+)\b")
+_ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur|"
+                         r"[^\W\d_a-z][^\W\d_A-Z]+)\b")
 _ASKS_KIND = re.compile(r"^\s*(?i:what|which) (?:kind of |type of |sort of )?([a-z]+)\b")  # "What sport …?"
 _ASKS_KIND_LAST = re.compile(r"^\s*(?i:what)\b.*\b([a-z]+)\W*$")  # "What is Aigerim studying?" (set AL, held out)
 
@@ -316,12 +338,14 @@ def _members(kind: str) -> frozenset[str]:
 
 
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
-_ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|[A-Z][a-z]+(?:['’]s\b|\W*$))")
+_ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|"
+                           r"[^\W\d_a-z][^\W\d_A-Z]+(?:['’]s\b|\W*$))")
 # not "What do I do in the evenings?" (set V)
-_ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>[A-Z][a-z]+)|(?:[Mm]y|[Oo]ur) [\w-]+) do"
+_ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>[^\W\d_a-z][^\W\d_A-Z]+)|(?:[Mm]y|[Oo]ur) [\w-]+) do"
                        r"(?: for (?:a )?(?:living|work|a job))?\W*$")
 _HOW_MANY = frozenset(word_stems("one two three four five six seven eight nine ten both"))
-_ASKS_JOB_OF = re.compile(r"^\s*(?i:what)(?:['’]s| is| was) (?P<name>[A-Z][a-z]+)['’]s (?i:job|occupation|profession|work)\W*$")
+_ASKS_JOB_OF = re.compile(r"^\s*(?i:what)(?:['’]s| is| was) (?P<name>[^\W\d_a-z][^\W\d_A-Z]+)['’]s "
+                          r"(?i:job|occupation|profession|work)\W*$")
 _FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
 
 
@@ -392,7 +416,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
         words = match.group("words")
         said = said_stems(words, query) | (_NOW if CHANGED.search(words) else set()) | _qualified(query, words)
         if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, words)) \
-                and (not where or PLACE_SAID.search(words)) \
+                and (PLACE_SAID.search(words) if where else not _ASKS_WHERE.match(query)
+                     or PLACE_WORDS.search(words) or _BODY_SAID.search(words)) \
                 and not (thing and re.search(rf"\b(?:a|an) (?:new )?{thing}\W*(?:[.,;!?]|$)", words, re.I)):
             return quoted(match)  # (not "… for a new job.", which says of one and not what it is: set AT, held out)
     return None

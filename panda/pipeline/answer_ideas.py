@@ -37,6 +37,8 @@ _GENERIC = frozenset(word_stems(
 # an answer telling the user what they keep clear of names no idea, whatever it names (set AT, held out: "Can you
 # suggest a breakfast?" -> "You can't stand horror films.", the synthesize prompt's example)
 _TELLS_THEM = re.compile(r"^\s*(?:you|you['’]re|you are)\b[^.!?]*?\b(?:can['’]?t|cannot|don['’]?t|do not|never|"
+                         r"(?:must|need to|have to|should) (?:keep|avoid|stay|steer)|"  # set AV: "You must keep peanuts
+                         # out of your snack."
                          r"shouldn['’]?t|should not|aren['’]?t|are not|allergic|intolerant)\b", re.I)
 
 

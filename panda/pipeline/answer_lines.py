@@ -248,7 +248,8 @@ def _day(text: str) -> datetime:
         return datetime.min
 
 
-_PLACE_NAMED = re.compile(r"\b(?:in|near|outside) (?P<place>[A-Z][a-z]+)")  # "in Shiraz"; not "in the Zagros mountains"
+# "in Shiraz"; not "in the Zagros mountains"
+_PLACE_NAMED = re.compile(r"\b(?:in|near|outside) (?P<place>[^\W\d_a-z][^\W\d_A-Z]+)")
 
 
 def earlier_line(query: str, answer: str, context: str) -> str | None:

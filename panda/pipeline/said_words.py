@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from panda.language.changes import CALENDAR_WORDS
 from panda.language.text import asked_part, word_stems
 from panda.language.vocabulary import KINDS_SAID, LENGTHS, VEHICLES, member_stems
 from panda.pipeline.evidence import ASKS_WHO
@@ -28,11 +29,25 @@ _TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "
 _TIME = frozenset(word_stems("time"))
 _PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region part district "
                                "suburb"))  # set AA: "Which part of Hamburg do we live in now?"
-_MOVED_FROM = re.compile(r"\b(?:from|to) [A-Z][a-z]")
+_MOVED_FROM = re.compile(r"\b(?:from|to) [^\W\d_a-z][^\W\d_A-Z]")
 _MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
-_LIVING = frozenset(word_stems("live lived living"))
-PLACE_SAID = re.compile(r"\b(?:in|on|at|near|outside|from) (?:the )?[A-Z][a-z]")  # "on Lough Corrib", "in Galway"
-_NAMED_AFTER = re.compile(rf"\b(?i:{PEOPLE}) [A-Z][a-z]")  # "our son Adam", "my partner Lars": a name given
+_LIVING = frozenset(word_stems("live lives lived living"))
+_CALENDAR = "|".join(sorted(day.capitalize() for day in CALENDAR_WORDS))  # "in April" is when, not where
+# "in Galway", "to Aqaba", a name in any alphabet ([^\W\d_a-z][^\W\d_A-Z]: "Łódź")
+PLACE_SAID = re.compile(rf"\b(?:in|on|at|near|outside|from|to) (?:the )?(?!(?:{_CALENDAR})\b)[^\W\d_a-z][^\W\d_A-Z]")
+# a place said in any words ("in the shed", "to Lisbon"), not a time ("in April", "on Saturday", "at 6 am")
+PLACE_WORDS = re.compile(rf"\b(?:in|on|at|near|outside|from|to|into|inside|behind|under|beside|around|across|along|through) "
+                         rf"(?!(?:{_CALENDAR}|\d|the (?:morning|evening|afternoon|weekend)|work\b))(?:[\w'’-]+ ){{0,2}}"
+                         r"[\w'’-]+", re.I)
+_MOVED_IN = re.compile(r"\bmov(?:ed|es?|ing) in\b", re.I)  # set AV, held out: "… and my cousin Almudena moved in."
+# an instrument played or learnt, in a line naming none the vocabulary knows ("I started learning the dombra": set AV)
+_PLAYS_THE = re.compile(r"\b(?:play|plays|playing|played|learn|learns|learning|learned|learnt|practi[sc]e|practi[sc]es|"
+                        r"practi[sc]ing|took up|taking up|started) the "
+                        r"(?!(?:game|games|ropes|lottery|field|part|news|way|basics)\b)[a-z]+\b", re.I)
+_MULTIPLE_BIRTH = re.compile(r"\b(?:twins|triplets)\b", re.I)  # "had twins" says two babies (set AV, held out)
+_CHILDREN = frozenset(word_stems("baby babies child children kid kids"))
+_INSTRUMENT = frozenset(word_stems("instrument instruments"))
+_NAMED_AFTER = re.compile(rf"\b(?i:{PEOPLE}) [^\W\d_a-z][^\W\d_A-Z]")  # "our son Adam", "my partner Lars": a name given
 # "Lars is a sound engineer", "works night shifts as an ICU nurse", "now drive a van for a delivery company" (set AK,
 # held out: "What do I do for work now?" -> "No prior memory matched this query.")
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]|"
@@ -94,8 +109,12 @@ def said_stems(words: str, query: str = "") -> set[str]:
     moved_from = bool(_MOVED_FROM.search(words))
     if moved_from or PLACE_SAID.search(words):
         said |= _PLACES  # set V: "Which city did I move from?" beside "I moved from Casablanca to Lyon in 2023 …"
-    if moved_from and _MOVED.search(words):
+    if moved_from and _MOVED.search(words) or _MOVED_IN.search(words):
         said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
+    if _MULTIPLE_BIRTH.search(words):
+        said |= _CHILDREN
+    if _PLAYS_THE.search(words):
+        said |= _INSTRUMENT
     # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
     # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"; a person's
     # name, for a person asked (set Y: "What's the bakery called?" is not "… with my sister Margaux.")

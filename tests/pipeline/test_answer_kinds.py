@@ -1295,3 +1295,72 @@ def test_set_at_and_au_a_thing_said_as_the_thing_the_user_alone_and_the_old_one_
                          "- allergy: eggs (told 22 January 2026)")
     assert not names_nothing("Can you suggest a breakfast?", "Porridge with berries, based on oats.",
                              "- allergy: eggs (told 22 January 2026)")
+
+
+def test_set_av_lines_said_in_other_words_a_place_for_where_and_a_relations_name_for_no_thing():
+    """Set AV, held out: "Who lives with me now?" -> "My cousin Almudena moved in." (right) became "I don't know" (no line
+    said "live"); "How many babies did Thembeka have?" -> "… had twins" likewise (twins are two babies); "What instrument
+    am I learning?" -> "I don't know" beside "I started learning the dombra."; "What are the twins called?" -> "Your
+    sister Thembeka had twins …" (the sister's name); "Where did Rocío move to?" -> "You live with your flatmate Rocío."
+    (no place); "You must keep peanuts out of your snack." named no snack."""
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_ideas import names_nothing
+
+    flat = said("26 May 2026", "Rocío moved out in April, and my cousin Almudena moved in.") + "\n" + \
+        said("24 February 2026", "I live with my flatmate Rocío.")
+    assert not unanswered("Who lives with me now?", "Your cousin Almudena moved in.", flat)
+    assert unanswered("Who lives with me now?", "Your friend Marisol.", flat)
+    assert told_line("Who lives with me now?", "I don't know.", flat) == \
+        "You told me on 26 May 2026: “Rocío moved out in April, and my cousin Almudena moved in.”"
+    assert unanswered("Where did Rocío move to?", "You live with your flatmate Rocío.", flat)
+    assert told_line("Where did Rocío move to?", "I don't know.", flat) is None  # "in April" is no place
+    leonor = said("11 May 2026", "Leonor moved to London in April for her master's.")
+    assert not unanswered("Where does Leonor live now?", "London.", leonor)
+    assert not unanswered("Where does Leonor live now?", "She lives in London now.", leonor)
+    assert unanswered("Where does Leonor live now?", "Leonor lives with her friends.", leonor)
+    twins = said("14 May 2026", "My sister Thembeka had twins last week.")
+    assert not unanswered("How many babies did Thembeka have?", "Thembeka had twins last week.", twins)
+    assert unanswered("How many babies did Thembeka have?", "I couldn't say how many babies.", twins)
+    assert unanswered("What are the twins called?", "Your sister Thembeka had twins last week.", twins)
+    named = twins + "\n" + said("20 May 2026", "The twins are called Lwandle and Sipho.")
+    assert not unanswered("What are the twins called?", "Lwandle and Sipho.", named)
+    son = said("20 May 2026", "Our son Adam was born on 11 May!")
+    assert not unanswered("What's my son called?", "Your son is Adam.", son)
+    dombra = said("2 June 2026", "I started learning the dombra.") + "\n" + \
+        said("3 March 2026", "I teach maths at a school in Almaty.")
+    assert told_line("What instrument am I learning?", "I don't know.", dombra) == \
+        "You told me on 2 June 2026: “I started learning the dombra.”"
+    assert told_line("What instrument am I learning?", "I don't know.",
+                     said("2 June 2026", "I started learning the ropes at work.")) is None
+    assert names_nothing("Can you suggest a snack for a long ride?", "You must keep peanuts out of your snack.",
+                         "- allergy: peanuts (told 20 January 2026)")
+    assert not names_nothing("Can you suggest a snack for a long ride?", "You must try dried mango.",
+                             "- allergy: peanuts (told 20 January 2026)")
+
+
+def test_names_are_read_in_any_alphabet():
+    """Set AV, held out: "Where did Rocío move to?" was not read as a where-question about someone ("[A-Z][a-z]+" stopped
+    at "í"); "My name is José" was remembered as "Jos"."""
+    from panda.language.facts import extract_statements
+
+    assert unanswered("Where did Rocío move to?", "You live with your flatmate Rocío.",
+                      said("24 February 2026", "I live with my flatmate Rocío."))
+    facts = {(f.attribute, f.value) for f in extract_statements("My name is José and my sister Zoë lives in Łódź.")}
+    assert {("name", "José"), ("sister", "Zoë")} <= facts
+
+
+def test_a_where_line_says_a_place_and_a_city_asked_is_where_the_thing_is():
+    """Read over every earlier set's answers when the where-rule above came in: "Where are we going in August?" beside
+    "We're going to Aqaba …" and "Where do I play chess now?" beside "I joined a chess club in April …" keep their
+    lines; "Which city is Aroha's university in?" is answered by "… in Dunedin", not by "Aroha"."""
+    from panda.pipeline.answer_checks import told_line
+
+    aqaba = said("23 April 2026", "We're going to Aqaba for a week in August.")
+    assert told_line("Where are we going in August?", "I don't know.", aqaba) == f"You told me on 23 April 2026: {aqaba[34:]}"
+    chess = said("4 May 2026", "I joined a chess club in April, so I play over the board on Saturdays now.")
+    assert told_line("Where do I play chess now?", "I don't know.", chess) == f"You told me on 4 May 2026: {chess[31:]}"
+    aroha = "- daughter: Aroha (told 28 April 2026)\n" + \
+        said("28 April 2026", "My daughter Aroha started university in Dunedin in February.")
+    assert not unanswered("Which city is Aroha's university in?", "Aroha started university in Dunedin in February.", aroha)
+    assert unanswered("Which city is Aroha's university in?", "Aroha.", aroha)
+    assert unanswered("Where do I run?", "No running for six weeks.", said("1 May 2026", "I run along the canal."))
