@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 
 from panda.language.facts import extract_statements
-from panda.language.text import amounts, word_stems
+from panda.language.text import NAME_START, amounts, word_stems
 from panda.language.vocabulary import ONE_KIND, SINGLE_VALUED_ATTRIBUTES
 
 # A change that ends the thing itself ("Tofu died", "I dropped the app"), whatever a question asks about it; any other
@@ -91,7 +91,7 @@ ASKS_PLACE = re.compile(r"^\s*(?:where|(?:which|what) (?:city|town|country|villa
                          r"district|suburb|street))\b", re.I)
 # "in Abuja", "from Altona"; not "in March" (set AE: "I moved to day shifts in March" named no place)
 _PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?(?!(?i:" + "|".join(sorted(CALENDAR_WORDS))
-                       + r")\b)[^\W\d_a-z][^\W\d_A-Z]")
+                       + r")\b)" + NAME_START)
 # a place named by what it is, for a question asking where (set AK, held out: "Where do I work now?" kept "I work as a
 # dental hygienist at a practice in Lyon." for its city beside "Since April I've been working at a children's hospital
 # instead.", and was answered from it), and one the older line names for a question asking where the change leaves it

@@ -27,6 +27,7 @@ from datetime import datetime
 from difflib import SequenceMatcher
 
 from panda.documents.user_memory import MemoryEntry
+from panda.language.text import NAME
 from panda.language.vocabulary import JOB_WORDS, MEDIA, PEOPLE, RELATIVES, SINGLE_VALUED_ATTRIBUTES
 
 MIN_VALUE_CHARS = 2  # a shorter value names nothing (a stray letter); extract_statements keeps no such statement
@@ -53,7 +54,7 @@ _TITLE = r"([A-Z][\w'’:-]*(?:(?: (?:of|the|and|in|on|a|an|to|for|with|at|from)
 _MEDIA_VERBS = {"watching": "(?:re-?|binge-?)?watching", "reading": "(?:re-?)?reading", "listening": "listening to"}
 _MEDIA_ENDED = {"watching": "watching ", "reading": "reading ", "listening": "listening to "}  # "I finished (watching) X"
 # "my sister Mei", "my little brother, Luca": a relation, then a name.
-_RELATIVE = r"\b[Mm]y (?:older |younger |little |big |elder |eldest |youngest |twin |baby |new )?{},? ([^\W\d_a-z][^\W\d_A-Z]+)\b"
+_RELATIVE = r"\b[Mm]y (?:older |younger |little |big |elder |eldest |youngest |twin |baby |new )?{},? (" + NAME + r")\b"
 _JUDGED = ("good|bad|great|terrible|awful|decent|keen|nervous|careful|slow|fast|better|worse|big|huge|picky|lousy|hard|"
            "amateur|hobby|aspiring|wannabe|self-taught|weekend")
 _LINKING = "of|the|and|or|with|at|in|for|to|from|on|by|my|your|his|her|their|our|who|that"  # "a fan of the cook": no job
@@ -118,7 +119,7 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                 r"quit|quitting|watch(?:ing)? my|cut(?:ting)? down on|limit(?:ing)?(?: my)?) "
                                 r"(?:all |any )?(sugar|alcohol|caffeine|coffee|gluten|dairy|meat|red meat|"
                                 r"carbs|salt|pork|beef|fish|seafood|eggs|chocolate|sweets)\b")),
-    ("fact", "name", re.compile(r"\b[Mm]y name is ([^\W\d_a-z][^\W\d_A-Z]+(?: [^\W\d_a-z][^\W\d_A-Z]+)?)")),
+    ("fact", "name", re.compile(r"\b[Mm]y name is (" + NAME + r"(?: " + NAME + r")?)")),
     *(("fact", relation, re.compile(_RELATIVE.format(relation))) for relation in RELATIVES),
     # "I'm reading Piranesi", "I've been watching Severance", "… and started watching The Bear"
     *(("fact", media, re.compile(r"(?:\bI(?:'m| am|'ve been| have been|'ve| have)? (?:currently |now |just |also |recently )?"
@@ -131,12 +132,12 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "relationship_status", re.compile(r"\bI(?:'m| am| got| just got| recently got)(?: now)? "
                                                r"(married|engaged|divorced|single|separated|widowed)\b")),
     ("fact", "partner", re.compile(r"\b[Mm]y (?:new )?(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|spouse),? "
-                                   r"([^\W\d_a-z][^\W\d_A-Z]+)\b")),
+                                   r"(" + NAME + r")\b")),
     ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently )?(?:have|got|adopted|own|rescued) an? (?:new )?"
-                               r"((?:[A-Za-z]+ )?" + _ANIMAL + r"(?: (?:named|called) [^\W\d_a-z][^\W\d_A-Z]+)?)")),
+                               r"((?:[A-Za-z]+ )?" + _ANIMAL + r"(?: (?:named|called) " + NAME + r")?)")),
     # "I adopted a retired racing greyhound called Dash": what is adopted with a name is a pet, whatever its kind
     ("fact", "pet", re.compile(r"\b(?:I|[Ww]e) (?:just |recently |finally )?(?:adopted|rescued) an? ((?:[\w-]+ ){0,3}?[\w-]+ "
-                               r"(?:named|called) [^\W\d_a-z][^\W\d_A-Z]+)")),
+                               r"(?:named|called) " + NAME + r")")),
     # driving one for a living is a job, not the user's car (set AQ, held out: "I drive a taxi in Amman." was "car: taxi",
     # and "What do I do for work?" got a line about a trip)
     ("fact", "job", re.compile(r"\bI (?:now )?drive an? ((?:taxi|cab|bus|tram|lorry|truck|ambulance|train|forklift|"
@@ -172,13 +173,13 @@ ENDINGS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                  r"(?:stopped|gave up on|gave up|quit) " + _MEDIA_ENDED[media] + ")(?:the )?" + _TITLE))
       for media in MEDIA),
     ("fact", "pet", re.compile(r"\b(?:[Oo]ur|[Mm]y) ((?:[a-z]+ )?" + _ANIMAL
-                               + r"(?: [^\W\d_a-z][^\W\d_A-Z]+)?|[^\W\d_a-z][^\W\d_A-Z]+) "
+                               + r"(?: " + NAME + r")?|" + NAME + r") "
                                r"(?:passed away|died|ran away)")),
-    ("fact", "partner", re.compile(r"\b(?:I|[Ww]e) (?:broke up|split up|separated)(?: with ([^\W\d_a-z][^\W\d_A-Z]+))?")),
+    ("fact", "partner", re.compile(r"\b(?:I|[Ww]e) (?:broke up|split up|separated)(?: with (" + NAME + r"))?")),
     # "Joe moved out", "Tofu died": whoever of the user's people or pets that name is (attribute "": any of
     # PEOPLE_AND_PETS, facts.end)
     ("fact", "", re.compile(r"\b(?!(?:I|We|They|He|She|It|You|The|My|Our|Your|His|Her|Their|This|That)\b)"
-                            r"([^\W\d_a-z][^\W\d_A-Z]+) "
+                            r"(" + NAME + r") "
                             r"(?:has |have |just |sadly |finally )?(?:moved out|passed away|died|ran away|left us)\b")),
 )
 PEOPLE_AND_PETS = frozenset({*PEOPLE, "pet"})  # what a bare name's ending may end

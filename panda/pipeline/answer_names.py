@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from panda.language.changes import CALENDAR_WORDS
-from panda.language.text import STOP_WORDS, written_words
+from panda.language.text import NAME, STOP_WORDS, written_words
 from panda.language.vocabulary import LANGUAGES
 from panda.pipeline.answer_dates import user_statements
 
@@ -50,7 +50,7 @@ def said_whole(name: str, answer: str, context: str) -> bool:
 
 
 # "What is Bronagh's surname?", "What's my physio's last name?": a family name, said after a first name
-ASKS_SURNAME = re.compile(r"(?:\b([^\W\d_a-z][^\W\d_A-Z]+)['’]s |\b)(?:surname|last name|family name|maiden name)\b")
+ASKS_SURNAME = re.compile(r"(?:\b(" + NAME + r")['’]s |\b)(?:surname|last name|family name|maiden name)\b")
 
 
 def surname_given(first: str | None, answer: str, context: str) -> bool:
@@ -58,6 +58,6 @@ def surname_given(first: str | None, answer: str, context: str) -> bool:
     the person, any capitalised word otherwise). Example: ('Bronagh', 'Bronagh Kelly.', '… “My flatmate is Bronagh
     Kelly.”') -> True; ('Bronagh', 'Biscuit.', '… “My flatmate Bronagh and I share a dachshund called Biscuit.”') ->
     False."""
-    after = rf"\b{re.escape(first)} ([A-Z][\w'’-]+)" if first else r"\b[^\W\d_a-z][^\W\d_A-Z]+ ([A-Z][\w'’-]+)"
+    after = rf"\b{re.escape(first)} ([A-Z][\w'’-]+)" if first else r"\b" + NAME + r" ([A-Z][\w'’-]+)"
     given = {name for m in user_statements(context) for name in re.findall(after, m.group("words"))}
     return bool(given & set(written_words(answer)))

@@ -42,7 +42,7 @@ from typing import Any
 from panda.documents.budgets import truncate_to_words
 from panda.documents.model import parse_time
 from panda.language.changes import COUNTED, asked_stems, count_change, other_part_asked, reports_change_of, subject_words
-from panda.language.text import STOP_WORDS, asks_for_ideas, is_question, word_stems
+from panda.language.text import NAME_START, STOP_WORDS, asks_for_ideas, is_question, word_stems
 from panda.language.vocabulary import RELATIVES
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import CONSTRAINTS, names_in
@@ -66,7 +66,7 @@ _ABOUT_THEN = re.compile(r"\b(?:did|was|were|had|before|previous|previously|used
 ASKS_EARLIER = re.compile(r"\b(?:did|was|were|had)\b.*\b(?:before|previous(?:ly)?|originally|formerly|at first)\b|"
                            r"\bused to\b", re.I)
 # A statement that names someone: "My teacher is called Rui.", "My physio is Hannah Okafor."
-_NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) [^\W\d_a-z][^\W\d_A-Z]")
+_NAMES_SOMEONE = re.compile(r"\b(?:called|named)\s+[A-Z]|\b[Mm]y (?:[a-z]+ ){0,2}[a-z]+ (?:is|was) " + NAME_START)
 ASKS_WHO = re.compile(r"^\s*who\b", re.I)  # read by answer_checks too
 # A change told on the line it changes, as answer_context writes it (answer_changes reads it)
 LATER = re.compile(r"; later, on (?P<date>\d{1,2} [A-Z][a-z]+ \d{4}), the user said: “(?P<words>[^”]*)”")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from panda.language.changes import CALENDAR_WORDS
-from panda.language.text import asked_part, word_stems
+from panda.language.text import NAME_START, asked_part, word_stems
 from panda.language.vocabulary import KINDS_SAID, LENGTHS, VEHICLES, member_stems
 from panda.pipeline.evidence import ASKS_WHO
 
@@ -29,12 +29,12 @@ _TIMING = frozenset(word_stems("hour hours minute minutes second seconds"))  # "
 _TIME = frozenset(word_stems("time"))
 _PLACES = frozenset(word_stems("city town country place village neighbourhood neighborhood area region part district "
                                "suburb"))  # set AA: "Which part of Hamburg do we live in now?"
-_MOVED_FROM = re.compile(r"\b(?:from|to) [^\W\d_a-z][^\W\d_A-Z]")
+_MOVED_FROM = re.compile(r"\b(?:from|to) " + NAME_START)
 _MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
 _LIVING = frozenset(word_stems("live lives lived living"))
 _CALENDAR = "|".join(sorted(day.capitalize() for day in CALENDAR_WORDS))  # "in April" is when, not where
-# "in Galway", "to Aqaba", a name in any alphabet ([^\W\d_a-z][^\W\d_A-Z]: "Łódź")
-PLACE_SAID = re.compile(rf"\b(?:in|on|at|near|outside|from|to) (?:the )?(?!(?:{_CALENDAR})\b)[^\W\d_a-z][^\W\d_A-Z]")
+# "in Galway", "to Aqaba", a name in any alphabet (text.NAME_START: "Łódź")
+PLACE_SAID = re.compile(rf"\b(?:in|on|at|near|outside|from|to) (?:the )?(?!(?:{_CALENDAR})\b){NAME_START}")
 _COUNTS = "once|twice|one|two|three|four|five|six|seven|eight|nine|ten"  # "cut … to twice a week" (set AW, held out)
 # a place said in any words ("in the shed", "to Lisbon"), not a time ("in April", "on Saturday", "at 6 am")
 PLACE_WORDS = re.compile(rf"\b(?:in|on|at|near|outside|from|to|into|inside|behind|under|beside|around|across|along|through) "
@@ -49,7 +49,7 @@ _PLAYS_THE = re.compile(r"\b(?:play|plays|playing|played|learn|learns|learning|l
 _MULTIPLE_BIRTH = re.compile(r"\b(?:twins|triplets)\b", re.I)  # "had twins" says two babies (set AV, held out)
 _CHILDREN = frozenset(word_stems("baby babies child children kid kids"))
 _INSTRUMENT = frozenset(word_stems("instrument instruments"))
-_NAMED_AFTER = re.compile(rf"\b(?i:{PEOPLE}) [^\W\d_a-z][^\W\d_A-Z]")  # "our son Adam", "my partner Lars": a name given
+_NAMED_AFTER = re.compile(rf"\b(?i:{PEOPLE}) {NAME_START}")  # "our son Adam", "my partner Lars": a name given
 # "Lars is a sound engineer", "works night shifts as an ICU nurse", "now drive a van for a delivery company" (set AK,
 # held out: "What do I do for work now?" -> "No prior memory matched this query.")
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]|"
