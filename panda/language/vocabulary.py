@@ -91,10 +91,15 @@ _NUTS = ("nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews p
          "pistachios")
 # nuts unnamed may be peanuts, and satay is made of them (set U: "salted nuts" suggested beside a peanut allergy)
 _PEANUTS = frozenset("peanut peanuts nut nuts satay".split())
-_DAIRY = "milk cheese butter cream yogurt yoghurt milkshake custard ghee paneer mozzarella parmesan feta"
+# with what is made of them ("chocolate chip cookies" for a lactose-intolerant user: set AW, held out)
+_DAIRY = ("milk cheese butter cream yogurt yoghurt milkshake custard ghee paneer mozzarella parmesan feta cheesecake "
+          "latte cappuccino tiramisu fudge croissant croissants brioche cookie cookies")
 _SWEET = ("sugar cake cakes dessert desserts chocolate sweets candy cookie cookies biscuit biscuits brownie brownies pie "
           "pudding tiramisu ice-cream gelato doughnut doughnuts donut donuts pastry pastries muffin muffins cheesecake")
-_CAFFEINE = "coffee espresso latte cappuccino americano macchiato mocha caffeine cola"
+# tea too, but a tea named caffeine-free (answer_ideas.CAFFEINE_FREE) is no tea here ("Try tea." for a user without
+# caffeine: set AW, held out); chocolate and cocoa hold some
+_COFFEE = "coffee espresso latte cappuccino americano macchiato mocha"
+_CAFFEINE = f"{_COFFEE} caffeine cola tea chai matcha chocolate cocoa"
 _GLUTEN = frozenset("bread pasta wheat barley couscous bagel toast noodles sandwich pizza".split())
 RULED_OUT: dict[str, frozenset[str]] = {
     "meat": frozenset(_MEAT.split()), "red meat": frozenset(_RED_MEAT.split()),
@@ -111,7 +116,7 @@ RULED_OUT: dict[str, frozenset[str]] = {
     "diabetes": frozenset(_SWEET.split()), "diabetic": frozenset(_SWEET.split()),
     "alcohol": frozenset("alcohol wine beer cider cocktail cocktails whisky whiskey vodka gin rum prosecco champagne "
                          "sangria".split()),
-    "caffeine": frozenset(_CAFFEINE.split()), "coffee": frozenset(_CAFFEINE.split()),
+    "caffeine": frozenset(_CAFFEINE.split()), "coffee": frozenset(_COFFEE.split()),
 }
 # Languages, which a line names beside a person ("I practise my Spanish with a conversation partner") but are no
 # one's name (pipeline/answer_checks; set AF, held out)
@@ -120,12 +125,13 @@ LANGUAGES = frozenset("""english french spanish german italian portuguese dutch 
     arabic hebrew persian farsi urdu hindi bengali punjabi tamil telugu swahili amharic yoruba igbo hausa zulu xhosa
     afrikaans chinese mandarin cantonese japanese korean vietnamese thai indonesian malay tagalog latin welsh irish
     gaelic basque catalan galician""".split())
-# Words of one kind: two statements naming different ones of a kind speak of one thing, which a change updates
+# Words of one kind, as written (a stem would take "care" for "car"): two statements naming different ones of a kind
+# speak of one thing, which a change updates
 # (language/changes.reports_change_of; set AE, held out: "… so I take the train now" changed "I cycle to work")
 ONE_KIND: dict[str, frozenset[str]] = {
-    "travel": frozenset("train trains tram trams bus buses coach car drive drives driving cycle cycles cycling bike bikes "
-                        "biking bicycle walk walks walking ferry metro subway tube underground scooter motorbike taxi "
-                        "carpool".split()),
+    "travel": frozenset("train trains tram trams bus buses coach car cars drive drives driving drove cycle cycles cycling "
+                        "cycled bike bikes biking biked bicycle walk walks walking walked ferry metro subway tube "
+                        "underground scooter motorbike taxi carpool".split()),
     "race": frozenset("5k 10k 15k 21k marathon marathons ultramarathon triathlon triathlons duathlon aquathlon parkrun "
                       "sportive".split()),
 }

