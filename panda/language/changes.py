@@ -91,9 +91,16 @@ _CARRIED = re.compile(r"\b(?:everything|all of (?:it|them)|them all|it all)\b", 
 ASKS_WHERE = re.compile(r"^\s*where\b", re.I)  # where a moved thing is now, the change says
 ASKS_PLACE = re.compile(r"^\s*(?:where|(?:which|what) (?:city|town|country|village|neighbou?rhood|area|region|part|"
                          r"district|suburb|street))\b", re.I)
+
+
+def place_named(prepositions: str) -> re.Pattern[str]:
+    """A place named after one of `prepositions` ('|' between them): "in Abuja", "to the Hague", a name in any alphabet
+    (text.NAME_START: "from Łódź"), not a month or a day ("in March")."""
+    return re.compile(rf"\b(?:{prepositions}) (?:the )?(?!(?i:{'|'.join(sorted(CALENDAR_WORDS))})\b){NAME_START}")
+
+
 # "in Abuja", "from Altona"; not "in March" (set AE: "I moved to day shifts in March" named no place)
-_PLACE_IN = re.compile(r"\b(?:in|at|near|outside|from|to) (?:the )?(?!(?i:" + "|".join(sorted(CALENDAR_WORDS))
-                       + r")\b)" + NAME_START)
+_PLACE_IN = place_named("in|at|near|outside|from|to")
 # a place named by what it is, for a question asking where (set AK, held out: "Where do I work now?" kept "I work as a
 # dental hygienist at a practice in Lyon." for its city beside "Since April I've been working at a children's hospital
 # instead.", and was answered from it), and one the older line names for a question asking where the change leaves it

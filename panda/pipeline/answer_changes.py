@@ -12,7 +12,7 @@ from panda.language.changes import CALENDAR_WORDS, COUNTED, ENDED, GENERAL_WORDS
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, NAME, STOP_WORDS, amounts, second_person, word_stems, written_words
 from panda.pipeline.answer_checks import asks_a_name
-from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, user_statements
+from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, day_of, user_statements
 from panda.pipeline.evidence import ASKS_STILL, LATER, about_now
 from panda.pipeline.said_words import same_word
 
@@ -90,7 +90,7 @@ def older_alternative_dropped(query: str, answer: str, context: str) -> str | No
     if either is None or not about_now(query) or ASKS_CHANGE.search(query):
         return None
     asked = {w.lower() for w in written_words(query)}
-    lines = [(datetime.strptime(m.group("date"), "%d %B %Y"), set(written_words(m.group("words"))))
+    lines = [(day_of(m), set(written_words(m.group("words"))))
              for m in user_statements(context) if _DAY.fullmatch(m.group("date"))]
 
     def said_on(side: str) -> tuple[set[datetime], int | None]:
@@ -225,7 +225,7 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
              for later in [LATER.search(line.string)]]
     if not about:
         return None
-    latest = max(about, key=lambda line: datetime.strptime(line.group("date"), "%d %B %Y"))  # the first of a day's
+    latest = max(about, key=day_of)  # the first of a day's
     ending = ENDED.search(latest.group("words"))
     # what ends is what was asked: its clause says a word of it, or the line is a change told on the line saying it
     # (set AI, held out: "What colour is my pickup?" is not asked of "I sold my van" in "… and bought an electric pickup")
@@ -255,7 +255,7 @@ def count_now(query: str, answer: str, context: str) -> str | None:
     if not counted or not about_now(query):
         return None
     thing = word_stems(counted.group(1))
-    said = sorted(((datetime.strptime(m.group("date"), "%d %B %Y"), m.group("date"), m.group("words"))
+    said = sorted(((day_of(m), m.group("date"), m.group("words"))
                    for line in user_statements(context) for m in (line, *LATER.finditer(line.string))),
                   key=lambda told: told[0])
     counts = [(when, n) for when, _, words in said if (n := count_of(words, thing)) is not None]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from datetime import datetime
 from functools import partial
 
 from panda.language.changes import DATE_WORDS, asked_stems, reports_change_of
@@ -100,6 +101,15 @@ def user_statements(context: str) -> list[re.Match[str]]:
     """The context lines in which the user said something, not asked it."""
     return [m for line in context.splitlines() if (m := LINE.match(line)) and m.group("who") == "the user"
             and not is_question(m.group("words"))]
+
+
+def day_of(line: re.Match[str]) -> datetime:
+    """The day a user's line (LINE, its LATER part, QUOTED) was said (pure); datetime.min for a date that names no day.
+    Example: day_of(LINE.match('- On 8 January 2026 the user said: “Hi.”')) -> datetime(2026, 1, 8)."""
+    try:
+        return datetime.strptime(line.group("date").strip(), "%d %B %Y")
+    except ValueError:
+        return datetime.min
 
 
 def quoted(line: re.Match[str]) -> str:

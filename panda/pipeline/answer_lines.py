@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
 
 from panda.language.changes import ASKS_WHERE, CHANGED, ENDED, FROM_TO, reports_change_of, subject_words
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, NAME, STOP_WORDS, asked_part, is_question, second_person, word_stems, written_words
 from panda.language.vocabulary import KINDS_SAID, member_stems
-from panda.pipeline.answer_dates import DATED, quoted, user_statements
+from panda.pipeline.answer_dates import DATED, day_of, quoted, user_statements
 from panda.pipeline.answer_names import NOT_A_NAME
 from panda.pipeline.evidence import ASKS_EARLIER
 from panda.pipeline.said_words import asked_words, said_stems, said_word, same_word
@@ -226,7 +225,7 @@ def happened_line(query: str, answer: str, context: str) -> str | None:
     most = max(map(naming, lines), default=0)
     if not most:
         return None
-    latest = max((m for m in lines if naming(m) == most), key=lambda m: _day(m.group("date")))
+    latest = max((m for m in lines if naming(m) == most), key=day_of)
     told = {w for w in word_stems(latest.group("words")) if not any(alike(w, a) for a in thing)}
     answered = word_stems(_TOLD_FRAME.sub("", answer)) - _SPAN_SAID
     # the clause naming the thing, whole: what befell it (set AL, held out: "Lani got Lani last month, so Koa is on her
@@ -239,13 +238,6 @@ def happened_line(query: str, answer: str, context: str) -> str | None:
     if not told or 2 * len({w for w in told if any(alike(w, a) for a in answered)}) >= len(told):
         return None
     return quoted(latest)
-
-
-def _day(text: str) -> datetime:
-    try:
-        return datetime.strptime(text.strip(), "%d %B %Y")
-    except ValueError:
-        return datetime.min
 
 
 # "in Shiraz"; not "in the Zagros mountains"
@@ -270,7 +262,7 @@ def earlier_line(query: str, answer: str, context: str) -> str | None:
     change = next((m for m in lines if m.group("words") == said), None)
     if change is None or not CHANGED.search(change.group("words")) or FROM_TO.search(change.group("words")):
         return None
-    earlier = [m for m in lines if _day(m.group("date")) < _day(change.group("date"))]
+    earlier = [m for m in lines if day_of(m) < day_of(change)]
     if ASKS_WHERE.match(query):
         named = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
         found = [m for m in earlier if any(p.lower() not in named for p in _PLACE_NAMED.findall(m.group("words")))]

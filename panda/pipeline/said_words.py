@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from panda.language.changes import CALENDAR_WORDS
+from panda.language.changes import CALENDAR_WORDS, place_named
 from panda.language.text import NAME_START, asked_part, word_stems
 from panda.language.vocabulary import KINDS_SAID, LENGTHS, VEHICLES, member_stems
 from panda.pipeline.evidence import ASKS_WHO
@@ -34,7 +34,7 @@ _MOVED = re.compile(r"\bmov(?:ed|ing|e)\b", re.I)
 _LIVING = frozenset(word_stems("live lives lived living"))
 _CALENDAR = "|".join(sorted(day.capitalize() for day in CALENDAR_WORDS))  # "in April" is when, not where
 # "in Galway", "to Aqaba", a name in any alphabet (text.NAME_START: "Łódź")
-PLACE_SAID = re.compile(rf"\b(?:in|on|at|near|outside|from|to) (?:the )?(?!(?:{_CALENDAR})\b){NAME_START}")
+PLACE_SAID = place_named("in|on|at|near|outside|from|to")
 _COUNTS = "once|twice|one|two|three|four|five|six|seven|eight|nine|ten"  # "cut … to twice a week" (set AW, held out)
 # a place said in any words ("in the shed", "to Lisbon"), not a time ("in April", "on Saturday", "at 6 am")
 PLACE_WORDS = re.compile(rf"\b(?:in|on|at|near|outside|from|to|into|inside|behind|under|beside|around|across|along|through) "

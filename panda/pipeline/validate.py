@@ -32,7 +32,7 @@ in July?" answered with the line about piano lessons, and APPROVEd by the model)
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date
 from typing import Literal
 
 from panda.documents.budgets import truncate_to_words
@@ -154,7 +154,7 @@ def _newer_said(query: str, shown: str) -> date | None:
     if not (asked := _ASKS_NEW.search(query)):
         return None
     said = re.compile(rf"\bnew {re.escape(asked.group(1))}\b", re.I)
-    days = [datetime.strptime(m.group("date"), "%d %B %Y").date() for m in answer_dates.user_statements(shown)
+    days = [answer_dates.day_of(m).date() for m in answer_dates.user_statements(shown)
             if said.search(m.group("words"))]
     return min(days, default=None)
 
