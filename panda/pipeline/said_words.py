@@ -10,7 +10,7 @@ import re
 
 from panda.language.changes import CALENDAR_WORDS, place_named
 from panda.language.text import NAME_START, asked_part, word_stems
-from panda.language.vocabulary import KINDS_SAID, LENGTHS, VEHICLES, member_stems
+from panda.language.vocabulary import KINDS_SAID, LENGTHS, PLAYS_THE, VEHICLES, member_stems
 from panda.pipeline.evidence import ASKS_WHO
 
 PEOPLE = (r"mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|girlfriend|boyfriend|"
@@ -42,10 +42,6 @@ PLACE_WORDS = re.compile(rf"\b(?:in|on|at|near|outside|from|to|into|inside|behin
                          r"(?:[\w'’-]+ ){0,2}"
                          r"[\w'’-]+", re.I)
 _MOVED_IN = re.compile(r"\bmov(?:ed|es?|ing) in\b", re.I)  # set AV, held out: "… and my cousin Almudena moved in."
-# an instrument played or learnt, in a line naming none the vocabulary knows ("I started learning the dombra": set AV)
-_PLAYS_THE = re.compile(r"\b(?:play|plays|playing|played|learn|learns|learning|learned|learnt|practi[sc]e|practi[sc]es|"
-                        r"practi[sc]ing|took up|taking up|started) the "
-                        r"(?!(?:game|games|ropes|lottery|field|part|news|way|basics)\b)[a-z]+\b", re.I)
 _MULTIPLE_BIRTH = re.compile(r"\b(?:twins|triplets)\b", re.I)  # "had twins" says two babies (set AV, held out)
 _CHILDREN = frozenset(word_stems("baby babies child children kid kids"))
 _INSTRUMENT = frozenset(word_stems("instrument instruments"))
@@ -115,7 +111,7 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _LIVING  # set X: "Where did I live before Toronto?" beside "I moved to Toronto from Accra …"
     if _MULTIPLE_BIRTH.search(words):
         said |= _CHILDREN
-    if _PLAYS_THE.search(words):
+    if PLAYS_THE.search(words):
         said |= _INSTRUMENT
     # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
     # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"; a person's

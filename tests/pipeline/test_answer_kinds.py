@@ -1423,3 +1423,25 @@ def test_ideas_keep_clear_of_what_caffeine_and_lactose_rule_out_and_a_denial_nam
     assert names_nothing("Can you suggest a breakfast?", "No gluten mentioned in the review.", gluten)
     assert names_nothing("Can you suggest a breakfast?", "There is no breakfast for you.", gluten)
     assert not names_nothing("Can you suggest a dessert?", "No-bake cheesecake.", gluten)
+
+
+def test_set_ax_an_instrument_in_any_alphabet_a_kind_the_change_leaves_and_a_name_no_subject():
+    """Set AX, held out: "What instrument do I play?" -> "I don't know" (the line "I play the đàn bầu in a folk band." was
+    replaced by "I left the folk band in April and now play in a jazz trio.", and "the đàn" was read as no instrument);
+    "What is Tuấn studying?" -> "Your brother Tuấn moved to Melbourne for university." (the line met the question by the
+    name alone); "Try cheetos with almond butter." for a peanut allergy."""
+    from panda.language.changes import other_part_asked
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_ideas import pick
+
+    dan, trio = "I play the đàn bầu in a folk band.", "I left the folk band in April and now play in a jazz trio."
+    assert other_part_asked("What instrument do I play?", trio, dan)  # the older line stays for the instrument
+    assert not other_part_asked("What kind of band do I play in now?", trio, dan)
+    assert not other_part_asked("What instrument do I play?", "I sold my guitar.", "I play guitar in a band.")
+    assert told_line("What instrument do I play?", "I don't know.", said("3 March 2026", dan)) is not None
+    tuan = "- brother: Tuấn (told 9 June 2026)\n" + said("9 June 2026", "My brother Tuấn moved to Melbourne for university.")
+    assert unanswered("What is Tuấn studying?", "Your brother Tuấn moved to Melbourne for university.", tuan)
+    assert not unanswered("What is Tuấn studying?", "Tuấn studies law.",
+                          tuan + "\n" + said("9 June 2026", "Tuấn is studying law at Monash."))
+    peanuts = "- allergy: peanuts (told 3 February 2026)"
+    assert pick(["Cheetos with almond butter", "Apple slices"], "Can you suggest a snack?", peanuts) == "Try apple slices."

@@ -70,7 +70,9 @@ def test_a_dish_named_for_the_users_diet_keeps_it_and_one_naming_a_food_it_rules
 
 def test_nuts_unnamed_are_no_snack_beside_a_peanut_allergy():
     """Set U, held out: "salted nuts, celery sticks" was APPROVEd beside "I have a peanut allergy, a bad one.";
-    unnamed nuts may be peanuts, and satay is made of them. A tree nut named is another matter."""
+    unnamed nuts may be peanuts, and satay is made of them. A tree nut named is kept clear of too (set AX, held out:
+    "Try cheetos with almond butter."): many with a peanut allergy have a tree-nut one, and allergy bodies advise
+    caution until tested."""
     from functools import partial
 
     from panda.pipeline.validate import ignored_constraint
@@ -80,7 +82,8 @@ def test_nuts_unnamed_are_no_snack_beside_a_peanut_allergy():
     assert ignored_constraint(state("salted nuts, celery sticks")) == "allergy: peanuts"
     assert ignored_constraint(state("Chicken satay skewers.")) == "allergy: peanuts"
     assert ignored_constraint(state("A nut-free flapjack and an apple.")) is None
-    assert ignored_constraint(state("Almonds and an apple.")) is None
+    assert ignored_constraint(state("Almonds and an apple.")) == "allergy: peanuts"
+    assert ignored_constraint(state("Sunflower seeds and an apple.")) is None
 
 
 def test_a_food_kept_off_the_plate_is_kept_off_a_suggestion():
