@@ -20,6 +20,7 @@ from panda.language.text import (
     asked_part,
     is_question,
     second_person,
+    stem,
     tokenize,
     word_stems,
     written_words,
@@ -27,7 +28,17 @@ from panda.language.text import (
 from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, WEIGHTS, member_stems
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
-from panda.pipeline.answer_names import ASKS_SURNAME, NOT_A_NAME, POSSESSIVE_END, described, said_whole, surname_given
+from panda.pipeline.answer_names import (
+    ALONE,
+    ASKS_OLD,
+    ASKS_SURNAME,
+    NOT_A_NAME,
+    described,
+    names_someone_else,
+    new_one_named,
+    said_whole,
+    surname_given,
+)
 from panda.pipeline.evidence import ASKS_EARLIER, ASKS_WHO, LATER
 from panda.pipeline.said_words import (
     BIRTH,
@@ -37,12 +48,14 @@ from panda.pipeline.said_words import (
     PERSON,
     PLACE_SAID,
     PLACE_WORDS,
+    THEIRS,
     asked_words,
     measures,
     qualified,
     said_stems,
     said_word,
     same_word,
+    says_a_job,
 )
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
@@ -101,7 +114,8 @@ _OWNED = re.compile(r"\b(?:(?:my|our|your|the) (?:[\w-]+ )?[\w-]+|(?!(?:What|Who
                     + NAME + r")['’]s ([a-z][\w-]*)(?: (?!called\b|named\b)([a-z][\w-]*))?")
 # The thing a question asks the name of, said the other way round: "What's the name of my pottery teacher?"
 # "What's my X called?", "What's the bakery called?" (set Y: the bakery's place, Croix-Rousse, was taken for its name)
-_CALLED_WHAT = re.compile(r"\b(?:my|our|the) ((?:[\w-]+ )?[\w-]+) (?:called|named)\W*$", re.I)
+_CALLED_WHAT = re.compile(r"\b(?:my|our|the) ((?:[\w-]+ )?[\w-]+) (?:(?:is |are )?going to be |will be )?(?:called|named)\W*$",
+                          re.I)  # set AZ, held out: "What are the twins going to be called?"
 _CALLED_NAME = re.compile(r"\b(?:called|named) [A-Z]")
 _NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?(?!I\b)[\w-]+)", re.I)  # not "the café I work at"
 # "What's my wife's name?": someone named by who they are to the user, whom a line must name as such; one word for
@@ -187,7 +201,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # 2026." (the day the dog was adopted): a birthday's day is said by a line about a birth
         born = "\n".join(told for line in context.splitlines() if BIRTH.search(told := _DAY.sub(" ", line)))
         return not days_said(answer) & days_said(born)
-    if (old := _ASKS_OLD.search(query)) and asks_a_name(query) and _new_one_named(old.group(1), answer, context):
+    if (old := ASKS_OLD.search(query)) and asks_a_name(query) and new_one_named(old.group(1), answer, context):
         return True  # set AU, held out: "What was my old violin teacher called?" -> "My new teacher is called Zsófia."
     if surname := ASKS_SURNAME.search(query):  # set Q: "What is Bronagh's surname?" -> "Biscuit is Bronagh's dog."
         return not surname_given(surname.group(1), answer, context)
@@ -285,7 +299,16 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if job := _ASKS_JOB.match(query) or _ASKS_JOB_OF.match(query):  # who one is ("the user's partner") is no job
             if job.group("name"):  # set Y: "What does Radu do?" -> "The user is a nurse …" (the user's job), beside "My
                 context = _lines_naming(context, job.group("name"))  # husband Radu is a firefighter."
+            elif not PERSON.search(query):  # the user's own, from a line saying one of theirs or a fact (set AZ, held
+                context = "\n".join(line for line in context.splitlines()  # out: "What do I do for a living?" ->
+                                     if (m := LINE.match(line)) and says_a_job(m["words"]) or _JOB_FACT.match(line))
+                # "Buran is twelve now and can't go on long walks anymore.")
             return not _holds_a_said_word(query, answer, context, besides=_WHOM | _HOW_MANY)  # "… have two kids" (AT)
+        if done := _ASKS_DONE.match(query):  # what one eats, reads, grows: from a line saying it (set AZ, held out:
+            verb = stem(done["verb"].lower())  # "What does Buran eat?" -> "Buran is twelve now …")
+            context = "\n".join(line for line in context.splitlines()
+                                 if (m := LINE.match(line)) and said_word(verb, said_stems(m["words"], query)))
+            return not _holds_a_said_word(query, answer, context)
         if not _ASKS_WHAT_OF.match(query):
             return False
         if owner := _OWNER.search(query):  # set R: "What breed is Gwen's dog?" -> "border collie", said of the user's
@@ -347,7 +370,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         said = {m.lower() for m in PERSON.findall(context)}  # sister Chioma is getting married in December.")
         asked_of = {m.lower() for name in names_in(query)
                     for m in re.findall(rf"\b(?i:my|our|your) ({PEOPLE}) {re.escape(name)}\b", context)}
-        if _ALONE.search(answer) and _ALONE.search(context):  # the user alone, as a line about it says ("Who do I live
+        if ALONE.search(answer) and ALONE.search(context):  # the user alone, as a line about it says ("Who do I live
             return False  # with now?" -> "You live alone now.", beside "… so I live alone now.": set AW, held out)
         return not any(m.lower() in said - asked_of for m in PERSON.findall(answer))
     return True
@@ -451,49 +474,22 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     for match in lines:  # a change says what holds now (set AK, held out: "Salma switched to medicine.")
         words = match.group("words")
         said = said_stems(words, query) | (_NOW if CHANGED.search(words) else set()) | qualified(query, words)
-        if all(said_word(a, said) for a in asked) and (not asks_who or _names_someone_else(query, words)) \
+        if all(said_word(a, said) for a in asked) and (not asks_who or names_someone_else(query, words)) \
                 and (PLACE_SAID.search(words) if where else not _ASKS_WHERE.match(query)
                      or PLACE_WORDS.search(words) or _BODY_SAID.search(words)) \
                 and not (thing and re.search(rf"\b(?:a|an) (?:new )?{thing}\W*(?:[.,;!?]|$)", words, re.I)) \
                 and not (amount and not amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", words)))) \
-                and not (own_job and _THEIRS.match(words)):
+                and not (own_job and THEIRS.match(words)):
             return quoted(match)  # (not "… for a new job.", which says of one and not what it is: set AT, held out)
     return None
 
 
-_ASKS_OLD = re.compile(r"\b(?:old|previous|former|ex-?)[ -](?:[a-z]+ )?([a-z]+)\b", re.I)
-
-
-def _new_one_named(thing: str, answer: str, context: str) -> bool:
-    """Whether every name an answer gives is one a user's line gives the new `thing` (pure): no answer for the old one.
-    Example: ('teacher', "My new teacher is called Zsófia.", '… “I switched violin teachers, and my new teacher is
-    called Zsófia.”') -> True; a line naming the old one too ("… my old teacher Ildikó retired") -> False for Ildikó."""
-    names = {w for w in written_words(answer) if w[0].isupper() and w.lower() not in NOT_A_NAME | STOP_WORDS}
-    new = [re.search(rf"\bnew (?:[a-z]+ )?{re.escape(thing)}\b(?P<rest>[^.;!?”]*)", m.group("words"), re.I)
-           for m in user_statements(context)]
-    return bool(names) and all(any(found and re.search(rf"\b{re.escape(n)}\b", found.group("rest")) for found in new)
-                               for n in names)
-
-
 _ASKS_WHAT = re.compile(r"^\s*(?:what|which)\b", re.I)
+_JOB_FACT = re.compile(r"^- (?:job|employer|occupation|profession|role|workplace):")
+_ASKS_DONE = re.compile(r"^\s*(?i:what) (?:do|does|did) (?:I|we|" + NAME + r"|(?i:my|our) [\w-]+) (?P<verb>(?!do\b)[a-z]+)\W*$")
 _JOB_ASKED = re.compile(r"\b(?:job|jobs|work|occupation|profession|career|trade|for a living)\b", re.I)  # not "live"
-_THEIRS = re.compile(rf"^\s*(?:(?i:my|our) (?:[\w-]+ )?(?i:{PEOPLE})\b|{NAME}(?: {NAME})? (?:is|was|runs|works|owns|has)\b)")
 _NOW = frozenset(word_stems("now"))
 _GOING = frozenset(word_stems("go goes going come comes coming"))  # "Where do I go sailing?" asks where I sail
 _ASKS_TIME = re.compile(r"^\s*(?:what|which)(?:'s| is| are| was| were)?(?: [\w-]+){0,3}? time\b(?! of\b)", re.I)
 _TIMES_SAID = re.compile(rf"\b\d+(?:[:.]\d{{2}})? ?(?:h|hours?|hrs?|minutes?|mins?|seconds?|secs?)(?!\w)|"  # or a clock
                          rf"\b\d{{1,2}}:\d{{2}}:\d{{2}}\b|{CLOCK.pattern}", re.I)  # "52 minutes", "1:58:30", "6 am"
-
-
-def _names_someone_else(query: str, line: str) -> bool:
-    """Whether a line names someone the question does not: a capitalised word past its first, a person's word, or the
-    user alone (set N: "Who did I run the Bath half with?" is not answered by "I ran the Bath half in 1 hour 58 minutes!")."""
-    asked = {POSSESSIVE_END.sub("", w.lower()) for w in written_words(query)}
-    named = [t for t in written_words(line)[1:] if t[:1].isupper() and POSSESSIVE_END.sub("", t.lower()) not in asked
-             and t.lower() not in NOT_A_NAME and t != "I"]
-    return bool(named or {m.lower() for m in PERSON.findall(line)} - asked or _ALONE.search(line))
-
-
-# the user, named as the one who does it (set AT, held out: "Who runs the catering business now?" beside "Zodwa left the
-# business in March, so I run it alone now.")
-_ALONE = re.compile(r"\b(?:alone|by myself|on my own|myself)\b", re.I)

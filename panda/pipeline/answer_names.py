@@ -11,6 +11,7 @@ from panda.language.changes import CALENDAR_WORDS
 from panda.language.text import NAME, STOP_WORDS, written_words
 from panda.language.vocabulary import LANGUAGES
 from panda.pipeline.answer_dates import user_statements
+from panda.pipeline.said_words import PERSON
 
 # Capitalised words that are no one's name
 NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
@@ -61,3 +62,31 @@ def surname_given(first: str | None, answer: str, context: str) -> bool:
     after = rf"\b{re.escape(first)} ([A-Z][\w'’-]+)" if first else r"\b" + NAME + r" ([A-Z][\w'’-]+)"
     given = {name for m in user_statements(context) for name in re.findall(after, m.group("words"))}
     return bool(given & set(written_words(answer)))
+
+
+ASKS_OLD = re.compile(r"\b(?:old|previous|former|ex-?)[ -](?:[a-z]+ )?([a-z]+)\b", re.I)
+
+
+def new_one_named(thing: str, answer: str, context: str) -> bool:
+    """Whether every name an answer gives is one a user's line gives the new `thing` (pure): no answer for the old one.
+    Example: ('teacher', "My new teacher is called Zsófia.", '… “I switched violin teachers, and my new teacher is
+    called Zsófia.”') -> True; a line naming the old one too ("… my old teacher Ildikó retired") -> False for Ildikó."""
+    names = {w for w in written_words(answer) if w[0].isupper() and w.lower() not in NOT_A_NAME | STOP_WORDS}
+    new = [re.search(rf"\bnew (?:[a-z]+ )?{re.escape(thing)}\b(?P<rest>[^.;!?”]*)", m.group("words"), re.I)
+           for m in user_statements(context)]
+    return bool(names) and all(any(found and re.search(rf"\b{re.escape(n)}\b", found.group("rest")) for found in new)
+                               for n in names)
+
+
+def names_someone_else(query: str, line: str) -> bool:
+    """Whether a line names someone the question does not: a capitalised word past its first, a person's word, or the
+    user alone (set N: "Who did I run the Bath half with?" is not answered by "I ran the Bath half in 1 hour 58 minutes!")."""
+    asked = {POSSESSIVE_END.sub("", w.lower()) for w in written_words(query)}
+    named = [t for t in written_words(line)[1:] if t[:1].isupper() and POSSESSIVE_END.sub("", t.lower()) not in asked
+             and t.lower() not in NOT_A_NAME and t != "I"]
+    return bool(named or {m.lower() for m in PERSON.findall(line)} - asked or ALONE.search(line))
+
+
+# the user, named as the one who does it (set AT, held out: "Who runs the catering business now?" beside "Zodwa left the
+# business in March, so I run it alone now.")
+ALONE = re.compile(r"\b(?:alone|by myself|on my own|myself)\b", re.I)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from panda.language.changes import CALENDAR_WORDS, place_named
-from panda.language.text import NAME_START, asked_part, word_stems
+from panda.language.text import NAME, NAME_START, asked_part, word_stems
 from panda.language.vocabulary import KINDS_SAID, LENGTHS, PLAYS_THE, VEHICLES, member_stems
 from panda.pipeline.evidence import ASKS_WHO
 
@@ -57,7 +57,8 @@ _JOB_SAID = re.compile(r"\b(?:(?:is|am|'m|are) (?:a|an)|works?\b(?: [\w-]+){0,3}
                        r"founded|manages|managing)(?: (?:a|an|the|his|her|their|my|our|own|new|small|little|family)){1,3} "
                        r"(?:[\w'’-]+ )?(?:bakery|café|cafe|coffee shop|shop|store|restaurant|bar|pub|business|company|firm|"
                        r"studio|salon|clinic|farm|gallery|agency|bookshop|bistro|boutique|workshop|garage|stall|brewery|"
-                       r"practice|hotel|guesthouse|nursery|catering)\b", re.I)
+                       r"practice|hotel|guesthouse|nursery|catering)\b|"
+                       r"\b(?:drive|drives) (?:a|an|the) (?:tram|bus|taxi|cab|lorry|train|ambulance|forklift|minibus)\b", re.I)
 _JOBS = frozenset(word_stems("job jobs work living occupation profession career trade"))  # set AI: "What's my trade?"
 _TO_WORK = re.compile(r"\b(?:cycle|cycles|bike|drive|drives|walk|walks|ride|rides|run|runs|commute|commutes|get|take "
                       r"(?:the|a) [a-z]+) (?:in )?to (?:work|the office)\b", re.I)
@@ -151,3 +152,14 @@ def qualified(query: str, words: str) -> set[str]:
     now.") -> {'cater'} (set AT, held out: an "I don't know" beside that line); "… a business …" -> set()."""
     return {stem for qualifier, thing in _QUALIFIED.findall(query)
             if re.search(rf"\b(?:the|my|our) {re.escape(thing)}\b", words, re.I) for stem in word_stems(qualifier)}
+
+
+def says_a_job(words: str) -> bool:
+    """Whether a user's line says a job of theirs (pure): in other words too ("I'm a nurse", "I run a bakery", "I work
+    at a bank"), not someone else's ("My husband Radu is a firefighter."). Example: says_a_job("Buran is twelve now.")
+    -> False."""
+    return bool(said_stems(words) & _JOBS) and not THEIRS.match(words)
+
+
+# a line about someone else: "My husband Radu …", "Radu is …" (answer_checks: the user's own job is no line about theirs)
+THEIRS = re.compile(rf"^\s*(?:(?i:my|our) (?:[\w-]+ )?(?i:{PEOPLE})\b|{NAME}(?: {NAME})? (?:is|was|runs|works|owns|has)\b)")

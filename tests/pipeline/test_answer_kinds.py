@@ -1472,3 +1472,26 @@ def test_set_ay_a_business_run_says_what_one_does_and_ideas_keep_clear_of_ice_cr
         "Try baked apple with cinnamon."
     coffee = said("3 March 2026", "I don't drink coffee.")
     assert pick(["Caffeine", "Chamomile tea"], "Can you suggest a warm drink?", coffee) == "Try chamomile tea."
+
+
+def test_set_az_the_users_job_from_a_line_saying_one_what_is_done_from_a_line_saying_it_and_a_name_to_come():
+    """Set AZ, held out: "What do I do for a living?" -> "Buran is twelve now and can't go on long walks anymore." (any
+    line's words passed; replayed over the earlier sets, 16 such answers to "What do I do for work?" had passed, "You
+    are vegetarian." among them); "What does Buran eat?" -> that line too; "What are the twins going to be called?" ->
+    "Your wife Sanne is expecting twins in November." ("going to be called" was not read as a name asked)."""
+    buran = said("12 May 2026", "Buran is twelve now and can't go on long walks anymore.") + "\n" + \
+        said("12 May 2026", "I started teaching chess online on Wednesdays.")
+    assert unanswered("What do I do for a living?", "Buran is twelve now and can't go on long walks anymore.", buran)
+    job = buran + "\n" + said("24 February 2026", "I'm a chess coach in Almaty.")
+    assert not unanswered("What do I do for a living?", "You're a chess coach in Almaty.", job)
+    assert not unanswered("What do I do for work?", "A chess coach.", "- job: chess coach (told 24 February 2026)")
+    assert not unanswered("What do I do for work?", "You drive a tram.", said("29 January 2026", "I drive a tram in Almaty."))
+    assert unanswered("What do I do for work?", "Your husband is a firefighter.",  # someone else's job is not the user's
+                      said("2 June 2026", "My husband Radu is a firefighter."))
+    assert unanswered("What does Buran eat?", "Buran is twelve now and can't go on long walks anymore.", buran)
+    assert not unanswered("What does Buran eat?", "Raw chicken.", said("2 May 2026", "Buran eats raw chicken every day."))
+    assert not unanswered("What did I study?", "Physics.", said("2 May 2026", "I studied physics in Kano."))
+    twins = said("26 May 2026", "My wife Sanne is expecting twins in November.")
+    assert unanswered("What are the twins going to be called?", "Your wife Sanne is expecting twins in November.", twins)
+    assert not unanswered("What is the baby going to be called?", "Mila.",
+                          said("2 May 2026", "The baby is going to be called Mila."))
