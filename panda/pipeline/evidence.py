@@ -46,7 +46,15 @@ from panda.language.text import NAME_START, STOP_WORDS, asks_for_ideas, is_quest
 from panda.language.vocabulary import RELATIVES
 from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import CONSTRAINTS, names_in
-from panda.memory.dates import Window, event_window, gap_days, named_weekday, question_window, relative_words
+from panda.memory.dates import (
+    Window,
+    event_window,
+    gap_days,
+    named_weekday,
+    named_weekend,
+    question_window,
+    relative_words,
+)
 from panda.memory.search import SearchResult
 
 ASSISTANT_SPEAKERS = ("panda", "assistant")
@@ -82,7 +90,7 @@ def day_text(moment: date) -> str:
 
 def relative_day(text: str, said_at: datetime) -> str:
     """The day a message's relative words point to, or ''. Example: ('I passed it yesterday!', 2026-01-25) ->
-    ' (yesterday: 24 January 2026)'; ('I moved last weekend', Fri 2026-05-15) -> ' (last weekend: 6-14 May 2026)'."""
+    ' (yesterday: 24 January 2026)'; ('I moved last weekend', Fri 2026-05-15) -> ' (last weekend: 9-10 May 2026)'."""
     words = relative_words(text)
     if words is None:
         return ""
@@ -90,6 +98,8 @@ def relative_day(text: str, said_at: datetime) -> str:
     start, end = window.start, window.end
     if one := named_weekday(words, said_at):
         start = end = one
+    elif weekend := named_weekend(words, said_at):
+        start, end = weekend.start, weekend.end
     if start == end:
         when = day_text(start)
     elif (start.year, start.month) == (end.year, end.month):

@@ -17,7 +17,13 @@ def result(id_: str, kind: str, title: str, snippet: str, day: int, month: int =
 def test_relative_days_are_read_from_when_a_message_was_said():
     assert relative_day("I passed my B1 exam yesterday!", datetime(2026, 1, 25, 13, tzinfo=UTC)) == \
         " (yesterday: 24 January 2026)"
-    assert relative_day("I moved last weekend.", datetime(2026, 5, 15, 8, tzinfo=UTC)) == " (last weekend: 6-14 May 2026)"
+    assert relative_day("I moved last weekend.", datetime(2026, 5, 15, 8, tzinfo=UTC)) == " (last weekend: 9-10 May 2026)"
+    # set AZ, held out: said on a weekday, "last weekend" is the Saturday and Sunday just before ("7-15 June 2026" was
+    # said back for a Tuesday's "got engaged last weekend"); said on a weekend day, which one is not known
+    assert relative_day("Despina got engaged last weekend.", datetime(2026, 6, 16, 20, tzinfo=UTC)) == \
+        " (last weekend: 13-14 June 2026)"
+    assert relative_day("We moved last weekend.", datetime(2026, 6, 14, 20, tzinfo=UTC)) == \
+        " (last weekend: 5-13 June 2026)"
     assert relative_day("I love hiking.", datetime(2026, 5, 15, tzinfo=UTC)) == ""
     # "this week" reaches back to the Monday of the week it was said in (3 February 2026 was a Tuesday)
     assert relative_day("Ada started violin lessons this week", datetime(2026, 2, 3, 17, tzinfo=UTC)) == \
@@ -38,7 +44,7 @@ def test_facts_come_first_newest_first_and_earlier_turns_give_the_users_words_no
     assert text.splitlines() == [
         "- residence: Manchester (told 15 May 2026)",
         "- job: nurse (told 2 May 2026)",
-        '- On 15 May 2026 the user said: “I moved to Manchester last weekend.” (last weekend: 6-14 May 2026)',
+        '- On 15 May 2026 the user said: “I moved to Manchester last weekend.” (last weekend: 9-10 May 2026)',
         '- On 2 May 2026 the user said: “I\'m vegetarian.”',
     ]  # no superseded fact, no earlier answer, no assistant message
     assert "Leeds" not in text
