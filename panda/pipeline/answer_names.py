@@ -1,6 +1,8 @@
 """Whether a name an answer gives is one the user's lines give (pure), read by answer_checks.unanswered: the run of
 capitalised words it stands in said as such ("Surly Bank" is not "my Surly"), a family name said after the first name
-asked, a place told by the description a line gives it ("the provincial chess team"). Split from answer_checks.py.
+asked, a place told by the description a line gives it ("the provincial chess team"); whether the names are only the
+new one's for a question after the old one (`new_one_named`), and whether a line names someone a question does not
+(`names_someone_else`, read by answer_checks.told_line). Split from answer_checks.py.
 """
 
 from __future__ import annotations
