@@ -178,7 +178,7 @@ KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
 PLAYS_THE = re.compile(r"\b(?:play|plays|playing|played|learn|learns|learning|learned|learnt|practi[sc]e|practi[sc]es|"
                        r"practi[sc]ing|took up|taking up|started) the "
                        r"(?!(?:game|games|ropes|lottery|field|part|news|way|basics)\b)[^\W\d_]+\b", re.I)
-_INSTRUMENTS = frozenset(stem(w) for w in "instrument instruments".split())
+INSTRUMENT_WORDS = frozenset(stem(w) for w in "instrument instruments".split())  # what PLAYS_THE says
 
 
 def kind_named(asked: set[str], text: str) -> bool | None:
@@ -187,7 +187,7 @@ def kind_named(asked: set[str], text: str) -> bool | None:
     ({'instrument'}, "I now play in a jazz trio.") -> False; ({'city'}, "…") -> None."""
     for kinds, members in KINDS_SAID:
         if asked & kinds:
-            return bool(member_stems(text) & members) or bool(kinds & _INSTRUMENTS and PLAYS_THE.search(text))
+            return bool(member_stems(text) & members) or bool(kinds & INSTRUMENT_WORDS and PLAYS_THE.search(text))
     return None
 
 

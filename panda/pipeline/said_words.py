@@ -10,7 +10,7 @@ import re
 
 from panda.language.changes import CALENDAR_WORDS, place_named
 from panda.language.text import NAME, NAME_START, asked_part, word_stems
-from panda.language.vocabulary import KINDS_SAID, LENGTHS, PLAYS_THE, VEHICLES, member_stems
+from panda.language.vocabulary import INSTRUMENT_WORDS, KINDS_SAID, LENGTHS, PLAYS_THE, VEHICLES, member_stems
 from panda.pipeline.evidence import ASKS_WHO
 
 PEOPLE = (r"mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|girlfriend|boyfriend|"
@@ -44,7 +44,6 @@ PLACE_WORDS = re.compile(rf"\b(?:in|on|at|near|outside|from|to|into|inside|behin
 _MOVED_IN = re.compile(r"\bmov(?:ed|es?|ing) in\b", re.I)  # set AV, held out: "… and my cousin Almudena moved in."
 _MULTIPLE_BIRTH = re.compile(r"\b(?:twins|triplets)\b", re.I)  # "had twins" says two babies (set AV, held out)
 _CHILDREN = frozenset(word_stems("baby babies child children kid kids"))
-_INSTRUMENT = frozenset(word_stems("instrument instruments"))
 _NAMED_AFTER = re.compile(rf"\b(?i:{PEOPLE}) {NAME_START}")  # "our son Adam", "my partner Lars": a name given
 # "Lars is a sound engineer", "works night shifts as an ICU nurse", "now drive a van for a delivery company" (set AK,
 # held out: "What do I do for work now?" -> "No prior memory matched this query.")
@@ -120,7 +119,7 @@ def said_stems(words: str, query: str = "") -> set[str]:
     if _MULTIPLE_BIRTH.search(words):
         said |= _CHILDREN
     if PLAYS_THE.search(words):
-        said |= _INSTRUMENT
+        said |= INSTRUMENT_WORDS
     # set S: "What's my son's name?" -> "Not mentioned" beside "Our son Adam was born on 11 May!"; "What is Lars's
     # job?" beside "My partner Lars is a sound engineer."; set T: "my fiancée" is "my girlfriend Aoife"; a person's
     # name, for a person asked (set Y: "What's the bakery called?" is not "… with my sister Margaux.")
@@ -154,12 +153,13 @@ def qualified(query: str, words: str) -> set[str]:
             if re.search(rf"\b(?:the|my|our) {re.escape(thing)}\b", words, re.I) for stem in word_stems(qualifier)}
 
 
+# a line about someone else: "My husband Radu …", "Radu is …" (answer_checks: the user's own job is no line about theirs)
+THEIRS = re.compile(rf"^\s*(?:(?i:my|our) (?:[\w-]+ )?(?i:{PEOPLE})\b|{NAME}(?: {NAME})? (?:is|was|runs|works|owns|has)\b)")
+
+
 def says_a_job(words: str) -> bool:
     """Whether a user's line says a job of theirs (pure): in other words too ("I'm a nurse", "I run a bakery", "I work
     at a bank"), not someone else's ("My husband Radu is a firefighter."). Example: says_a_job("Buran is twelve now.")
     -> False."""
     return bool(said_stems(words) & _JOBS) and not THEIRS.match(words)
 
-
-# a line about someone else: "My husband Radu …", "Radu is …" (answer_checks: the user's own job is no line about theirs)
-THEIRS = re.compile(rf"^\s*(?:(?i:my|our) (?:[\w-]+ )?(?i:{PEOPLE})\b|{NAME}(?: {NAME})? (?:is|was|runs|works|owns|has)\b)")
