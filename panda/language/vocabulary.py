@@ -93,9 +93,13 @@ _NUTS = ("nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews p
 # and a peanut allergy keeps clear of tree nuts too, as allergy bodies advise (set AX, held out: "Try cheetos with almond
 # butter." for a peanut allergy)
 _PEANUTS = frozenset(f"{_NUTS} satay".split())
-# with what is made of them ("chocolate chip cookies" for a lactose-intolerant user: set AW, held out)
+# with what is made of them ("chocolate chip cookies" for a lactose-intolerant user: set AW, held out), baking with
+# butter and milk too ("Try honey cocoa cake." for one: set BA, held out), unless named free of it ("a dairy-free cake")
+# (not pastry, which may be made with oil: "a tart with coconut oil pastry" keeps a vegan diet)
+_BAKED = ("cake cakes cupcake cupcakes brownie brownies muffin muffins pancake pancakes waffle waffles scone scones "
+          "croissant croissants brioche cookie cookies")
 _DAIRY = ("milk cheese butter cream yogurt yoghurt milkshake custard ghee paneer mozzarella parmesan feta cheesecake "
-          "latte cappuccino tiramisu fudge croissant croissants brioche cookie cookies")
+          f"latte cappuccino tiramisu fudge {_BAKED}")
 _SWEET = ("sugar cake cakes dessert desserts chocolate sweets candy cookie cookies biscuit biscuits brownie brownies pie "
           "pudding tiramisu ice-cream ice gelato doughnut doughnuts donut donuts pastry pastries muffin muffins "
           "cheesecake")  # "ice" of "ice cream", as words are read one by one (set AY, held out: "banana ice cream")
@@ -103,7 +107,9 @@ _SWEET = ("sugar cake cakes dessert desserts chocolate sweets candy cookie cooki
 # caffeine: set AW, held out); chocolate and cocoa hold some
 _COFFEE = "coffee espresso latte cappuccino americano macchiato mocha caffeine"  # "Try caffeine." (set AY, held out)
 _CAFFEINE = f"{_COFFEE} cola tea chai matcha chocolate cocoa"
-_GLUTEN = frozenset("bread pasta wheat barley couscous bagel toast noodles sandwich pizza".split())
+# made of flour, as what is baked is (not of rice or corn: answer_ideas.GLUTEN_FREE_GRAIN)
+_GLUTEN = frozenset(f"""bread pasta wheat barley couscous bagel bagels toast noodles sandwich pizza flour baguette crackers
+    biscuit biscuits seitan pastry pastries pie pies {_BAKED}""".split())
 RULED_OUT: dict[str, frozenset[str]] = {
     "meat": frozenset(_MEAT.split()), "red meat": frozenset(_RED_MEAT.split()),
     "vegetarian": frozenset(f"{_MEAT} {_FISH} {_SHELLFISH}".split()), "pescatarian": frozenset(_MEAT.split()),
@@ -152,7 +158,8 @@ KINDS_SAID: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
          netball rugby cricket golf hockey badminton squash climbing bouldering boxing judo karate taekwondo yoga pilates
          skiing snowboarding surfing sailing kayaking canoeing hiking triathlon marathon skating dancing gymnastics fencing
          baseball handball padel archery diving athletics crossfit weightlifting hurling camogie shinty lacrosse curling
-         polo rounders"""),
+         polo rounders biking paddling paddleboarding windsurfing kitesurfing skateboarding korfball bowling wrestling
+         kickboxing frisbee waka"""),  # set BA, held out: "I switched from waka ama to mountain biking …"
         # a breed or a position a line names answers "What breed is Koukla?", "What position does Cian play?" (set AR,
         # held out: both were answered with the line about the dog, the son, that names none: answer_lines.kind_unsaid)
         ("breed breeds", """labrador retriever collie spaniel terrier beagle poodle labradoodle cockapoo cavapoo dachshund

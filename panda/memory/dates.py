@@ -11,7 +11,8 @@ past period ("in the past two weeks", "this year"). `question_window` reads the 
 A weekday without "last" dates a report told in the past tense ("I ran into Daria at a concert on Saturday", said on
 a Monday: the Saturday before); one in a plan or a habit ("we play on Saturday", "I'm meeting her on Saturday") dates
 nothing. Left out: seasons, and "next …" plans (a plan's date is what a question would name, but plans are rarer than
-reports and a wrong shift costs more than none).
+reports and a wrong shift costs more than none); `coming_window` reads "tomorrow", "next week" and "next month" for a
+line's time said back.
 """
 
 from __future__ import annotations
@@ -236,6 +237,17 @@ def named_weekend(words: str, said_at: datetime) -> Window | None:
     return Window(sunday - timedelta(days=1), sunday)
 
 
+def named_month(words: str, said_at: datetime) -> date | None:
+    """The first day of the calendar month "last month" names, said at `said_at` (pure); None for other words.
+    event_window keeps 20-45 days back for matching a question's time; a line's time said back is the month before, as
+    "next month" is the month after (coming_window). Example: ('last month', 2026-06-09) -> 2026-05-01."""
+    if not _LAST_MONTH.fullmatch(words.strip()):
+        return None
+    day = said_at.date()
+    return date(day.year - 1, 12, 1) if day.month == 1 else date(day.year, day.month - 1, 1)
+
+
+_LAST_MONTH = re.compile(r"(?:last|this past) month", re.I)
 _LAST_WEEKEND = re.compile(r"(?:last|this past) weekend", re.I)
 _LAST_WEEKDAY = re.compile(rf"(?:last|this past)\s+({'|'.join(_DAYS)})", re.I)
 
@@ -254,6 +266,29 @@ def named_weekday(words: str, said_at: datetime) -> date | None:
     latest = day - timedelta(days=(day.weekday() - weekday) % 7 or 7)
     of_last_week = day - timedelta(days=day.weekday() + 7 - weekday)
     return latest if latest == of_last_week or words.strip().lower().startswith("this past") else None
+
+
+_COMING = re.compile(r"\b(?:tomorrow|next (?:week|month))\b", re.I)
+
+
+def coming_window(text: str, said_at: datetime) -> tuple[str, Window, bool] | None:
+    """The words a message dates a coming event by, the days they name and whether they name a whole month, or None
+    (pure): "tomorrow" the day after it was said, "next week" Monday to Sunday of the week after, "next month" the
+    month after. Search leaves plans undated (event_window); a line's time said back names them (set BA, held out:
+    "When does Tamati start university?" beside "My nephew Tamati starts university in Wellington next month." said
+    on 9 June got that line with no month). Example: ('It starts next month.', 2026-06-09) -> ('next month',
+    1-31 July 2026, True); ('I fly out tomorrow', 2026-06-09) -> ('tomorrow', 10-10 June 2026, False)."""
+    found = _COMING.search(text)
+    if found is None:
+        return None
+    day, words = said_at.date(), found.group(0)
+    if words.lower() == "tomorrow":
+        return words, Window(day + timedelta(days=1), day + timedelta(days=1)), False
+    if words.lower().endswith("week"):
+        monday = day + timedelta(days=7 - day.weekday())
+        return words, Window(monday, monday + timedelta(days=6)), False
+    year, month = (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
+    return (words, Window(*_month_range(year, month)), True)
 
 
 def gap_days(asked: Window, event: Window) -> int:

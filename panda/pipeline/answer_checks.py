@@ -50,6 +50,11 @@ from panda.pipeline.said_words import (
     PLACE_WORDS,
     THEIRS,
     asked_words,
+    kind_lines,
+    lines_about,
+    lines_naming,
+    lines_of,
+    lines_saying,
     measures,
     qualified,
     said_stems,
@@ -98,7 +103,6 @@ def _unit_of(word: str) -> set[str] | None:
 
 
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
-_OLD = frozenset(word_stems("old age"))
 # a line an age is worked out from: a birth or a year ("born in 2019"), not "turned fifty", which says the age itself
 _WORKED_OUT = re.compile(r"\b(?:born|\d{4}|had a baby|gave birth)\b", re.I)
 _ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
@@ -132,32 +136,6 @@ _ONE_LEFT = re.compile(r"\b(?:just|only) " + NAME + r"(?: now| left)?\b(?! and\b
 _PEOPLE_COUNTED = frozenset("people persons staff employees members workers guests adults".split())
 _PEOPLE_SAID = re.compile(r"\b(?:of us|of them|people|persons|staff|employees|members|workers|guests|adults|team)\b", re.I)
 _DAY = re.compile(r"\b\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+ \d{4}\b")  # "20 June 2026", as the lines date what was said
-
-
-def _lines_naming(context: str, name: str) -> str:
-    """The context lines that say `name` as a word ("Gwen", not "Gwendolyn")."""
-    return "\n".join(line for line in context.splitlines() if re.search(rf"\b{re.escape(name)}\b", line))
-
-
-def _lines_about(context: str, stems: set[str]) -> str:
-    """The context lines that share a word stem with `stems` (same_word: "teaches" and "teacher" share 'teache')."""
-    return "\n".join(line for line in context.splitlines()
-                     if any(same_word(a, w) for a in stems for w in set(tokenize(line))))
-
-
-def _lines_of(query: str, context: str) -> str:
-    """The context lines about whom or what a question asks after: those naming a name it says ("How old is Gábor?"),
-    else those sharing a word of what it asks."""
-    if names := names_in(query):
-        return "\n".join(line for line in context.splitlines() if any(re.search(rf"\b{re.escape(n)}\b", line) for n in names))
-    return _lines_about(context, asked_words(query) - _OLD)
-
-
-def _lines_saying(context: str, stems: set[str], query: str) -> str:
-    """The context lines that say a word of `stems`, in other words too (said_stems: "my cousin Almudena moved in" says
-    who lives with the user, "had twins" says babies)."""
-    return "\n".join(line for line in context.splitlines()
-                     if any(same_word(a, w) for a in stems for w in said_stems(line, query)))
 
 
 def asks_a_name(query: str) -> bool:
@@ -212,7 +190,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     # set N: "What's my mortgage rate?" -> "You have £12,000 saved for the deposit.": an amount, said, but by a line
     # about savings; a line about a mortgage or a rate must say it
     if priced := _ASKS_PRICE.match(query) or _ASKS_PRICE_OF.match(query):
-        context = _lines_about(context, set(tokenize(priced.group(1))))
+        context = lines_about(context, set(tokenize(priced.group(1))))
         given = amounts(DATE_FIGURES.sub(" ", answer))
         return not given or not context or bool(given - amounts(DATE_FIGURES.sub(" ", context)))
     if measure := _ASKS_MEASURE.match(query):
@@ -220,14 +198,14 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # wear?" -> "… 1 hour 32 minutes", said of a half marathon). With no line naming the thing, the figure and a unit
         # of the measure asked as a line says them (set S: "How far is my commute?" -> "12 km", said "I cycle to work
         # every day, about 12 km each way.")
-        about = _lines_about(context, asked_words(query) - _MEASURES)
+        about = lines_about(context, asked_words(query) - _MEASURES)
         if not about and measure.group("dim"):
             return not {m for m in measures(answer) & measures(context) if m.split()[1] in UNITS[measure["dim"].lower()]}
         context = about
         return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
     if _ASKS_SPAN.match(query):  # set AM, held out: "How long have I been married?" -> "16 months" (never said): a span a
         # line about the thing says, or one worked out from a year it names ("We married in 2019")
-        about = _DAY.sub(" ", _lines_about(context, asked_words(query) - {"long"}))
+        about = _DAY.sub(" ", lines_about(context, asked_words(query) - {"long"}))
         unsaid = amounts(DATE_FIGURES.sub(" ", answer)) - amounts(DATE_FIGURES.sub(" ", about))
         if {a for a in unsaid if float(a) >= 100 or not re.search(r"\b(?:19|20)\d\d\b", about)}:
             return True
@@ -246,7 +224,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             context = "\n".join(line for line in context.splitlines()  # beside "… there are five of us at the practice"
                                  if _PEOPLE_SAID.search(line))
         elif counted:  # in other words too (set AV, held out: "How many babies did Thembeka have?" beside "… had twins")
-            context = _lines_saying(context, word_stems(counted.group(1)), query)
+            context = lines_saying(context, word_stems(counted.group(1)), query)
         if counted and not context:  # none is said, unless one is left by name (set AB: "How many cats do I have?" ->
             # "There is only one cat." beside "Diego got out and was hit by a car, so it's just Frida now.")
             return not (_ONE_LEFT.search(whole) and amounts(answer) == {"1"})
@@ -260,7 +238,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             given = amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", answer)))  # set W: "… five years old from 16 January 2026"
             # said of the one asked, when a line names them (set AW, held out: "How old is Gábor?" -> 76, beside "My
             # husband Gábor turned fifty"; "How old is Ijapa?" -> 12, beside "the under-12 team" and a tortoise)
-            about = _DAY.sub(" ", _lines_of(query, context)) or _DAY.sub(" ", context)
+            about = _DAY.sub(" ", lines_of(query, context)) or _DAY.sub(" ", context)
             said = amounts(DATE_FIGURES.sub(" ", about))
             return not given or (not _WORKED_OUT.search(about) and bool(given - said))
         # a date is no amount (set S: "How much did Adam weigh at birth?" -> "… born on May 11th."), and a measure no
@@ -271,7 +249,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if _ASKS_WHERE.match(query):  # a place a line says, not the day it was said; where lines about the thing name a
         # place, one of theirs (set U: "Where is my postdoc going to be?" -> "… at the University of Manchester, starting
         # in September.", beside "I've accepted a postdoc in Leeds, starting in September.")
-        about, asked = _lines_about(context, asked_words(query) - _GOING), {w.lower() for w in written_words(query)}
+        about, asked = lines_about(context, asked_words(query) - _GOING), {w.lower() for w in written_words(query)}
         places = [t for t in written_words(answer)[1:] if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME]
         if places and PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
@@ -286,19 +264,24 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # diabetes."); none named is no answer ("You can't eat gluten …"); someone's, a line naming them ("Gwen's dog")
         given, asked, owner = member_stems(answer) & members, asked_words(query), _OWNER.search(query)
         if given:
-            return not given <= word_stems(_lines_naming(context, owner.group(1) or owner.group(2)) if owner else context)
+            return not given <= word_stems(lines_naming(context, owner.group(1) or owner.group(2)) if owner else context)
         own = word_stems(answer) - asked  # none named: the answer a line about the question says (a member unlisted),
         # by a word not a name's (set AX, held out: "What is Tuấn studying?" -> "… Tuấn moved to Melbourne for university.")
         asked -= word_stems(" ".join(names_in(query)))
         return not any(own <= word_stems(m["words"]) | word_stems(second_person(m["words"])) for m in user_statements(context)
                        if asked & said_stems(m["words"], query))
+    # one of a kind done, that lines say (set BA, held out: "What shifts do I work now?" -> "You work as a nurse …",
+    # beside "I changed to night shifts in April."): a word of theirs
+    if not _ASKS_NAME.search(query) and (saying := kind_lines(query, context)):
+        own = word_stems(answer) - word_stems(query) - STOP_WORDS
+        return not own & word_stems(" ".join(m["words"] for m in saying))
     asks_who = bool(ASKS_WHO.match(query))
     if not (asks_who or _ASKS_NAME.search(query)):  # "What's Mango's favourite toy?" -> "Mango's favourite toy is a blue
         # rubber ball." (set M, never said): what the user's thing is needs a word of the answer's own that a line holds
         # set O: "What does Sam do for work?" -> "The user's partner is Sam." (no work was said): what someone does too
         if job := _ASKS_JOB.match(query) or _ASKS_JOB_OF.match(query):  # who one is ("the user's partner") is no job
             if job.group("name"):  # set Y: "What does Radu do?" -> "The user is a nurse …" (the user's job), beside "My
-                context = _lines_naming(context, job.group("name"))  # husband Radu is a firefighter."
+                context = lines_naming(context, job.group("name"))  # husband Radu is a firefighter."
             elif not PERSON.search(query):  # the user's own, from a line saying one of theirs or a fact (set AZ, held
                 context = "\n".join(line for line in context.splitlines()  # out: "What do I do for a living?" ->
                                      if (m := LINE.match(line)) and says_a_job(m["words"]) or _JOB_FACT.match(line))
@@ -312,7 +295,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         if not _ASKS_WHAT_OF.match(query):
             return False
         if owner := _OWNER.search(query):  # set R: "What breed is Gwen's dog?" -> "border collie", said of the user's
-            context = _lines_naming(context, name := owner.group(1) or owner.group(2))  # puppy: a line naming Gwen
+            context = lines_naming(context, name := owner.group(1) or owner.group(2))  # puppy: a line naming Gwen
         kind = re.findall(rf"(\w+) (?:called|named) {name}\b", context) if owner else []  # set AQ, held out: "a cat"
         return not _holds_a_said_word(query, answer, context, besides=frozenset(word_stems(" ".join(kind))))  # no breed
     asked = {w.lower() for w in written_words(query)}
@@ -321,13 +304,13 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if owned and thing != "name" and owned.group(2) and owned.group(2) not in _NOT_A_NOUN:
         thing = owned.group(2)  # "Leo's drum teacher"; not "my hamster's name again" (the bundled sample)
     if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
-        context = _lines_about(context, set(tokenize(thing)))
+        context = lines_about(context, set(tokenize(thing)))
     elif relation := _RELATIVE_NAMED.search(query):  # set S: "What is my wife's name?" -> "… Yui …" (his daughter)
-        context = _lines_about(context, KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))
+        context = lines_about(context, KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))
     elif owner := _NAME_OWNED.search(query):  # set Z: "What's my landlord's name?" -> "… in Porto Alegre, I rent a
         # small flat in Cidade Baixa …": from a line about the landlord, else one naming something outright ("my dog's
         # name" beside "a greyhound called Pepper")
-        context = _lines_about(context, set(tokenize(owner.group(1)))) or \
+        context = lines_about(context, set(tokenize(owner.group(1)))) or \
             "\n".join(line for line in context.splitlines() if _CALLED_NAME.search(line))
     elif named:
         # "What's the name of my pottery teacher?", "What's my ward manager called?": from a line about pottery or a
@@ -335,11 +318,11 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # adopted a greyhound called Pepper" for "my dog"); set K: "The ward manager is a nurse at St Luke's." (from
         # "I work … as a nurse at St Luke's hospital"), set J: "The name of our new street is Leeds." (from "I live in
         # Leeds …")
-        context = _lines_about(context, set(tokenize(named.group(1)))) or \
+        context = lines_about(context, set(tokenize(named.group(1)))) or \
             "\n".join(line for line in context.splitlines() if _CALLED_NAME.search(line))
     if asks_who:  # "Who conducts my orchestra?" is not answered by a name from the line about the user's brother; "Who
         # lives with me now?" is, by "… my cousin Almudena moved in." (set AV, held out)
-        context = _lines_saying(context, word_stems(query), query)
+        context = lines_saying(context, word_stems(query), query)
     lines = set(written_words(context))
     tokens = written_words(answer)
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
@@ -364,6 +347,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     if town or noun and not PERSON.fullmatch(noun):  # a person named with who they are is no thing's name (set AV, held out:
         names = [n for n in names if not re.search(rf"\b(?i:{PEOPLE}) {re.escape(n)}\b", context)]  # "What are the
         # twins called?" -> "Your sister Thembeka had twins …")
+    if asks_who:  # a place is no one (set BA, held out: "Who is Aurélien marrying?" -> "… married in Annecy …")
+        names = [n for n in names if not re.search(rf"\b(?:in|at|near|outside) {re.escape(n)}\b(?!['’])", context)]
     if any(name in lines and said_whole(name, answer, context) for name in names):
         return False
     if asks_who:  # a person a line names, not the one asked about (set AK, held out: "Who is Chioma marrying?" -> "Your
@@ -440,14 +425,15 @@ def told_line(query: str, answer: str, context: str) -> str | None:
         return None
     asked = asked_words(query) | ({"job"} if _ASKS_JOB.match(query) or _ASKS_JOB_OF.match(query) else set())  # set T
     # one word is enough for where, in a line that names a place (set T: "Where do I go sailing?" beside "I sail … on
-    # Lough Corrib most weekends.")
-    where = bool(_ASKS_WHERE.match(query)) and len(asked - _GOING) == 1
-    if where:
+    # Lough Corrib most weekends."); going there is no word a line need say (set BA, held out: "Where is Tamati going
+    # to university?" beside "My nephew Tamati starts university in Wellington next month.")
+    if _ASKS_WHERE.match(query):
         asked -= _GOING
+    where = bool(_ASKS_WHERE.match(query)) and len(asked) == 1
     lines = user_statements(context)
     # one left by name, when no line counts the thing (set AJ: "How many rabbits do I have now?" -> "I don't know",
     # beside "Flo died last week, so it's just Pip now.", the line of two rabbits replaced by it)
-    if (counted := COUNTED.match(query)) and not _lines_about(context, set(tokenize(counted.group(1)))) \
+    if (counted := COUNTED.match(query)) and not lines_about(context, set(tokenize(counted.group(1)))) \
             and len(left := [m for m in lines if _ONE_LEFT.search(m.group("words"))]) == 1:
         return f"One - y{quoted(left[0])[1:]}"
     # what was before a change, from the one line telling a change "from" it that speaks of the question (set AH, held
@@ -456,6 +442,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
     if ASKS_EARLIER.search(query) and len(changed := [m for m in lines if FROM_TO.search(m.group("words"))
                                                       and asked & said_stems(m.group("words"), query)]) == 1:
         return quoted(changed[0])
+    if not asks_a_name(query) and len(saying := kind_lines(query, context)) == 1:  # the one saying the kind asked
+        return quoted(saying[0])
     if len(asked) == 1 and not where and _ASKS_WHAT.match(query) and not (asks_a_name(query) or _ASKS_AMOUNT.match(query)):
         # one word of what is done or had: the one line that says it (set V: "What do I do in the evenings these days?"
         # beside "I've swapped my evening yoga class for climbing twice a week.")

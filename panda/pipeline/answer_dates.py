@@ -15,7 +15,7 @@ from panda.language.changes import DATE_WORDS, asked_stems, reports_change_of
 from panda.language.metrics import abstained
 from panda.language.text import is_question, word_stems
 
-DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>\d{1,2}(?:-\d{1,2})? [A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
+DATED = re.compile(r"\((?P<words>[^():]+): (?P<when>(?:\d{1,2}(?:-\d{1,2})? )?[A-Z][a-z]+(?: - \d{1,2} [A-Z][a-z]+)? \d{4})\)")
 
 
 def dated_answer(answer: str, context: str) -> str | None:
@@ -57,7 +57,10 @@ def capitalised(text: str) -> str:
 
 def on_day(when: str) -> str:
     """A day or a span of days as an answer says it. Example: '24 January 2026' -> 'on 24 January 2026';
-    '6-14 May 2026' -> 'between 6 and 14 May 2026'; '28 March - 6 April 2026' -> 'between 28 March and 6 April 2026'."""
+    '6-14 May 2026' -> 'between 6 and 14 May 2026'; '28 March - 6 April 2026' -> 'between 28 March and 6 April 2026';
+    'July 2026' (a month) -> 'in July 2026'."""
+    if not when[:1].isdigit():
+        return f"in {when}"
     if "-" not in when:
         return f"on {when}"
     return "between " + re.sub(r"\s*-\s*", " and ", when, count=1)

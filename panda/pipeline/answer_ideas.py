@@ -71,11 +71,18 @@ PLANT_DAIRY = re.compile(r"\b(oat|almond|soy|soya|coconut|rice|cashew|hemp|pea)[
 CAFFEINE_FREE = re.compile(r"\b(herbal|mint|peppermint|chamomile|camomile|rooibos|fruit|ginger|lemon|hibiscus|decaf|"
                            r"caffeine-free|turmeric|nettle|lemongrass|fennel|sage|linden|barley)[ -]teas?\b", re.I)
 
+# Flour of a grain without gluten is no wheat ("rice noodles", "corn tortillas" keep a gluten-free lunch)
+GLUTEN_FREE_GRAIN = re.compile(r"\b(rice|corn|buckwheat|quinoa|chickpea|lentil)[ -](?:noodles|crackers|cakes?|"
+                               r"pasta|bread|flour|wraps?|tortillas?|pancakes?)\b", re.I)
+
 
 def kept_words(text: str) -> set[str]:
     """A suggestion's lower-case words as a constraint reads them (pure): a plant's milk as the plant, a caffeine-free
-    tea as its plant. Example: kept_words('Oat milk latte') == {'oat', 'latte'}; kept_words('Rooibos tea') == {'rooibos'}."""
-    return set(re.findall(r"[a-z]+", CAFFEINE_FREE.sub(r"\1", PLANT_DAIRY.sub(r"\1", text)).lower()))
+    tea as its plant, a gluten-free grain's noodles as the grain. Example: kept_words('Oat milk latte') == {'oat',
+    'latte'}; kept_words('Rooibos tea') == {'rooibos'}; kept_words('Rice noodles') == {'rice'}."""
+    for kept in (PLANT_DAIRY, CAFFEINE_FREE, GLUTEN_FREE_GRAIN):
+        text = kept.sub(r"\1", text)
+    return set(re.findall(r"[a-z]+", text.lower()))
 
 
 _CONSTRAINTS = re.compile(r"^- (?:avoids|allergy|diet): (?P<value>.+?) \(told [^)]*\)$")

@@ -16,7 +16,7 @@ from panda.language.vocabulary import KINDS_SAID, member_stems
 from panda.pipeline.answer_dates import DATED, day_of, quoted, user_statements
 from panda.pipeline.answer_names import NOT_A_NAME
 from panda.pipeline.evidence import ASKS_EARLIER
-from panda.pipeline.said_words import asked_words, said_stems, said_word, same_word
+from panda.pipeline.said_words import asked_words, said_stems, said_word, same_word, says_which
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
 # how answer_dates.on_day says a span of days (set AN, held out: "Which town do I work in?" -> "We sold Yaw to a
@@ -54,8 +54,6 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
 _ASKS_ONE_OF = re.compile(r"^\s*(?:what|which) (?:kind of |type of |sort of |make of |model of )?(?P<kind>[a-z]+) "
                           r"(?:is|are|was|were|do|does|did|am|has|have|will|would)\b", re.I)
 _NOT_A_KIND = frozenset(word_stems("time day date month year week hour age size number name else"))
-# what a kind's word may follow and still say nothing of which one it is ("for the motorbike", "a new car")
-_BARE = frozenset("a an the my our your his her their its this that another new one for of".split())
 
 
 def kind_unsaid(query: str, answer: str, context: str) -> bool:
@@ -81,21 +79,7 @@ def kind_unsaid(query: str, answer: str, context: str) -> bool:
     in_query = {w.lower() for w in written_words(query)}
     if any(t[:1].isupper() and t.lower() not in in_query | NOT_A_NAME for t in written_words(answer)[1:]):
         return False  # "I drive a Tesla": a name says which
-    return not any(member_stems(line) & members or _says_which(line, kind) for line in lines)
-
-
-def _says_which(line: str, kind: set[str]) -> bool:
-    """Whether a line says a kind's word with a word of its own before it or a name after it ("a beagle puppy", "a
-    puppy called Koukla"), not bare ("for the motorbike")."""
-    words = re.findall(r"[\w'’-]+", line)
-    for i, word in enumerate(words):
-        if word_stems(word) and all(any(same_word(k, w) for w in word_stems(word)) for k in kind):
-            before = words[i - 1].lower() if i else ""
-            after = words[i + 1] if i + 1 < len(words) else ""
-            if (before and before not in _BARE and not before.isdigit()) or after.lower() in ("called", "named") \
-                    or after[:1].isupper():
-                return True
-    return False
+    return not any(member_stems(line) & members or says_which(line, kind) for line in lines)
 
 
 _FIRST_PERSON = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]yself)(?![\w'’])")

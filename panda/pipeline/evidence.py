@@ -48,8 +48,10 @@ from panda.memory.conversation_signals import asked_role
 from panda.memory.current_facts import CONSTRAINTS, names_in
 from panda.memory.dates import (
     Window,
+    coming_window,
     event_window,
     gap_days,
+    named_month,
     named_weekday,
     named_weekend,
     question_window,
@@ -90,11 +92,20 @@ def day_text(moment: date) -> str:
 
 def relative_day(text: str, said_at: datetime) -> str:
     """The day a message's relative words point to, or ''. Example: ('I passed it yesterday!', 2026-01-25) ->
-    ' (yesterday: 24 January 2026)'; ('I moved last weekend', Fri 2026-05-15) -> ' (last weekend: 9-10 May 2026)'."""
+    ' (yesterday: 24 January 2026)'; ('I moved last weekend', Fri 2026-05-15) -> ' (last weekend: 9-10 May 2026)'; ('He
+    starts next month.', 2026-06-09) -> ' (next month: July 2026)'; ('I got her last month', 2026-06-09) -> ' (last month:
+    May 2026)'."""
     words = relative_words(text)
     if words is None:
-        return ""
-    window = event_window(text, said_at)
+        if (coming := coming_window(text, said_at)) is None:
+            return ""
+        words, window, whole_month = coming
+        if whole_month:  # "next month": the month, not its days
+            return f" ({words.lower()}: {window.start.strftime('%B %Y')})"
+    elif month := named_month(words, said_at):  # "last month": the month before
+        return f" ({words.lower()}: {month.strftime('%B %Y')})"
+    else:
+        window = event_window(text, said_at)
     start, end = window.start, window.end
     if one := named_weekday(words, said_at):
         start = end = one

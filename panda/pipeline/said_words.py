@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 
 from panda.language.changes import CALENDAR_WORDS, place_named
-from panda.language.text import NAME, NAME_START, asked_part, word_stems
+from panda.language.text import NAME, NAME_START, asked_part, tokenize, word_stems
 from panda.language.vocabulary import INSTRUMENT_WORDS, KINDS_SAID, LENGTHS, PLAYS_THE, VEHICLES, member_stems
+from panda.memory.current_facts import names_in
+from panda.pipeline.answer_dates import user_statements
 from panda.pipeline.evidence import ASKS_WHO
 
 PEOPLE = (r"mother|father|mum|mom|dad|parents?|sister|brother|siblings?|wife|husband|partner|spouse|girlfriend|boyfriend|"
@@ -163,3 +165,68 @@ def says_a_job(words: str) -> bool:
     -> False."""
     return bool(said_stems(words) & _JOBS) and not THEIRS.match(words)
 
+
+_OLD = frozenset(word_stems("old age"))
+
+
+def lines_naming(context: str, name: str) -> str:
+    """The context lines that say `name` as a word ("Gwen", not "Gwendolyn")."""
+    return "\n".join(line for line in context.splitlines() if re.search(rf"\b{re.escape(name)}\b", line))
+
+
+def lines_about(context: str, stems: set[str]) -> str:
+    """The context lines that share a word stem with `stems` (same_word: "teaches" and "teacher" share 'teache')."""
+    return "\n".join(line for line in context.splitlines()
+                     if any(same_word(a, w) for a in stems for w in set(tokenize(line))))
+
+
+def lines_of(query: str, context: str) -> str:
+    """The context lines about whom or what a question asks after: those naming a name it says ("How old is Gábor?"),
+    else those sharing a word of what it asks."""
+    if names := names_in(query):
+        return "\n".join(line for line in context.splitlines() if any(re.search(rf"\b{re.escape(n)}\b", line) for n in names))
+    return lines_about(context, asked_words(query) - _OLD)
+
+
+def lines_saying(context: str, stems: set[str], query: str) -> str:
+    """The context lines that say a word of `stems`, in other words too (said_stems: "my cousin Almudena moved in" says
+    who lives with the user, "had twins" says babies)."""
+    return "\n".join(line for line in context.splitlines()
+                     if any(same_word(a, w) for a in stems for w in said_stems(line, query)))
+
+
+# what a kind's word may follow and still say nothing of which one it is ("for the motorbike", "a new car")
+_BARE = frozenset("a an the my our your his her their its this that another new one for of".split())
+
+
+def says_which(line: str, kind: set[str]) -> bool:
+    """Whether a line says a kind's word with a word of its own before it or a name after it ("a beagle puppy", "a
+    puppy called Koukla"), not bare ("for the motorbike")."""
+    words = re.findall(r"[\w'’-]+", line)
+    for i, word in enumerate(words):
+        if word_stems(word) and all(any(same_word(k, w) for w in word_stems(word)) for k in kind):
+            before = words[i - 1].lower() if i else ""
+            after = words[i + 1] if i + 1 < len(words) else ""
+            if (before and before not in _BARE and not before.isdigit()) or after.lower() in ("called", "named") \
+                    or after[:1].isupper():
+                return True
+    return False
+
+
+# "What shifts do I work now?", "Which team does Lwazi play for?": a thing of a kind, done
+_ASKS_KIND_DONE = re.compile(r"^\s*(?:what|which) (?P<kind>[a-z]+) (?:do|does|did) ", re.I)
+_NOT_A_KIND = frozenset(word_stems("time times day days date month year week hour age size number name kind sort type"))
+
+
+def kind_lines(query: str, context: str) -> list[re.Match[str]]:
+    """The user's lines that say the kind a question asks one of, with a verb ("What shifts do I work now?"), in any
+    words (said_stems), saying which one (a member of it, a word of its own before it: not "for the motorbike", "a
+    job at a bank"); none for any other question or a kind of time ("What day do I …"). Set BA, held out: "What
+    shifts do I work now?" -> "You work as a nurse at a hospital in Novi Sad now.", beside "I changed to night shifts
+    in April." (pure). Example: ('What shifts do I work now?', '- On 19 May 2026 the user said: “I changed to night
+    shifts in April.”') -> that line's match."""
+    asked = _ASKS_KIND_DONE.match(asked_part(query))
+    kind = word_stems(asked["kind"]) - _NOT_A_KIND if asked else set()
+    members = next((named for kinds, named in KINDS_SAID if kind and kind <= kinds), frozenset())
+    return [m for m in user_statements(context) if all(said_word(k, said_stems(m["words"], query)) for k in kind)
+            and (member_stems(m["words"]) & members or says_which(m["words"], kind))] if kind else []

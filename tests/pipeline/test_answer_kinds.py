@@ -1495,3 +1495,46 @@ def test_set_az_the_users_job_from_a_line_saying_one_what_is_done_from_a_line_sa
     assert unanswered("What are the twins going to be called?", "Your wife Sanne is expecting twins in November.", twins)
     assert not unanswered("What is the baby going to be called?", "Mila.",
                           said("2 May 2026", "The baby is going to be called Mila."))
+
+
+def test_set_ba_where_going_a_kind_done_a_sport_said_a_plans_month_and_a_place_that_is_no_one():
+    """Set BA, held out: "Where is Tamati going to university?" -> "I don't know" beside "My nephew Tamati starts
+    university in Wellington next month." ("going" had to be said); "When does Tamati start university?" got that line
+    with no month; "What shifts do I work now?" -> "You work as a nurse …" beside "I changed to night shifts in April.";
+    "What sport do I do now?" -> the change to mountain biking, taken for no sport; "Who is Aurélien marrying?" ->
+    "Aurélien is getting married in Annecy in October." (a place taken for the one married)."""
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_dates import dated_answer
+
+    tamati = said("9 June 2026", "My nephew Tamati starts university in Wellington next month.")
+    unknown = "You don't know - you haven't told me where Tamati is going to university."
+    assert told_line("Where is Tamati going to university?", unknown, tamati) == \
+        "You told me on 9 June 2026: “My nephew Tamati starts university in Wellington next month.”"
+    assert told_line("Where is Tamati going to university?", unknown, said("9 June 2026", "Tamati is going to be a doctor.")) \
+        is None  # a line naming no place
+    dated = tamati + " (next month: July 2026)"
+    biking = said("9 June 2026", "I switched from waka ama to mountain biking because of my shoulder.")
+    assert undated_answer("When does Tamati start university?", "You switched from waka ama to mountain biking.",
+                          dated + "\n" + biking) == \
+        "In July 2026 (you said: “My nephew Tamati starts university in Wellington next month.”)."
+    assert dated_answer("Tamati starts university next month.", dated) == "Tamati starts university in July 2026."
+
+    shifts = said("19 May 2026", "I changed to night shifts in April.") + "\n" + \
+        said("13 January 2026", "I work as a nurse at a hospital in Novi Sad.")
+    assert unanswered("What shifts do I work now?", "You work as a nurse at a hospital in Novi Sad now.", shifts)
+    assert not unanswered("What shifts do I work now?", "You work night shifts now.", shifts)
+    assert told_line("What shifts do I work now?", "I don't know.", shifts) == \
+        "You told me on 19 May 2026: “I changed to night shifts in April.”"
+    bank = said("24 April 2026", "My wife Doina started a new job at a bank.")  # a bank, not which one (set AR)
+    assert told_line("Which bank does Doina work at?", "I don't know.", bank) is None
+    motorbike = said("18 May 2026", "I've now saved 20,000 rand for the motorbike.")
+    assert told_line("What motorbike do I want?", "I don't know.", motorbike) is None
+
+    assert not unanswered("What sport do I do now?", "You switched from waka ama to mountain biking.", biking)
+
+    wedding = "- brother: Aurélien (told 2 June 2026)\n" + \
+        said("2 June 2026", "My brother Aurélien is getting married in Annecy in October.")
+    assert unanswered("Who is Aurélien marrying?", "Aurélien is getting married in Annecy in October.", wedding)
+    chloe = said("2 June 2026", "My brother Aurélien is marrying Chloé in Annecy in October.")
+    assert not unanswered("Who is Aurélien marrying?", "Aurélien is marrying Chloé.", chloe)
+

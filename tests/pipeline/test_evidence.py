@@ -25,6 +25,16 @@ def test_relative_days_are_read_from_when_a_message_was_said():
     assert relative_day("We moved last weekend.", datetime(2026, 6, 14, 20, tzinfo=UTC)) == \
         " (last weekend: 5-13 June 2026)"
     assert relative_day("I love hiking.", datetime(2026, 5, 15, tzinfo=UTC)) == ""
+    # set BA, held out: a plan's time is said back too ("next month", said on 9 June, was left undated), and a month
+    # named is the calendar month, before or after
+    assert relative_day("My nephew Tamati starts university in Wellington next month.",
+                        datetime(2026, 6, 9, 20, tzinfo=UTC)) == " (next month: July 2026)"
+    assert relative_day("We fly out next month.", datetime(2026, 12, 9, 20, tzinfo=UTC)) == " (next month: January 2027)"
+    assert relative_day("I got a second cat last month.", datetime(2026, 5, 19, 20, tzinfo=UTC)) == \
+        " (last month: April 2026)"
+    assert relative_day("I quit last month.", datetime(2026, 1, 9, tzinfo=UTC)) == " (last month: December 2025)"
+    assert relative_day("My exam is tomorrow.", datetime(2026, 6, 9, 20, tzinfo=UTC)) == " (tomorrow: 10 June 2026)"
+    assert relative_day("We move next week.", datetime(2026, 6, 9, 20, tzinfo=UTC)) == " (next week: 15-21 June 2026)"
     # "this week" reaches back to the Monday of the week it was said in (3 February 2026 was a Tuesday)
     assert relative_day("Ada started violin lessons this week", datetime(2026, 2, 3, 17, tzinfo=UTC)) == \
         " (this week: 2-3 February 2026)"

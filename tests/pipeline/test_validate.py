@@ -151,3 +151,21 @@ def test_diabetes_rules_out_sweets_and_a_condition_named_before_a_comma_keeps_no
                                       "long run.")) == "allergy: peanuts"
     assert ignored_constraint(peanuts("Since you're allergic to peanuts, a banana with oat crackers.")) is None
     assert ignored_constraint(peanuts("No peanuts, crackers or satay, just a banana.")) is None
+
+
+def test_baking_is_made_with_butter_and_flour_unless_named_free_of_them():
+    """Set BA, held out: "Try honey cocoa cake." was approved for a lactose-intolerant user (a cake is baked with butter
+    and milk); flour rules a cake out for a gluten-intolerant one too, but rice noodles or corn tortillas are no wheat."""
+    from functools import partial
+
+    from panda.pipeline.validate import ignored_constraint
+
+    state = partial(suggested, "Can you suggest a dessert?")
+    assert ignored_constraint(state("diet: lactose intolerant", "Try honey cocoa cake.")) == "diet: lactose intolerant"
+    assert ignored_constraint(state("diet: lactose intolerant", "A dairy-free chocolate cake.")) is None
+    assert ignored_constraint(state("diet: lactose intolerant", "Try mango sorbet.")) is None
+    assert ignored_constraint(state("diet: lactose intolerant", "Rice cakes with jam.")) is None
+    assert ignored_constraint(state("diet: gluten intolerant", "Try blueberry muffins.")) == "diet: gluten intolerant"
+    assert ignored_constraint(state("diet: gluten intolerant", "Rice noodles with tofu.")) is None
+    assert ignored_constraint(state("diet: gluten intolerant", "Corn tortillas with beans.")) is None
+    assert ignored_constraint(state("diet: vegan", "A vegan carrot cake.")) is None
