@@ -39,7 +39,7 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
                            "change, gets the one earlier line of the user's saying the thing asked, quoted; 'What did "
                            "I do before pilates?' not saying what the one line giving it up for pilates names gets that line",
     "suggestion_asked_again": "synthesize: a request for ideas answered with nothing of its own (the user's line said "
-                              "back, 'I don't know') asks the model for three ideas for the request alone "
+                              "back, 'I don't know') asks the model for five ideas for the request alone "
                               "(prompts/suggest.yaml), then once more with the user's diet named in the request ('a "
                               "vegetarian dinner'); the first that nothing the user avoids rules out is the answer",
     "happened_line_quoted": "synthesize: 'What happened to X?' not told by the latest line about X gets it, quoted",

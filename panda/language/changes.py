@@ -52,7 +52,7 @@ _BORN = re.compile(r"\b(?:had|welcomed|gave birth to) (?:a|our|another|a new) (?
 _OFFSPRING = frozenset(word_stems("kid kids child children son sons daughter daughters baby babies"))
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
-                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|now|"
+                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|moved there|now|"
                       r"moved(?= (?:the|my|our) (?:[\w-]+ ){1,2}(?:from|off|onto|on to|to|into)\b)|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|got a job|"
                       r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"

@@ -75,6 +75,11 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                      r"(?:with (?:an? )?[a-z]+(?: [a-z]+)? )?(?:in|near) (?:the )?|"
                                      r"(?=[A-Z][\w'-]*(?: [A-Z][\w'-]*)* (?:flat|house|home|apartment|cottage|bungalow|"
                                      r"place)\b))" + _PLACE)),
+    # set BB, held out: "We bought a house in Kosshy and moved there in May."
+    ("fact", "residence", re.compile(r"\b(?:I|[Ww]e)(?: just| recently| finally| have|'ve)? (?:bought|rented|found|got) "
+                                     r"(?:an?|our|my) (?:new )?(?:flat|house|home|apartment|cottage|bungalow|place|studio|"
+                                     r"condo)(?: [a-z]+){0,3}? (?:in|near) (?:the )?" + _PLACE +
+                                     r"(?=,? and (?:have |'ve )?(?:just )?moved (?:there|in)\b)")),
     # set W: "I've stopped couriering and now work in the office as a dispatcher"
     ("fact", "job", re.compile(r"\b(?:I|and)(?:'ve| have)? (?:now )?work (?:[\w-]+ ){0,3}?as an? ([a-z][\w -]{2,40}?)"
                                + _CLAUSE_END)),

@@ -143,6 +143,9 @@ ONE_KIND: dict[str, frozenset[str]] = {
                         "underground scooter motorbike taxi carpool".split()),
     "race": frozenset("5k 10k 15k 21k marathon marathons ultramarathon triathlon triathlons duathlon aquathlon parkrun "
                       "sportive".split()),
+    # a home (set BB, held out: "We bought a house in Kosshy and moved there in May." left "My wife Aizhan and I live in a
+    # flat near the river." standing)
+    "home": frozenset("flat flats house houses apartment apartments cottage bungalow condo houseboat".split()),
 }
 # What a line names a vehicle by, for a question after one (pipeline/answer_checks.said_stems; set AI, held out), as stems
 VEHICLES = frozenset(stem(word) for word in """car cars van vans pickup pickups truck trucks lorry motorbike motorcycle scooter

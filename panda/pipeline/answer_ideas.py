@@ -6,7 +6,7 @@ a drink for a party beside "I drink no alcohol." ("No alcohol - you haven't told
 it copied a saved page's review text for a pasta dish (sets AN and AO, held out: 5 of their 12 misses). Asked again
 with the user's lines beside the request (set AP, held out), it said "Try the New York Times' 'Red Meat' series" for a
 lunch, and "lemonade" for a hot drink; with the constraint in the prompt it named the food ruled out ("potato soup with
-celery"). So the model is asked for three ideas for the request alone (prompts/suggest.yaml; with where the user lives,
+celery"). So the model is asked for five ideas for the request alone (prompts/suggest.yaml; with where the user lives,
 for "near where I live"), which it names well ("Oatmeal with berries"), and the first that names nothing the user's
 diet, allergy or avoidance rules out is the answer (`pick`; the rule is `ruled_out_by`, which
 validate.ignored_constraint reads too).

@@ -26,7 +26,7 @@ an "I don't know" beside a line of the user's holding every meaningful word of t
 with its day (`told_line_quoted`), and so does "What happened to X?" answered without most of the latest line about X
 (`happened_line_quoted`); "What was my job before …?" answered with the line telling the change gets the one
 earlier line saying the thing (`earlier_line_quoted`). A request for ideas answered with nothing of its own asks the
-model for three ideas for the request alone, and the first the user's diet or allergy leaves is the answer
+model for five ideas for the request alone, and the first the user's diet or allergy leaves is the answer
 (`suggestion_asked_again`, answer_ideas.py). A question about the user gets no
 research.search results beside its lines. """
 
@@ -124,7 +124,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                    or answer_changes.stale_value_said(state.query, state.response, state.answer_context)) \
             if guarded else None
         still = (answer_changes.still_ended(state.query, state.response, state.answer_context)
-                 or answer_changes.count_now(state.query, state.response, state.answer_context)) \
+                 or answer_changes.count_now(state.query, state.response, state.answer_context)
+                 or answer_changes.denied_only(state.query, state.response, state.answer_context)) \
             if guarded and not current else None
         if (current or still) and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current or still or ""

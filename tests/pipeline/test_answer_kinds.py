@@ -1538,3 +1538,52 @@ def test_set_ba_where_going_a_kind_done_a_sport_said_a_plans_month_and_a_place_t
     chloe = said("2 June 2026", "My brother Aurélien is marrying Chloé in Annecy in October.")
     assert not unanswered("Who is Aurélien marrying?", "Aurélien is marrying Chloé.", chloe)
 
+
+
+def test_set_bb_what_holds_now_a_birthday_from_its_relative_day_and_a_when_never_said():
+    """Set BB, held out: "How do I commute now?" -> "You don't take the train anymore." (what no longer holds, beside "I
+    bought a scooter, so I don't take the train anymore."); "When was Naledi's birthday?" -> "… on 12 May 2026." (the
+    day said, beside "My daughter Naledi turned seven yesterday." (yesterday: 11 May 2026)); "When is Kaho moving?" ->
+    the model's "I don't know" overruled by "My sister Kaho is moving to Fukuoka.", which says no time."""
+    from panda.pipeline.answer_changes import denied_only
+    from panda.pipeline.answer_dates import days_said
+
+    scooter = said("21 April 2026", "I bought a scooter, so I don't take the train anymore.")
+    assert denied_only("How do I commute now?", "You don't take the train anymore.", scooter) == \
+        "You told me on 21 April 2026 that you bought a scooter, so you don't take the train anymore."
+    assert denied_only("How do I commute now?", "You ride your scooter.", scooter) is None
+    assert denied_only("Do I still take the train?", "You don't take the train anymore.", scooter) is None
+    assert denied_only("How do I commute now?", "You don't take the train anymore.",
+                       said("21 April 2026", "I don't take the train anymore.")) is None  # the line says no more
+
+    naledi = said("12 May 2026", "My daughter Naledi turned seven yesterday.") + " (yesterday: 11 May 2026)"
+    assert undated_answer("When was Naledi's birthday?", "Naledi's birthday was on 12 May 2026.", naledi) == \
+        "On 11 May 2026 (you said: “My daughter Naledi turned seven yesterday.”)."
+    assert undated_answer("When was Naledi's birthday?", "On 11 May 2026.", naledi) is None
+    assert not unanswered("When was Naledi's birthday?", "On 11 May 2026 (you said: “…”).", naledi)
+    assert unanswered("When was Naledi's birthday?", "Naledi's birthday was on 12 May 2026.", naledi)
+
+    kaho = said("21 April 2026", "My sister Kaho is moving to Fukuoka.")
+    unknown = "You don't know - you haven't told me when Kaho is moving."
+    assert undated_answer("When is Kaho moving?", unknown, kaho) is None
+    assert undated_answer("When is Kaho moving?", unknown, said("21 April 2026", "My sister Kaho is moving to Fukuoka "
+                                                                                 "in August.")) is not None
+    # a range's first day has its month after it (this had raised StopIteration)
+    assert days_said("between 9 and 10 May 2026") == {("9", "may"), ("10", "may")}
+
+
+def test_five_ideas_are_asked_for_so_that_one_keeps_the_users_diet_more_often():
+    """Set BB, held out: a diabetic user's dessert got cookies, ice cream, pie and muffins in two rounds of three ideas,
+    and the answer was "You can't recommend a dessert"; five ideas a round give the rules more to pick from."""
+    from pathlib import Path
+
+    import yaml
+
+    from panda.llm.schemas import Ideas
+    from panda.pipeline.answer_ideas import pick
+
+    ideas = ["Cinnamon apple pie", "Chocolate chip cookies", "Vanilla ice cream", "Cinnamon muffins", "Fresh berries"]
+    assert Ideas(ideas=ideas).ideas == ideas
+    assert pick(ideas, "Can you suggest a dessert?", "- diet: diabetic (told 3 March 2026)") == "Try fresh berries."
+    prompt = yaml.safe_load((Path(__file__).parents[2] / "panda/llm/prompts/suggest.yaml").read_text())
+    assert "five" in prompt["system"] and all(len(e["assistant"]["ideas"]) == 5 for e in prompt["examples"])
