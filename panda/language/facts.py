@@ -106,6 +106,8 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "diet", re.compile(r"\bI(?:'m| am) (?:now |a |an |strictly |fully )?(vegan|vegetarian|pescatarian|"
                                 r"lactose[- ]intolerant|gluten[- ]free|dairy[- ]free|plant[- ]based|kosher|halal|"
                                 r"coeliac|celiac|diabetic)\b")),
+    # "I only eat halal meat.", "We keep kosher." (set BC, held out: no fact, and no constraint beside a dinner asked)
+    ("fact", "diet", re.compile(r"\b(?:I|[Ww]e) (?:only |strictly |always )?(?:eat|keep|eat only) (halal|kosher)\b")),
     # "I have type 2 diabetes, so I watch my sugar." (set AE, held out: no fact, and a cake came back as a snack)
     ("fact", "diet", re.compile(r"\bI(?: have|'ve got| have got|'ve had| have had) ((?:type (?:1|2|one|two) )?diabetes)\b",
                                 re.I)),

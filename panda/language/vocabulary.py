@@ -108,6 +108,8 @@ _SWEET = ("sugar cake cakes dessert desserts chocolate sweets candy cookie cooki
 _COFFEE = "coffee espresso latte cappuccino americano macchiato mocha caffeine"  # "Try caffeine." (set AY, held out)
 _CAFFEINE = f"{_COFFEE} cola tea chai matcha chocolate cocoa"
 # made of flour, as what is baked is (not of rice or corn: answer_ideas.GLUTEN_FREE_GRAIN)
+_PORK = "pork ham bacon sausage sausages chorizo salami pepperoni prosciutto pancetta lard gammon"
+_ALCOHOL = "alcohol wine beer cider cocktail cocktails whisky whiskey vodka gin rum prosecco champagne sangria"
 _GLUTEN = frozenset(f"""bread pasta wheat barley couscous bagel bagels toast noodles sandwich pizza flour baguette crackers
     biscuit biscuits seitan pastry pastries pie pies {_BAKED}""".split())
 RULED_OUT: dict[str, frozenset[str]] = {
@@ -115,7 +117,7 @@ RULED_OUT: dict[str, frozenset[str]] = {
     "vegetarian": frozenset(f"{_MEAT} {_FISH} {_SHELLFISH}".split()), "pescatarian": frozenset(_MEAT.split()),
     "vegan": frozenset(f"{_MEAT} {_FISH} {_SHELLFISH} {_DAIRY} egg eggs honey".split()),
     "plant-based": frozenset(f"{_MEAT} {_FISH} {_SHELLFISH} {_DAIRY}".split()),
-    "pork": frozenset("pork ham bacon sausage sausages chorizo salami pepperoni prosciutto pancetta lard".split()),
+    "pork": frozenset(_PORK.split()),
     "fish": frozenset(_FISH.split()), "shellfish": frozenset(_SHELLFISH.split()), "seafood": frozenset(_SHELLFISH.split()),
     "nut": frozenset(_NUTS.split()), "nuts": frozenset(_NUTS.split()), "peanut": _PEANUTS, "peanuts": _PEANUTS,
     "dairy": frozenset(_DAIRY.split()), "lactose": frozenset(_DAIRY.split()),
@@ -123,9 +125,10 @@ RULED_OUT: dict[str, frozenset[str]] = {
     "egg": frozenset({"egg", "eggs"}), "eggs": frozenset({"egg", "eggs"}),
     "sugar": frozenset(_SWEET.split()), "sweets": frozenset(_SWEET.split()), "chocolate": frozenset({"chocolate"}),
     "diabetes": frozenset(_SWEET.split()), "diabetic": frozenset(_SWEET.split()),
-    "alcohol": frozenset("alcohol wine beer cider cocktail cocktails whisky whiskey vodka gin rum prosecco champagne "
-                         "sangria".split()),
+    "alcohol": frozenset(_ALCOHOL.split()),
     "caffeine": frozenset(_CAFFEINE.split()), "coffee": frozenset(_COFFEE.split()),
+    # what halal and kosher rules keep off the plate, in the words a dish names (set BC, held out)
+    "halal": frozenset(f"{_PORK} {_ALCOHOL}".split()), "kosher": frozenset(f"{_PORK} {_SHELLFISH}".split()),
 }
 # Languages, which a line names beside a person ("I practise my Spanish with a conversation partner") but are no
 # one's name (pipeline/answer_checks; set AF, held out)

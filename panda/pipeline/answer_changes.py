@@ -258,13 +258,15 @@ def count_now(query: str, answer: str, context: str) -> str | None:
     said = sorted(((day_of(m), m.group("date"), m.group("words"))
                    for line in user_statements(context) for m in (line, *LATER.finditer(line.string))),
                   key=lambda told: told[0])
-    counts = [(when, n) for when, _, words in said if (n := count_of(words, thing)) is not None]
+    counts = [(when, n, day, words) for when, day, words in said if (n := count_of(words, thing)) is not None]
     if not counts:
         return None
-    since, count = counts[-1]
+    since, count, _, _ = counts[-1]
     changes = [(day, words, change) for when, day, words in said
                if when > since and (change := count_change(words, thing)) is not None]
     count += sum(change for _, _, change in changes)
+    if not changes and len(counts) > 1 and counts[-2][1] != count:  # a count said anew ("We adopted a third cat", set
+        changes = [(counts[-1][2], counts[-1][3], 0)]  # BC, held out)
     if not changes or count < 0 or amounts(answer) == {str(count)}:
         return None
     day, words, _ = changes[-1]

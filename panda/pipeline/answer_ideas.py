@@ -62,7 +62,7 @@ def names_nothing(query: str, answer: str, context: str) -> bool:
 
 
 # A diet's own name describes a dish that keeps it ("a vegan pizza"); an allergen's names the danger ("shellfish")
-DIET_NAMES = ("vegan", "vegetarian", "veggie", "pescatarian", "plant-based")
+DIET_NAMES = ("vegan", "vegetarian", "veggie", "pescatarian", "plant-based", "halal", "kosher")
 _DIETS = frozenset(word for name in DIET_NAMES for word in name.split("-"))
 # A plant's milk is no dairy ("oat milk" keeps a lactose-free breakfast), but the plant stays ("almond milk": nuts)
 PLANT_DAIRY = re.compile(r"\b(oat|almond|soy|soya|coconut|rice|cashew|hemp|pea)[ -](?:milk|yogh?urt|cream|butter|cheese)\b",
@@ -87,7 +87,7 @@ def kept_words(text: str) -> set[str]:
 
 _CONSTRAINTS = re.compile(r"^- (?:avoids|allergy|diet): (?P<value>.+?) \(told [^)]*\)$")
 # a user's line keeping clear of something: "I don't drink coffee.", "I'm allergic to sesame.", "I'm diabetic"
-_DIET_SAID = r"(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic)"  # a diet the user says they keep
+_DIET_SAID = r"(?:vegan|vegetarian|pescatarian|coeliac|celiac|diabetic|halal|kosher)"  # a diet the user says they keep
 _KEEPING_CLEAR = re.compile(r"\b(?:don['’]?t|do not|never|can['’]?t|cannot|no longer) (?:eat|drink|have|touch)\b|"
                             r"\b(?:allergic|intolerant|avoid|avoids|avoiding)\b|"
                             rf"\b(?:I['’]m|I am) (?:a )?{_DIET_SAID}\b", re.I)

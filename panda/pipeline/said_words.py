@@ -1,7 +1,9 @@
 """What a user's line says and what a question asks, in word stems (pure): a line's words with what it says in other
 words (said_stems: "I moved to Toronto from Accra" says where I lived), a question's words without its asking words
-(asked_words), and whether the two meet (said_word, same_word). Read by answer_checks (told_line, unanswered),
-answer_lines and asked_about. Split from answer_checks.py.
+(asked_words), and whether the two meet (said_word, same_word); the context lines that name a name, share a word or
+say one in other words (lines_naming, lines_about, lines_of, lines_saying), and the user's lines saying which one of a
+kind a question asks (kind_lines, says_which). Read by answer_checks (told_line, unanswered), answer_lines and
+asked_about. Split from answer_checks.py.
 """
 
 from __future__ import annotations

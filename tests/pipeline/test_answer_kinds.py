@@ -1587,3 +1587,35 @@ def test_five_ideas_are_asked_for_so_that_one_keeps_the_users_diet_more_often():
     assert pick(ideas, "Can you suggest a dessert?", "- diet: diabetic (told 3 March 2026)") == "Try fresh berries."
     prompt = yaml.safe_load((Path(__file__).parents[2] / "panda/llm/prompts/suggest.yaml").read_text())
     assert "five" in prompt["system"] and all(len(e["assistant"]["ideas"]) == 5 for e in prompt["examples"])
+
+
+def test_set_bc_a_count_said_anew_who_did_one_thing_a_baby_unnamed_and_a_when_about_their_thing():
+    """Set BC, held out: "How many cats do I have now?" -> "You have two cats now." beside "We adopted a third cat, a
+    kitten called Zuri."; "Who moved in with us?" -> "I don't know" beside "My mother moved in with us in April." (one
+    word asked); "What is the baby's name?" -> "Your wife Mele had a baby boy …" (the wife's name); "When is choir
+    practice now?" -> "On 19 May 2026." (the day said: a question saying neither "I" nor "my" went unguarded)."""
+    from panda.pipeline.answer_changes import count_now
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.asked_about import told_about
+
+    cats = said("5 May 2026", "We adopted a third cat, a kitten called Zuri.") + "\n" + \
+        said("20 January 2026", "I have two cats.")
+    assert count_now("How many cats do I have now?", "You have two cats now.", cats) == \
+        "Three - you told me on 5 May 2026 that you adopted a third cat, a kitten called Zuri."
+    assert count_now("How many cats do I have now?", "You have three cats.", cats) is None
+
+    mother = said("5 May 2026", "My mother moved in with us in April.") + "\n" + \
+        said("5 May 2026", "We adopted a third cat, a kitten called Zuri.")
+    assert told_line("Who moved in with us?", "I don't know - you haven't told me that.", mother) == \
+        "You told me on 5 May 2026: “My mother moved in with us in April.”"
+    assert told_line("Who moved in with us?", "I don't know.", said("5 May 2026", "We moved in May.")) is None
+
+    baby = said("19 May 2026", "My wife Mele had a baby boy last week.")
+    assert unanswered("What is the baby's name?", "Your wife Mele had a baby boy last week.", baby)
+    assert not unanswered("What is the baby's name?", "Sione.", said("19 May 2026", "My wife Mele had a baby boy, Sione."))
+    # a relation asked is read from the lines that say it (its words were compared with stems, and matched none)
+    assert not unanswered("What is my wife's name?", "Your wife is Mele.", baby)
+
+    choir = said("19 May 2026", "Choir practice moved to Saturday mornings.")
+    assert told_about("When is choir practice now?", choir)
+    assert not told_about("When is the World Cup final?", said("19 May 2026", "I love football."))

@@ -169,3 +169,21 @@ def test_baking_is_made_with_butter_and_flour_unless_named_free_of_them():
     assert ignored_constraint(state("diet: gluten intolerant", "Rice noodles with tofu.")) is None
     assert ignored_constraint(state("diet: gluten intolerant", "Corn tortillas with beans.")) is None
     assert ignored_constraint(state("diet: vegan", "A vegan carrot cake.")) is None
+
+
+def test_halal_and_kosher_are_diets_kept_by_name():
+    """Set BC, held out: "I only eat halal meat." made no fact, and a dinner was asked with nothing to keep to."""
+    from functools import partial
+
+    from panda.language.facts import extract_statements
+    from panda.pipeline.answer_ideas import kept_request
+    from panda.pipeline.validate import ignored_constraint
+
+    assert [(s.attribute, s.value) for s in extract_statements("I only eat halal meat.")] == [("diet", "halal")]
+    assert [(s.attribute, s.value) for s in extract_statements("We keep kosher.")] == [("diet", "kosher")]
+    state = partial(suggested, "Can you suggest a dinner?")
+    assert ignored_constraint(state("diet: halal", "Try pork belly with apple sauce.")) == "diet: halal"
+    assert ignored_constraint(state("diet: halal", "Try a halal chicken curry.")) is None
+    assert ignored_constraint(state("diet: kosher", "Garlic prawns.")) == "diet: kosher"
+    assert kept_request("Can you suggest a dinner?", "- diet: halal (told 3 March 2026)") == \
+        "Can you suggest a halal dinner?"
