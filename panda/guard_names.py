@@ -27,7 +27,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
     "superseded_value_unsaid": "synthesize: an answer about now keeps the new value of 'from <old> to <new>', "
                                "'instead of <old>' or two values said on different days; one saying only the old gets "
                                "the change's line; 'Do I still …?' answered yes or 'I don't know' beside a latest line "
-                               "ending it gets 'No -' and that line; 'How many … now?' the count said, changes since",
+                               "ending it gets 'No -' and that line; 'How many … now?' the count said, changes since; "
+                               "one saying only what no longer holds, the line that says what does",
     "stated_line_approved": "validate: an answer saying only what a user's line sharing a word with it says is APPROVEd",
     "unrelated_line_revised": "validate: an answer to a question about the user that says again one of the user's "
                               "lines sharing no word with the question is REVISEd once, with the line that does",

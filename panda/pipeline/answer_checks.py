@@ -27,7 +27,7 @@ from panda.language.text import (
 )
 from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, WEIGHTS, member_stems
 from panda.memory.current_facts import names_in
-from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, DATED, LINE, days_said, quoted, user_statements
+from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, DATED, LINE, days_said, quoted, time_unsaid, user_statements
 from panda.pipeline.answer_names import (
     ALONE,
     ASKS_OLD,
@@ -476,7 +476,7 @@ def told_line(query: str, answer: str, context: str) -> str | None:
                      or PLACE_WORDS.search(words) or _BODY_SAID.search(words)) \
                 and not (thing and re.search(rf"\b(?:a|an) (?:new )?{thing}\W*(?:[.,;!?]|$)", words, re.I)) \
                 and not (amount and not amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", words)))) \
-                and not (own_job and THEIRS.match(words)):
+                and not (own_job and THEIRS.match(words)) and not time_unsaid(query, words):  # no when (set BD)
             return quoted(match)  # (not "… for a new job.", which says of one and not what it is: set AT, held out)
     return None
 

