@@ -1,6 +1,6 @@
 """Whether a question asks after the user's world though it says neither "I" nor "my" (pure), read by synthesize to
 decide whether the answer's guards read it: someone or something the user's lines name, the household ("our", "us"),
-a thing of theirs named with "the", or who did what, when or where a line of theirs says. Split from answer_checks.py,
+a thing of theirs named with "the", or who did what or when a line of theirs says. Split from answer_checks.py,
 whose reading of a question's words it shares.
 """
 
@@ -21,7 +21,7 @@ _OURS = re.compile(r"\b(?:us|our|ours)\b|\b(?:did|were|have|had|was) we\b", re.I
 # "How much rent do we pay for the flat?": the household's own thing when a line of the user's speaks of it
 _WE = re.compile(r"\bwe\b", re.I)
 _THE = re.compile(r"\bthe ([a-z][\w-]*)", re.I)
-_WHEN_OR_WHERE = re.compile(r"^\s*(?:when|where)\b", re.I)
+_WHEN = re.compile(r"^\s*when\b", re.I)  # not where: "Where is the Eiffel Tower?" beside "I saw the Eiffel Tower."
 _NOW = frozenset(word_stems("now still"))
 
 
@@ -41,12 +41,12 @@ def told_about(query: str, context: str) -> bool:
 
 
 def _who_told(query: str, context: str) -> bool:
-    """A who-, when- or where-question whose every word (two or more) one of the user's lines says (set AA: "Who is
+    """A who- or when-question whose every word (two or more) one of the user's lines says (set AA: "Who is
     opening a bookshop?" beside "My best friend Ragnhild is opening a bookshop in May." was answered "The bookshop is
     opening in May."; set BC, held out: "When is choir practice now?" -> "On 19 May 2026.", the day "Choir practice
     moved to Saturday mornings." was said)."""
     asked = asked_words(query) - _NOW
-    return bool(ASKS_WHO.match(query) or _WHEN_OR_WHERE.match(query)) and len(asked) >= 2 and any(
+    return bool(ASKS_WHO.match(query) or _WHEN.match(query)) and len(asked) >= 2 and any(
         all(said_word(a, word_stems(m.group("words"))) for a in asked) for m in user_statements(context))
 
 
