@@ -82,3 +82,19 @@ def test_a_home_bought_and_moved_to_changes_where_the_user_lives():
     assert [(s.attribute, s.value) for s in extract_statements(moved)] == [("residence", "Kosshy")]
     assert not extract_statements("We bought a house in Spain.")  # a house bought is not one lived in
     assert not reports_change_of("My sister bought a house in Leeds.", "My wife Aizhan and I live in a flat near the river.")
+
+
+def test_a_job_no_list_holds_is_read_from_one_who_does_with_where_it_is_done():
+    """Set BD, held out: "I'm a carpet restorer in Yazd." made no fact (the job list has no restorer), and "What do I do
+    for a living?" found no line to answer from. One who does ("-er", "-or", "-ist", "-ian") said with where is a job;
+    one who is ("a stranger in Paris", "a single mother in Leeds") is not."""
+    from panda.language.facts import extract_statements
+
+    def jobs(text):
+        return [s.value for s in extract_statements(text) if s.attribute == "job"]
+
+    assert jobs("I'm a carpet restorer in Yazd.") == ["carpet restorer"]
+    assert jobs("I'm a beekeeper near Oslo.") == ["beekeeper"]
+    for not_a_job in ("I'm a stranger in Paris.", "I'm a single mother in Leeds.", "I'm a vegetarian in Lyon.",
+                      "I'm a keen runner in Leeds.", "I'm a tourist in Rome.", "I'm a carpet restorer."):
+        assert not jobs(not_a_job), not_a_job
