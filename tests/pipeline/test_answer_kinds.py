@@ -1638,3 +1638,8 @@ def test_set_bd_when_a_thing_is_never_said_is_not_the_day_its_line_was_said():
                   "It's on Saturday afternoons."):
         assert not time_unsaid("When do I teach chess online?", timed), timed
     assert not time_unsaid("When did Kaho move?", "My sister Kaho moved to Fukuoka.")  # something done: the day said
+    assert time_unsaid("When will Kaho move?", "My sister Kaho is moving to Fukuoka.")
+    # an "I don't know" beside a line naming the day is still overruled (BB's rule had read dates and months only)
+    choir = said("19 May 2026", "Choir practice moved to Saturday mornings.")
+    assert undated_answer("When is choir practice now?", "I don't know.", choir) == \
+        "You told me on 19 May 2026: “Choir practice moved to Saturday mornings.”"
