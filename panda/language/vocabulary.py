@@ -194,6 +194,12 @@ PLAYS_THE = re.compile(r"\b(?:play|plays|playing|played|learn|learns|learning|le
 INSTRUMENT_WORDS = frozenset(stem(w) for w in "instrument instruments".split())  # what PLAYS_THE says
 
 
+def members_of(kind: set[str]) -> frozenset[str]:
+    """The members of the kind whose words hold every one of `kind` (stems; KINDS_SAID), none for no such kind or no
+    words (pure). Example: members_of({'sport'}) -> {'swim', 'row', …}; members_of({'dog'}) -> frozenset()."""
+    return next((members for kinds, members in KINDS_SAID if kind and kind <= kinds), frozenset())
+
+
 def kind_named(asked: set[str], text: str) -> bool | None:
     """Whether a text names one of the kind a question's stems ask for (KINDS_SAID, PLAYS_THE for an instrument), None
     when they ask for no kind (pure). Example: ({'instrument'}, "I play the đàn bầu in a folk band.") -> True;

@@ -25,7 +25,7 @@ from panda.language.text import (
     word_stems,
     written_words,
 )
-from panda.language.vocabulary import AREAS, KINDS_SAID, LENGTHS, UNITS, WEIGHTS, member_stems
+from panda.language.vocabulary import AREAS, LENGTHS, UNITS, WEIGHTS, member_stems, members_of
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import ASKS_WHEN, DATE_FIGURES, DATED, LINE, days_said, quoted, time_unsaid, user_statements
 from panda.pipeline.answer_names import (
@@ -376,8 +376,7 @@ _ASKS_KIND_LAST = re.compile(r"^\s*(?i:what)\b.*\b([a-z]+)\W*$")  # "What is Aig
 def _members(kind: str) -> frozenset[str]:
     """The members of a kind a question asks for (vocabulary.KINDS_SAID), as stems. Example: 'languages' -> {'english',
     'french', …}; 'dog' -> frozenset()."""
-    asked = word_stems(kind)  # none for "What do I do?"
-    return next((members for kinds, members in KINDS_SAID if asked and asked <= kinds), frozenset())
+    return members_of(word_stems(kind))  # none for "What do I do?"
 
 
 # "What's my X?", "What colour is my Land Rover?" (set O: "The Land Rover is a dark grey.", never said)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from panda.language.changes import ASKS_WHERE, CHANGED, ENDED, FROM_TO, reports_change_of, subject_words
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, NAME, STOP_WORDS, asked_part, is_question, second_person, word_stems, written_words
-from panda.language.vocabulary import KINDS_SAID, member_stems
+from panda.language.vocabulary import member_stems, members_of
 from panda.pipeline.answer_dates import DATED, day_of, quoted, user_statements
 from panda.pipeline.answer_names import NOT_A_NAME
 from panda.pipeline.evidence import ASKS_EARLIER
@@ -71,7 +71,7 @@ def kind_unsaid(query: str, answer: str, context: str) -> bool:
     kind = word_stems(asked["kind"]) if asked else set()
     if not kind or kind & (_NOT_A_KIND | STOP_WORDS) or abstained(answer) or stated_line(query, answer, context) is None:
         return False
-    members = next((named for kinds, named in KINDS_SAID if kind <= kinds), frozenset())
+    members = members_of(kind)
     lines = [m.group("words") for m in user_statements(context)]
     said = [line for line in lines if any(same_word(k, w) for k in kind for w in word_stems(line))]
     if not members and not said:

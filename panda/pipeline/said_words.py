@@ -12,7 +12,7 @@ import re
 
 from panda.language.changes import CALENDAR_WORDS, place_named
 from panda.language.text import NAME, NAME_START, asked_part, tokenize, word_stems
-from panda.language.vocabulary import INSTRUMENT_WORDS, KINDS_SAID, LENGTHS, PLAYS_THE, VEHICLES, member_stems
+from panda.language.vocabulary import INSTRUMENT_WORDS, KINDS_SAID, LENGTHS, PLAYS_THE, VEHICLES, member_stems, members_of
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import user_statements
 from panda.pipeline.evidence import ASKS_WHO
@@ -229,6 +229,6 @@ def kind_lines(query: str, context: str) -> list[re.Match[str]]:
     shifts in April.”') -> that line's match."""
     asked = _ASKS_KIND_DONE.match(asked_part(query))
     kind = word_stems(asked["kind"]) - _NOT_A_KIND if asked else set()
-    members = next((named for kinds, named in KINDS_SAID if kind and kind <= kinds), frozenset())
+    members = members_of(kind)
     return [m for m in user_statements(context) if all(said_word(k, said_stems(m["words"], query)) for k in kind)
             and (member_stems(m["words"]) & members or says_which(m["words"], kind))] if kind else []
