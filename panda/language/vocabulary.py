@@ -73,7 +73,15 @@ JOB_WORDS = frozenset("""
     winemaker distiller roaster potter jeweller jeweler blacksmith locksmith glazier roofer tiler painter decorator
     upholsterer tattooist stylist masseur masseuse lifeguard firefighter sailor fisher miner nanny au-pair childminder
     tester assistant coordinator supervisor operator inspector planner cook porter warden worker hygienist
-    """.split())
+    guide agent attendant steward stewardess guard detective policeman policewoman constable sergeant salesman
+    saleswoman salesperson shopkeeper vendor trader merchant contractor freelancer realtor labourer laborer janitor
+    caretaker housekeeper concierge chauffeur mason bricklayer plasterer priest pastor imam rabbi vicar minister
+    missionary diplomat politician mayor councillor ambassador principal headteacher headmaster headmistress curator
+    archivist conservator cartographer coder reporter presenter broadcaster singer composer conductor pianist
+    violinist guitarist drummer cellist athlete footballer cricketer jockey referee umpire physician anaesthetist
+    radiologist paediatrician pediatrician doula beekeeper fishmonger grocer caterer comedian magician shepherd rancher
+    herder forester logger sculptor seamstress dressmaker cobbler shoemaker printer publisher bookseller
+    """.split())  # set BE, held out: "I'm a tour guide in Malindi." made no job fact
 # Attributes whose values are names or titles: a question about one ("What's my sister called?", "What show am I
 # watching?") shares no word with the value, so all its current values lead (memory/current_facts.facts_for).
 NAMED_ATTRIBUTES = RELATIVES + MEDIA
@@ -98,8 +106,10 @@ _PEANUTS = frozenset(f"{_NUTS} satay".split())
 # (not pastry, which may be made with oil: "a tart with coconut oil pastry" keeps a vegan diet)
 _BAKED = ("cake cakes cupcake cupcakes brownie brownies muffin muffins pancake pancakes waffle waffles scone scones "
           "croissant croissants brioche cookie cookies")
+# and what is made with cheese, unless named free of it (set BE, held out: "Try vegetarian pizza with mushrooms." for a
+# vegan)
 _DAIRY = ("milk cheese butter cream yogurt yoghurt milkshake custard ghee paneer mozzarella parmesan feta cheesecake "
-          f"latte cappuccino tiramisu fudge {_BAKED}")
+          f"latte cappuccino tiramisu fudge pizza pizzas lasagne lasagna quiche carbonara {_BAKED}")
 _SWEET = ("sugar cake cakes dessert desserts chocolate sweets candy cookie cookies biscuit biscuits brownie brownies pie "
           "pudding tiramisu ice-cream ice gelato doughnut doughnuts donut donuts pastry pastries muffin muffins "
           "cheesecake")  # "ice" of "ice cream", as words are read one by one (set AY, held out: "banana ice cream")

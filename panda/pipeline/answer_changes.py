@@ -11,6 +11,7 @@ from datetime import datetime
 from panda.language.changes import CALENDAR_WORDS, COUNTED, ENDED, GENERAL_WORDS, count_change, count_of
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, NAME, STOP_WORDS, amounts, second_person, word_stems, written_words
+from panda.language.vocabulary import kind_named
 from panda.pipeline.answer_checks import asks_a_name
 from panda.pipeline.answer_dates import ASKS_CHANGE, QUOTED, day_of, user_statements
 from panda.pipeline.evidence import ASKS_STILL, LATER, about_now
@@ -58,7 +59,10 @@ _BECAUSE_SWAPPED = re.compile(r",? (?:as|since|because|after) (?:you|I|we)(?:'ve
 _SWAPPED_FOR = re.compile(r"\b(?:swapped|traded|exchanged)(?: in)? (?:[\w'’-]+ ){1,4}?for (?=\S)", re.I)
 # "I stopped the pottery class after four weeks; I'm doing ikebana …" (set T), "You quit Menya Kaze and opened …": what
 # was given up, when a clause about the new follows
+# and what one can no longer do (set BE, held out: "What water sport do I do now?" -> "You surf on Sunday mornings.",
+# beside "After my knee surgery I can't surf, so I've taken up stand-up paddleboarding.")
 _ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|canceled|resigned from|pulled out of|withdrew from|"
+               r"can't|cannot|can no longer|"
                r"had to (?:cancel|call off|drop|give up|sell|leave|quit|stop|pull out of|withdraw from)|"
                r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
 # someone named too (set AP, held out: "What does Abebe run now?" -> "Abebe sold the coffee farm in April and opened a
@@ -150,7 +154,9 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
     hosts = user_statements(context)
     stems = [word_stems(host.group("words")) for host in hosts]  # each line's, once
     for at, line in [(at, told) for at, host in enumerate(hosts) for told in (host, *LATER.finditer(host.string))]:
-        about = about_it(line.group("words")) or about_it(hosts[at].group("words"))
+        # or one of the kind it asks named (set BE, held out: "What water sport do I do now?" beside "… I can't surf")
+        about = about_it(line.group("words")) or about_it(hosts[at].group("words")) \
+            or bool(kind_named(asked, line.group("words")))
         # set AC: "Where do I work now?" -> "You work at the restaurant now.", from the one line that says it was left
         elsewhere = set().union(*(other for i, other in enumerate(stems) if i != at))
         for pattern in _OLD_NEW:
@@ -167,7 +173,7 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
                 named = any(w[:1].isupper() and word_stems(w) & said for w in written_words(change["old"]))
                 if old & said and new and not word_stems(new[0]) & said and (about or named or old & said - elsewhere):
                     words = superseded_unsaid(query, line.group("words")) or line.group("words")
-                    return f"You told me on {line.group('date')} that {second_person(words).rstrip('.')}."
+                    return f"You told me on {line.group('date')} that {_clause(words)}."
     return None
 
 
@@ -180,7 +186,7 @@ def told_now(query: str, told: str) -> str | None:
     Example: that question and quote -> "You told me on 10 April 2026 that you've switched to climbing twice a week."."""
     quote = QUOTED.match(told)
     mended = superseded_unsaid(query, quote["words"]) if quote else None
-    return f"You told me on {quote['date']} that {second_person(mended).rstrip('.')}." if quote and mended else None
+    return f"You told me on {quote['date']} that {_clause(mended)}." if quote and mended else None
 
 
 _CLAUSES = re.compile(r",|;| and | so | but | because ")
@@ -276,10 +282,14 @@ def count_now(query: str, answer: str, context: str) -> str | None:
 
 def _clause(line: str) -> str:
     """A user's line after "you told me that": in the second person, its first word lowered unless a name or "I"
-    ("Sadly one of our cats died." -> 'sadly one of your cats died'; "Ondrej quit …" keeps Ondrej) (pure)."""
+    ("Sadly one of our cats died." -> 'sadly one of your cats died'; "After my knee surgery I …" -> 'after your knee
+    surgery you …'; "Ondrej quit …" keeps Ondrej) (pure)."""
     said = second_person(line).rstrip(".!")
-    first = said.split(" ", 1)[0]
-    return said[:1].lower() + said[1:] if first.lower() in STOP_WORDS or first.endswith("ly") else said
+    first = said.split(" ", 1)[0].lower()
+    return said[:1].lower() + said[1:] if first in STOP_WORDS or first in _OPENERS or first.endswith("ly") else said
+
+
+_OPENERS = frozenset("after before since because once last yesterday today tonight recently".split())
 
 
 

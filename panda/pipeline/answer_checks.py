@@ -57,10 +57,12 @@ from panda.pipeline.said_words import (
     lines_saying,
     measures,
     qualified,
+    reason_unsaid,
     said_stems,
     said_word,
     same_word,
     says_a_job,
+    things_listed,
 )
 
 # What a question about the user asks for, and what its answer must then hold (`unanswered`).
@@ -218,6 +220,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         # "how many hives": a line must speak of hives; "how many kilometres", of a figure in a length (set X: "… 40 km
         # a week")
         whole, counted = context, COUNTED.match(query)
+        if counted and not _ASKS_COST.match(query) and things_listed(answer, whole) > 1:
+            return False  # counted by naming each (set BE, held out: "How many pets …?" -> "… a parrot and a dog now.")
         if counted and (unit := _unit_of(counted.group(1))):
             context = "\n".join(line for line in context.splitlines()
                                  if any(m.split()[1] in unit for m in measures(line)))
@@ -475,7 +479,8 @@ def told_line(query: str, answer: str, context: str) -> str | None:
                      or PLACE_WORDS.search(words) or _BODY_SAID.search(words)) \
                 and not (thing and re.search(rf"\b(?:a|an) (?:new )?{thing}\W*(?:[.,;!?]|$)", words, re.I)) \
                 and not (amount and not amounts(DATE_FIGURES.sub(" ", _DAY.sub(" ", words)))) \
-                and not (own_job and THEIRS.match(words)) and not time_unsaid(query, words):  # no when (set BD)
+                and not (own_job and THEIRS.match(words)) \
+                and not (time_unsaid(query, words) or reason_unsaid(query, words)):  # no when (set BD), no why (BE)
             return quoted(match)  # (not "… for a new job.", which says of one and not what it is: set AT, held out)
     return None
 

@@ -16,7 +16,7 @@ from panda.language.vocabulary import member_stems, members_of
 from panda.pipeline.answer_dates import DATED, day_of, quoted, user_statements
 from panda.pipeline.answer_names import NOT_A_NAME
 from panda.pipeline.evidence import ASKS_EARLIER
-from panda.pipeline.said_words import asked_words, said_stems, said_word, same_word, says_which
+from panda.pipeline.said_words import ASKS_WHY, asked_words, reason_unsaid, said_stems, said_word, same_word, says_which
 
 _TOLD_FRAME = re.compile(r"^You told me on [^:]{6,30}:\s*")  # quoted's frame: the line itself follows
 # how answer_dates.on_day says a span of days (set AN, held out: "Which town do I work in?" -> "We sold Yaw to a
@@ -280,3 +280,24 @@ def before_named(query: str, answer: str, context: str) -> str | None:
     if len(found) != 1 or any(same_word(o, w) for o in word_stems(found[0][1]) for w in word_stems(answer)):
         return None
     return quoted(found[0][0])
+
+
+def unreasoned_answer(query: str, answer: str, context: str) -> str | None:
+    """A why-question about what the user said, when no line of theirs about it gives a reason: "I don't know why -
+    you told me on <day>: “…”" (the line saying most of the question's words), whatever the answer (pure). The 0.5B
+    model said the line again as the reason, or made one up (set BE, held out: "Why did my mother move in?" -> "Your
+    mother Sunanda moved in with you in September."). None when a line about it gives a reason (`reason_unsaid`), none
+    shares a word of the question's, or the answer abstains.
+
+    Example: ('Why did my mother move in?', 'She moved in in September.', '- On 6 October 2026 the user said: “My
+    mother Sunanda moved in with us in September.”') -> 'I don't know why - you told me on 6 October 2026: “My mother
+    Sunanda moved in with us in September.”'."""
+    if not ASKS_WHY.match(query) or abstained(answer):
+        return None
+    asked = asked_words(query)
+    scored = [(sum(said_word(a, said_stems(m.group("words"), query)) for a in asked), m) for m in user_statements(context)]
+    about = sorted(((n, m) for n, m in scored if n), key=lambda pair: -pair[0])
+    if not about or not all(reason_unsaid(query, m.group("words")) for _, m in about):
+        return None
+    return f"I don't know why - y{quoted(about[0][1])[1:]}"
+

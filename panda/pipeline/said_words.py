@@ -74,6 +74,11 @@ _AGE_SAID = re.compile(r"\b(?:is|am|'m|aged) (?:\d{1,2}|one|two|three|four|five|
                        r"(?! ?(?:%|(?!(?:and|but|now|already|today|this|next|in|on)\b)[a-z]))", re.I)
 # (not "is 5 km", "is two hours"; set Y: "My daughter Anika is seven and obsessed with chess" says her age)
 CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d{1,2}:\d{2}\b|\bo'clock\b", re.I)
+# where things are grown says what is grown (set BE, held out: "What do I grow?" beside "I run a small coffee farm near
+# Holualoa." got "I don't know")
+_GROWN_AT = re.compile(r"\b(?:farms?|gardens?|orchards?|vineyards?|plantations?|allotments?|greenhouses?|polytunnels?|"
+                       r"smallholding|market garden)\b", re.I)
+_GROWING = frozenset(word_stems("grow grows growing grew grown"))
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in KIN.items() for stem in word_stems(word)}
 
 
@@ -131,6 +136,8 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _NAMING
     if _JOB_SAID.search(words):
         said |= _JOBS
+    if _GROWN_AT.search(words):
+        said |= _GROWING
     if said & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
         said |= _VEHICLE
     named = member_stems(words)
@@ -232,3 +239,37 @@ def kind_lines(query: str, context: str) -> list[re.Match[str]]:
     members = members_of(kind)
     return [m for m in user_statements(context) if all(said_word(k, said_stems(m["words"], query)) for k in kind)
             and (member_stems(m["words"]) & members or says_which(m["words"], kind))] if kind else []
+
+
+# things named one by one, each with its article: "a parrot and a dog", "a cat, a rabbit and two hens"
+_ONE = r"(?:an?|one|two|three|four|five) ([a-z][\w-]*)"
+_LISTED = re.compile(rf"\b{_ONE}((?:, {_ONE})*),? and {_ONE}\b", re.I)
+
+
+def things_listed(answer: str, context: str) -> int:
+    """How many things an answer counts by naming them one by one, each a word the context says; 0 when it names none
+    so (pure). Set BE, held out: "How many pets do I have now?" -> "You have a parrot and a dog now." got "I don't know"
+    (no figure). Example: ('You have a parrot and a dog now.', '… “… so now we have a parrot and a dog.”') -> 2;
+    ('You have a cat and a dog.', '… “I have a cat.”') -> 0 (no line says a dog)."""
+    said = word_stems(context)
+    for found in _LISTED.finditer(answer):
+        named = [found[1], *re.findall(_ONE, found[2], re.I), found[found.lastindex or 0]]
+        if all(word_stems(word) and word_stems(word) <= said for word in named):
+            return len(named)
+    return 0
+
+
+# A question after a reason, and the words a line gives one in: "because", "so", "for a new job", "to be near us" (a
+# verb after "to"; "to Salta" goes somewhere)
+ASKS_WHY = re.compile(r"^\s*(?:why|how come|what (?:made|makes)|for what reason)\b", re.I)
+_REASON = re.compile(r"\b(?i:because|cause|since|so|as|due to|thanks to|owing to|for|after|in order to)\b|"
+                     r"\b(?i:to) (?!(?:the|a|an|my|our|his|her|their|your|work|school|bed|us|me|him|them)\b)[a-z]+")
+
+
+def reason_unsaid(query: str, words: str) -> bool:
+    """Whether a question asks why, and a user's line about it gives no reason (pure): its answer is not the line said
+    again (set BE, held out: "Why did my mother move in?" -> "Your mother Sunanda moved in with you in September.").
+    Example: ('Why did my mother move in?', 'My mother Sunanda moved in with us in September.') -> True; ('Why did I
+    move to Salta?', 'I moved to Salta for a new job.') -> False."""
+    return bool(ASKS_WHY.match(query)) and not _REASON.search(words)
+

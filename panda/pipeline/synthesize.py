@@ -24,7 +24,8 @@ asking a name, a person or an amount answered without one the lines hold, or whi
 breed is Koukla?") answered with a line said again that names none, gets "I don't know" (`unanswered_abstained`);
 an "I don't know" beside a line of the user's holding every meaningful word of the question gets that line, quoted
 with its day (`told_line_quoted`), and so does "What happened to X?" answered without most of the latest line about X
-(`happened_line_quoted`); "What was my job before …?" answered with the line telling the change gets the one
+(`happened_line_quoted`); a why-question no line of the user's about it gives a reason for gets "I don't know why"
+and the line (`unreasoned_why_answered`); "What was my job before …?" answered with the line telling the change gets the one
 earlier line saying the thing (`earlier_line_quoted`). A request for ideas answered with nothing of its own asks the
 model for five ideas for the request alone, and the first the user's diet or allergy leaves is the answer
 (`suggestion_asked_again`, answer_ideas.py). A question about the user gets no
@@ -145,6 +146,10 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
             state.response = answer_changes.told_now(state.query, undated) or undated  # AS, held out: "When do I
             # volunteer at the shelter now?" got the line moving the shifts "from Saturdays to Wednesday mornings")
             mended.append(f"; {guards.mark('undated_when_answered')}: a when-question answered with no time")
+        unreasoned = answer_lines.unreasoned_answer(state.query, state.response, state.answer_context) if guarded else None
+        if unreasoned and guards.active(ctx, "unreasoned_why_answered", VOICE):
+            state.response, state.answered_by_guard = unreasoned, "unreasoned_why_answered"
+            mended.append(f"; {guards.mark('unreasoned_why_answered')}: a why-question no line gives a reason for")
         if guarded \
                 and guards.active(ctx, "unanswered_abstained", VOICE) \
                 and (answer_checks.unanswered(state.query, state.response, state.answer_context)

@@ -326,6 +326,8 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
         return rule("statement_acknowledged", "APPROVE", 0.8, "the user told something and asked nothing: said back")
     if state.answered_by_guard == "superseded_value_unsaid":  # set AF: the 0.5B validator FAILed "No - you told me …"
         return rule("superseded_value_unsaid", "APPROVE", 0.8, "asked what holds now: the latest line ends or counts it")
+    if state.answered_by_guard == "unreasoned_why_answered":  # "I don't know why" is no reply the gates send back
+        return rule("unreasoned_why_answered", "APPROVE", 0.6, "asked why, and no line of the user's gives a reason")
     if state.answered_by_guard == "unanswered_abstained" and on("unanswered_abstained"):
         # a remembered fact that answers the question wins
         fact = ignored_fact(state)

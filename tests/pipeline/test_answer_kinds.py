@@ -1205,7 +1205,8 @@ def test_a_request_for_ideas_names_what_the_user_keeps_to():
     assert kept_request("Any ideas for a hot drink?", said("26 January 2026", "I don't drink coffee.")) == \
         "Any ideas for a coffee-free hot drink?"
     assert kept_request("Can you recommend an easy snack?", "- allergy: nuts (told 2 March 2026)\n"
-                        "- diet: vegan (told 2 March 2026)") == "Can you recommend a nut-free and vegan easy snack?"
+                        "- diet: vegan (told 2 March 2026)") == "Can you recommend a nut-free and plant-based easy snack?"
+    # (a vegan diet is asked for as plant-based, which the 0.5B model keeps to: set BE, held out)
     assert kept_request("What could I cook for friends?", "- avoids: pork (told 2 March 2026)") == \
         "What could I cook for friends (pork-free)?"
     assert kept_request("Can you suggest a dessert?", "- job: nurse (told 2 March 2026)") is None
@@ -1643,3 +1644,58 @@ def test_set_bd_when_a_thing_is_never_said_is_not_the_day_its_line_was_said():
     choir = said("19 May 2026", "Choir practice moved to Saturday mornings.")
     assert undated_answer("When is choir practice now?", "I don't know.", choir) == \
         "You told me on 19 May 2026: “Choir practice moved to Saturday mornings.”"
+
+
+def test_set_be_pets_named_a_farm_grows_a_change_one_can_no_longer_do_and_a_why_never_said():
+    """Set BE, held out: "How many pets do I have now?" -> "You have a parrot and a dog now." became "I don't know" (no
+    figure); "What do I grow?" beside "I run a small coffee farm …" stayed "I don't know"; "What water sport do I do
+    now?" -> "You surf on Sunday mornings." beside "After my knee surgery I can't surf, so I've taken up stand-up
+    paddleboarding."; "Why did my mother move in?" -> the line said again, which gives no reason."""
+    from panda.pipeline.answer_changes import stale_value_said
+    from panda.pipeline.answer_checks import told_line
+    from panda.pipeline.answer_lines import unreasoned_answer
+
+    pets = said("13 October 2026", "We adopted a dog from the shelter, so now we have a parrot and a dog.")
+    assert not unanswered("How many pets do I have now?", "You have a parrot and a dog now.", pets)
+    assert unanswered("How many pets do I have now?", "You have a parrot and a cat now.", pets)  # no line says a cat
+    assert unanswered("How many pets do I have now?", "You have pets.", pets)
+
+    farm = said("13 January 2026", "I run a small coffee farm near Holualoa.") + "\n" + \
+        said("13 January 2026", "I'm allergic to tree nuts.")
+    assert told_line("What do I grow?", "I don't know - you haven't told me that.", farm) == \
+        "You told me on 13 January 2026: “I run a small coffee farm near Holualoa.”"
+    assert told_line("What do I grow?", "I don't know.", said("1 May 2026", "I run a small bakery in Hilo.")) is None
+
+    surf = said("19 May 2026", "After my knee surgery I can't surf, so I've taken up stand-up paddleboarding.") + "\n" + \
+        said("13 January 2026", "I surf on Sunday mornings.")
+    assert stale_value_said("What water sport do I do now?", "You surf on Sunday mornings.", surf) == \
+        "You told me on 19 May 2026 that after your knee surgery you've taken up stand-up paddleboarding."
+    assert stale_value_said("What water sport do I do now?", "You've taken up stand-up paddleboarding.", surf) is None
+
+    mother = said("6 October 2026", "My mother Sunanda moved in with us in September.") + "\n" + \
+        said("3 March 2026", "I'm a software tester in Nashik.")
+    unknown = "I don't know why - you told me on 6 October 2026: “My mother Sunanda moved in with us in September.”"
+    assert unreasoned_answer("Why did my mother move in?", "Your mother Sunanda moved in with you in September.",
+                             mother) == unknown
+    assert unreasoned_answer("Why did my mother move in?", "She wanted to be near her grandchildren.", mother) == unknown
+    assert told_line("Why did my mother move in?", unknown, mother) is None  # not turned back into the line
+    reason = said("6 October 2026", "My mother moved in with us after her fall, to be near us.")
+    assert unreasoned_answer("Why did my mother move in?", "After her fall.", reason) is None
+    assert unreasoned_answer("Why did I move to Salta?", "For a job.", said("1 May 2026", "I moved to Salta for a new job.")) \
+        is None
+    assert unreasoned_answer("When did my mother move in?", "In September.", mother) is None
+
+
+def test_set_be_a_vegan_is_asked_for_plant_based_ideas_and_a_pizza_holds_cheese():
+    """Set BE, held out: "Can you suggest a lunch?" for a vegan: asked again for "a vegan lunch", the 0.5B model gave
+    grilled chicken with tofu and "Vegetarian pizza with mushrooms", which was picked; asked for "a plant-based lunch" it
+    gave salads and stir-fries (three tries of three)."""
+    from panda.pipeline.answer_ideas import kept_request, pick
+
+    vegan = "- diet: vegan (told 10 February 2026)"
+    assert kept_request("Can you suggest a lunch?", vegan) == "Can you suggest a plant-based lunch?"
+    assert kept_request("Can you suggest a dinner?", "- diet: vegetarian (told 10 February 2026)") == \
+        "Can you suggest a vegetarian dinner?"
+    assert pick(["Vegetarian pizza with mushrooms", "Vegetable stir-fry with tofu"], "Can you suggest a lunch?", vegan) == \
+        "Try vegetable stir-fry with tofu."
+    assert pick(["Spinach lasagne"], "Can you suggest a dinner?", "- allergy: lactose (told 1 May 2026)") is None

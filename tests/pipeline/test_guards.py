@@ -653,3 +653,22 @@ def test_an_i_dont_know_beside_a_birth_on_a_weekday_gets_the_line_with_its_date(
              _turn("bertil", "b2", "b2", "2026-08-11T20:00:00Z", "When was Maja born?")]
     doc = _last_turn(ctx, tmp_path, lines, _answers("When was Maja born?", "I don't know - you haven't told me that."))
     assert doc.latest("5").startswith("You told me on 12 May 2026: “We had a baby girl, Maja, on 8 May 2026!”")
+
+
+def test_a_why_question_no_line_gives_a_reason_for_gets_i_dont_know_why_and_the_line(ctx, tmp_path):
+    """Set BE, held out: "Why did my mother move in?" -> "Your mother Sunanda moved in with you in September." (the line
+    said again, APPROVEd). On the small profiles it becomes "I don't know why" with the line quoted
+    (unreasoned_why_answered), approved without the model; with the guard off the model's answer stands."""
+    lines = [_turn("sanjay", "s1", "s1", "2026-10-06T20:00:00Z", "My mother Sunanda moved in with us in September."),
+             _turn("sanjay", "s2", "s2", "2026-11-17T20:00:00Z", "Why did my mother move in?")]
+    again = _answers("Why did my mother move in?", "Your mother Sunanda moved in with you in September.")
+    doc = _last_turn(ctx, tmp_path, lines, again)
+    assert doc.latest("5").startswith("I don't know why - you told me on 6 October 2026: “My mother Sunanda moved in "
+                                      "with us in September.”")
+    assert "guard: unreasoned_why_answered" in doc.latest("5") and "**Decision:** APPROVE" in doc.latest("6")
+
+    _with(ctx, None, off=["unreasoned_why_answered"])
+    run_file(ctx, ScriptedBackend(responder=again), write_jsonl(tmp_path / "u.jsonl", [lines[1].replace('"s2"', '"s3"')]))
+    answer = ContextDocument.parse((ctx.vault.turn_dir("sanjay", 3) / "context.md").read_text()).latest("5")
+    assert answer.startswith("Your mother Sunanda moved in with you in September.")
+    assert "unreasoned_why_answered" not in answer
