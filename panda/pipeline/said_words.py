@@ -208,13 +208,17 @@ def lines_saying(context: str, stems: set[str], query: str) -> str:
 _BARE = frozenset("a an the my our your his her their its this that another new one for of".split())
 
 
-def says_which(line: str, kind: set[str]) -> bool:
+def says_which(line: str, kind: set[str], qualified: frozenset[str] = frozenset()) -> bool:
     """Whether a line says a kind's word with a word of its own before it or a name after it ("a beagle puppy", "a
-    puppy called Koukla"), not bare ("for the motorbike")."""
+    puppy called Koukla"), not bare ("for the motorbike"); a word the question says of the kind too is none of its own
+    (`qualified`: "What evening class …?" beside "… a new evening class", set BF, held out)."""
     words = re.findall(r"[\w'’-]+", line)
     for i, word in enumerate(words):
         if word_stems(word) and all(any(same_word(k, w) for w in word_stems(word)) for k in kind):
-            before = words[i - 1].lower() if i else ""
+            at = i - 1
+            while at > 0 and word_stems(words[at]) and word_stems(words[at]) <= qualified:
+                at -= 1
+            before = words[at].lower() if at >= 0 else ""
             after = words[i + 1] if i + 1 < len(words) else ""
             if (before and before not in _BARE and not before.isdigit()) or after.lower() in ("called", "named") \
                     or after[:1].isupper():

@@ -114,3 +114,54 @@ def test_a_day_moved_to_is_no_place_and_a_guide_is_a_job():
     assert not other_part_asked("Where do I volunteer?", "I moved my volunteering to Mombasa.", older)
     assert [(s.attribute, s.value) for s in extract_statements("I'm a tour guide in Malindi.")] == [("job", "tour guide")]
     assert [(s.attribute, s.value) for s in extract_statements("I'm a security guard.")] == [("job", "security guard")]
+
+
+def test_a_new_job_said_with_a_move_changes_where_the_user_works():
+    """Set BD, held out: "I moved to Salta in March for a new job at a radio station." made only a residence fact, so it
+    changed nothing of "I'm a sound engineer in Rosario.", and "Where do I work now?" was answered "You work at Rosario
+    now." A new job's place is the user's employer, its title their job; someone else's new job is not theirs."""
+    from panda.language.facts import extract_statements
+
+    def facts(text):
+        return [(s.attribute, s.value) for s in extract_statements(text) if s.attribute in ("job", "employer")]
+
+    moved = "I moved to Salta in March for a new job at a radio station."
+    assert facts(moved) == [("employer", "radio station")]
+    assert facts("I got a new job as deputy head at a school in Swansea.") == [("job", "deputy head"), ("employer", "school")]
+    assert facts("I started a new job at Google in May.") == [("employer", "Google")]
+    assert facts("My husband got a new job at the bank.") == []
+    assert reports_change_of(moved, "I'm a sound engineer in Rosario.")
+    assert not other_part_asked("Where do I work now?", moved, "I'm a sound engineer in Rosario.")
+
+
+def test_a_thing_moved_to_a_new_time_is_its_change_and_a_time_the_change_leaves_keeps_the_older_line():
+    """Set BF, held out: "When do I play squash now?" -> "You play squash on Tuesday evenings." beside "I moved squash
+    to Friday mornings because of a new evening class." (the change word took "squash" with it, so the lines shared
+    nothing); "What do I do on weekends now?" lost "I go cross-country skiing on weekends." to "I broke my wrist, so I've
+    switched from skiing to hiking for now." and was answered "You can't do anything on weekends now."."""
+    squash, tuesday = "I moved squash to Friday mornings because of a new evening class.", "I play squash on Tuesday evenings."
+    assert reports_change_of(squash, tuesday)
+    assert not other_part_asked("When do I play squash now?", squash, tuesday)
+    assert reports_change_of("We moved from Leeds to York.", "We live in Leeds.")
+    skiing, hiking = "I go cross-country skiing on weekends.", "I broke my wrist, so I've switched from skiing to hiking for now."
+    assert reports_change_of(hiking, skiing)
+    assert other_part_asked("What do I do on weekends now?", hiking, skiing)  # told on the older line, not in its place
+    assert not other_part_asked("What sport do I do now?", hiking, skiing)
+    assert not other_part_asked("What do I do on Saturdays now?", "I swim on Saturdays instead of running.",
+                                "I run 10 km every Saturday.")
+
+
+def test_what_one_does_not_drink_or_have_is_avoided():
+    """Set BF, held out: "I can't have caffeine." made no fact, no line was found for "Can you suggest a hot drink?",
+    and "Try hot cocoa." came back. What one does not have is avoided only as all that is said of it."""
+    from panda.language.facts import extract_statements
+
+    def avoided(text):
+        return [s.value for s in extract_statements(text) if s.attribute == "avoids"]
+
+    assert avoided("I can't have caffeine.") == ["caffeine"]
+    assert avoided("I don't drink alcohol.") == ["alcohol"]
+    assert avoided("I can't have dairy, it makes me ill.") == ["dairy"]
+    assert avoided("I don't eat pork and I don't drink alcohol.") == ["pork", "alcohol"]
+    assert avoided("I don't have any nuts at home.") == []
+    assert avoided("I don't have coffee in the evening.") == []

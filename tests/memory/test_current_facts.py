@@ -227,7 +227,7 @@ def test_a_diet_or_an_allergy_is_a_fact_a_meal_question_asks_about():
     assert [(s.attribute, s.value) for s in extract_statements("I've got a severe shellfish allergy.")] == [
         ("allergy", "shellfish")]
     assert [(s.attribute, s.value) for s in extract_statements("I don't eat pork and I don't drink alcohol.")] == [
-        ("avoids", "pork")]
+        ("avoids", "pork"), ("avoids", "alcohol")]  # what is not drunk too (set BF, held out)
     assert attributes_asked("Recommend a dish I could cook for my crew.") == ("diet", "avoids")
 
 

@@ -1699,3 +1699,20 @@ def test_set_be_a_vegan_is_asked_for_plant_based_ideas_and_a_pizza_holds_cheese(
     assert pick(["Vegetarian pizza with mushrooms", "Vegetable stir-fry with tofu"], "Can you suggest a lunch?", vegan) == \
         "Try vegetable stir-fry with tofu."
     assert pick(["Spinach lasagne"], "Can you suggest a dinner?", "- allergy: lactose (told 1 May 2026)") is None
+
+
+def test_set_bf_a_class_said_of_but_not_named_and_a_length_never_said():
+    """Set BF, held out: "What evening class am I taking?" -> "You moved squash to Friday mornings because of a new evening
+    class." (which says of one, not which); "How long is Tuva's art course?" -> "… 12 months long." (never said)."""
+    from panda.pipeline.answer_lines import kind_unsaid
+
+    squash = said("7 July 2026", "I moved squash to Friday mornings because of a new evening class.")
+    assert kind_unsaid("What evening class am I taking?", "You moved squash to Friday mornings because of a new evening "
+                       "class.", squash)
+    pottery = said("7 July 2026", "I moved squash to Friday mornings because of a new pottery evening class.")
+    assert not kind_unsaid("What evening class am I taking?", "You moved squash to Friday mornings because of a new "
+                           "pottery evening class.", pottery)
+    tuva = said("23 June 2026", "My daughter Tuva got a place at art school in Trondheim.")
+    assert unanswered("How long is Tuva's art course?", "The art course for Tuva is 12 months long.", tuva)
+    assert not unanswered("How long is my commute?", "About 40 minutes.",
+                          said("2 May 2026", "I cycle to work, it takes about 40 minutes."))
