@@ -55,7 +55,8 @@ CHANGED = re.compile(rf"\b(?:{_ENDING}|instead|rather than|switched|swapped|chan
                       r"moved(?= (?:[\w-]+ )?(?:from|off|onto|on to|to|into)\b)|moved there|now|"
                       r"moved(?= (?:the|my|our) (?:[\w-]+ ){1,2}(?:from|off|onto|on to|to|into)\b)|"
                       r"new (?:job|role|position|post|employer|house|home|flat|apartment|address|car)|got a job|"
-                      r"cut (?:back|down)|reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
+                      r"cut (?:back|down)|cut(?=(?: [\w-]+){1,3} (?:back|down)\b)|"  # "cut my volunteering back" (BG)
+                      r"reduced|increased|upped|postponed|rescheduled|delayed|pushed (?:back|forward)|"
                       r"brought forward|became|(?:got |been |was )?promoted|"
                       # a pause: "I tore a ligament in my ankle, so no football for at least two months" (set AD)
                       r"no(?= [\w-]+ for (?:at least |another |the next )?(?:a|an|\d+|one|two|three|four|five|six|"

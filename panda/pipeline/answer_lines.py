@@ -80,7 +80,8 @@ def kind_unsaid(query: str, answer: str, context: str) -> bool:
     in_query = {w.lower() for w in written_words(query)}
     if any(t[:1].isupper() and t.lower() not in in_query | NOT_A_NAME for t in written_words(answer)[1:]):
         return False  # "I drive a Tesla": a name says which
-    qualified = frozenset(word_stems((asked["qual"] if asked else "") or ""))  # "What evening class am I taking?" (set BF, held out)
+    # "What evening class am I taking?" (set BF, held out)
+    qualified = frozenset(word_stems((asked["qual"] if asked else "") or ""))
     return not any(member_stems(line) & members or says_which(line, kind, qualified) for line in lines)
 
 

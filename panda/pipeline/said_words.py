@@ -216,7 +216,7 @@ def says_which(line: str, kind: set[str], qualified: frozenset[str] = frozenset(
     for i, word in enumerate(words):
         if word_stems(word) and all(any(same_word(k, w) for w in word_stems(word)) for k in kind):
             at = i - 1
-            while at > 0 and word_stems(words[at]) and word_stems(words[at]) <= qualified:
+            while at >= 0 and word_stems(words[at]) and word_stems(words[at]) <= qualified:
                 at -= 1
             before = words[at].lower() if at >= 0 else ""
             after = words[i + 1] if i + 1 < len(words) else ""

@@ -165,3 +165,12 @@ def test_what_one_does_not_drink_or_have_is_avoided():
     assert avoided("I don't eat pork and I don't drink alcohol.") == ["pork", "alcohol"]
     assert avoided("I don't have any nuts at home.") == []
     assert avoided("I don't have coffee in the evening.") == []
+
+
+def test_a_thing_cut_back_with_words_between_is_its_change():
+    """Set BG, held out: "How often do I volunteer at the shelter now?" -> "… on Saturday mornings now." beside "I've cut
+    my shelter volunteering back to one Saturday a month." (only "cut back" side by side was a change)."""
+    newer, older = "I've cut my shelter volunteering back to one Saturday a month.", "I volunteer at a dog shelter on Saturday mornings."
+    assert reports_change_of(newer, older)
+    assert not other_part_asked("How often do I volunteer at the shelter now?", newer, older)
+    assert not reports_change_of("I cut my hair short.", "I volunteer at a dog shelter on Saturday mornings.")

@@ -1716,3 +1716,14 @@ def test_set_bf_a_class_said_of_but_not_named_and_a_length_never_said():
     assert unanswered("How long is Tuva's art course?", "The art course for Tuva is 12 months long.", tuva)
     assert not unanswered("How long is my commute?", "About 40 minutes.",
                           said("2 May 2026", "I cycle to work, it takes about 40 minutes."))
+
+
+def test_set_bg_what_was_finished_is_no_answer_about_now():
+    """Set BG, held out: "What language am I learning now?" -> "You are learning Spanish now." beside "I finished Spanish
+    and started Korean lessons instead."."""
+    from panda.pipeline.answer_changes import stale_value_said
+
+    korean = said("26 May 2026", "I finished Spanish and started Korean lessons instead.")
+    assert stale_value_said("What language am I learning now?", "You are learning Spanish now.", korean) == \
+        "You told me on 26 May 2026 that you started Korean lessons instead."
+    assert stale_value_said("What language am I learning now?", "You are learning Korean now.", korean) is None
