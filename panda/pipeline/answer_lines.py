@@ -299,8 +299,8 @@ def unreasoned_answer(query: str, answer: str, context: str) -> str | None:
         return None
     asked = asked_words(query)
     scored = [(sum(said_word(a, said_stems(m.group("words"), query)) for a in asked), m) for m in user_statements(context)]
-    about = sorted(((n, m) for n, m in scored if n), key=lambda pair: -pair[0])
+    about = [(n, m) for n, m in scored if n]
     if not about or not all(reason_unsaid(query, m.group("words")) for _, m in about):
         return None
-    return f"I don't know why - y{quoted(about[0][1])[1:]}"
+    return f"I don't know why - y{quoted(max(about, key=lambda pair: pair[0])[1])[1:]}"
 
