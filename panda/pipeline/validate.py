@@ -107,16 +107,18 @@ _DENIAL = re.compile(r"\b(not|never|no|don't|doesn't|didn't|haven't|hasn't|isn't
 _NAMING = frozenset(tokenize("name names named called call"))
 
 
-def named_facts(state: TurnState) -> list[tuple[str, set[str]]]:
+def named_facts(state: TurnState, unanswered: bool = False) -> list[tuple[str, set[str]]]:
     """The current facts a recall question names, each with its value's words beyond the question's (pure): by a word
     of the fact's key or value when the analysis calls the question recall, or, for an attribute with one current
     value, by the words that ask what it is now (`asks_current`: "Which city do I live in now?" names "residence:
     York"; the 0.5B model called that question a plain question). A fact naming one of the user's people names
     nothing for a question that asks neither who nor a name ("What does my partner do?"), nor does one of the user's
-    own for a question about someone it names and not the user ("Where did Tereza get her job?")."""
+    own for a question about someone it names and not the user ("Where did Tereza get her job?"). A question the lines
+    left `unanswered` (answer_checks) asks what was said, whatever the analysis called it (set BH, held out: "What is my
+    cat called?", called a plain question, got "I don't know" beside "pet: grey cat named Barsik")."""
     if not is_question(state.query):
         return []
-    recall = state.analysis is not None and state.analysis.query_type == "recall"
+    recall = unanswered or state.analysis is not None and state.analysis.query_type == "recall"
     cued = set(attributes_asked(state.query)) & set(SINGLE_VALUED_ATTRIBUTES + MEDIA) if asks_current(state.query) else set()
     asked = set(tokenize(state.query))
     about_someone_else = bool(names_in(state.query)) and not first_person(state.query)
@@ -211,7 +213,7 @@ def states_named_fact(state: TurnState) -> str | None:
     return next((title for title, new_words in named_facts(state) if new_words <= answer), None)
 
 
-def ignored_fact(state: TurnState) -> str | None:
+def ignored_fact(state: TurnState, unanswered: bool = False) -> str | None:
     """The remembered fact a recall question names that the answer leaves out, if any (pure).
 
     A current fact is named when its key or value shares a word with the question; the answer leaves it
@@ -223,7 +225,7 @@ def ignored_fact(state: TurnState) -> str | None:
     answer = set(tokenize(state.response))
     if answer_dates.ASKS_WHEN.match(state.query):  # a fact holds no time (set R: "When did we adopt the cat?" got
         return None  # "From what you told me: pet: black cat.")
-    return next((title for title, new_words in named_facts(state) if not new_words & answer
+    return next((title for title, new_words in named_facts(state, unanswered) if not new_words & answer
                  and not answer_checks.unanswered(state.query, title, f"- {title}")), None)
 
 
@@ -330,7 +332,7 @@ def guard_verdict(state: TurnState, ctx: Home) -> tuple[str, Validation] | None:
         return rule("unreasoned_why_answered", "APPROVE", 0.6, "asked why, and no line of the user's gives a reason")
     if state.answered_by_guard == "unanswered_abstained" and on("unanswered_abstained"):
         # a remembered fact that answers the question wins
-        fact = ignored_fact(state)
+        fact = ignored_fact(state, unanswered=True)
         if on("ignored_fact_revised") and fact is not None:  # ignored_fact keeps only a fact of the kind asked: not
             return restate(fact)  # "daughter: Ines" for "What is my daughter's teacher called?" (set F)
         return rule("unanswered_abstained", "APPROVE", 0.6, "an honest 'I don't know': the lines hold no answer of "

@@ -1727,3 +1727,36 @@ def test_set_bg_what_was_finished_is_no_answer_about_now():
     assert stale_value_said("What language am I learning now?", "You are learning Spanish now.", korean) == \
         "You told me on 26 May 2026 that you started Korean lessons instead."
     assert stale_value_said("What language am I learning now?", "You are learning Korean now.", korean) is None
+
+
+def test_set_bg_a_where_answered_by_the_things_names_and_a_university_by_a_degree():
+    """Set BG, held out: "Where did we get the guinea pigs?" -> "You got two guinea pigs, Tut and Lille." (their names, no
+    place) and "What is Caio's university?" -> "Your partner Caio started a PhD in physics." (a degree, no university)."""
+    pigs = said("9 June 2026", "Snuppe died in May, and we got two guinea pigs, Tut and Lille.")
+    assert unanswered("Where did we get the guinea pigs?", "You got two guinea pigs, Tut and Lille.", pigs)
+    shop = said("9 June 2026", "We got two guinea pigs, Tut and Lille, from a pet shop in Odense.")
+    assert not unanswered("Where did we get the guinea pigs?", "You got Tut and Lille in Odense.", shop)
+    assert not unanswered("Where did we get the guinea pigs?", "From a pet shop in Odense.", shop)
+    caio = said("21 July 2026", "My partner Caio started a PhD in physics.")
+    assert unanswered("What is Caio's university?", "Your partner Caio started a PhD in physics.", caio)
+    assert unanswered("Which university is Caio at?", "Caio started a PhD in physics in Pelotas.",
+                      said("21 July 2026", "My partner Caio started a PhD in physics in Pelotas."))
+    named = said("21 July 2026", "My partner Caio started a PhD in physics at the Federal University of Pelotas.")
+    assert not unanswered("What is Caio's university?", "The Federal University of Pelotas.", named)
+    assert not unanswered("Which university is Caio at?", "The Federal University of Pelotas.", named)
+
+
+def test_set_bh_who_someone_is_from_the_line_naming_them_as_a_grandson():
+    """Set BH, held out: "Who is Emir?" -> "No prior memory matched this query." beside "My grandson Emir was born in
+    August.": a grandson, a niece, a stepfather are the user's people as a sister is."""
+    from panda.language.facts import extract_statements
+    from panda.pipeline.answer_checks import told_line
+
+    emir = said("5 May 2026", "My grandson Emir was born in August.")
+    assert told_line("Who is Emir?", "No prior memory matched this query.", emir) == \
+        "You told me on 5 May 2026: “My grandson Emir was born in August.”"
+    assert told_line("Who is Emir?", "I don't know.", said("5 May 2026", "Emir was born in August.")) is None
+    assert [(s.attribute, s.value) for s in extract_statements("My grandson Emir was born in August.")] == \
+        [("grandson", "Emir")]
+    assert told_line("Who is Lusia?", "I don't know.", said("5 May 2026", "My niece Lusia is studying nursing.")) == \
+        "You told me on 5 May 2026: “My niece Lusia is studying nursing.”"

@@ -104,6 +104,15 @@ def test_a_recall_answer_that_leaves_out_the_named_fact_is_caught():
     assert ignored_fact(cat) is None
     cat.input = TurnInput(user_id="aurelia", timestamp=cat.input.timestamp, query="What's the cat called?")
     assert ignored_fact(cat) == "pet: cat called Ravioli"
+    # set BH, held out: "What is my cat called?", analysed as a plain question, got "I don't know" (the guard's) beside
+    # "pet: grey cat named Barsik": an answer the guard found unanswered carries the fact a recall answer would
+    cat.input = TurnInput(user_id="bolat", timestamp=cat.input.timestamp, query="What is my cat called?")
+    cat.analysis = state.analysis.model_copy(update={"query_type": "question"})
+    cat.gathered, cat.response = [fact("pet: grey cat named Barsik")], "I don't know - you haven't told me that."
+    assert ignored_fact(cat) is None
+    assert ignored_fact(cat, unanswered=True) == "pet: grey cat named Barsik"
+    cat.input = TurnInput(user_id="bolat", timestamp=cat.input.timestamp, query="Where did we get the cat?")
+    assert ignored_fact(cat, unanswered=True) is None  # no place in it
 
 
 def test_a_recall_answer_that_states_the_named_fact_is_approved_by_rule():
