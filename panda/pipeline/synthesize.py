@@ -126,7 +126,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
             if guarded else None
         still = (answer_changes.still_ended(state.query, state.response, state.answer_context)
                  or answer_changes.count_now(state.query, state.response, state.answer_context)
-                 or answer_changes.denied_only(state.query, state.response, state.answer_context)) \
+                 or answer_changes.denied_only(state.query, state.response, state.answer_context)
+                 or answer_changes.repeated_before_change(state.query, state.response, state.answer_context)) \
             if guarded and not current else None
         if (current or still) and guards.active(ctx, "superseded_value_unsaid", VOICE):
             state.response = current or still or ""

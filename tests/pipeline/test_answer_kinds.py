@@ -1760,3 +1760,51 @@ def test_set_bh_who_someone_is_from_the_line_naming_them_as_a_grandson():
         [("grandson", "Emir")]
     assert told_line("Who is Lusia?", "I don't know.", said("5 May 2026", "My niece Lusia is studying nursing.")) == \
         "You told me on 5 May 2026: “My niece Lusia is studying nursing.”"
+
+
+def test_sets_bf_bg_an_older_line_said_back_when_a_later_one_tells_the_change():
+    """Set BF, held out: "When do I play squash now?" -> "You play squash on Tuesday evenings." beside the later "I moved
+    squash to Friday mornings because of a new evening class."; set BG: "How often do I volunteer at the shelter now?"
+    -> "… on Saturday mornings now." beside the later "I've cut my shelter volunteering back to one Saturday a month."."""
+    from panda.pipeline.answer_changes import repeated_before_change
+
+    squash = said("7 July 2026", "I moved squash to Friday mornings because of a new evening class.") + "\n" + \
+        said("3 February 2026", "I play squash on Tuesday evenings.")
+    assert repeated_before_change("When do I play squash now?", "You play squash on Tuesday evenings.", squash) == \
+        "You told me on 7 July 2026 that you moved squash to Friday mornings because of a new evening class."
+    assert repeated_before_change("When do I play squash now?", "You play squash on Friday mornings.", squash) is None
+    assert repeated_before_change("When did I play squash before?", "On Tuesday evenings.", squash) is None
+    shelter = said("21 July 2026", "I've cut my shelter volunteering back to one Saturday a month.") + "\n" + \
+        said("3 March 2026", "I volunteer at a dog shelter on Saturday mornings.")
+    assert repeated_before_change("How often do I volunteer at the shelter now?", "You volunteer at a dog shelter on "
+                                  "Saturday mornings now.", shelter) == \
+        "You told me on 21 July 2026 that you've cut your shelter volunteering back to one Saturday a month."
+    # a later change to something else that only shares a day is none (both may hold)
+    sundays = said("2 June 2026", "I moved my piano lessons to Sundays.") + "\n" + \
+        said("3 March 2026", "I sing in a choir on Sundays.")
+    assert repeated_before_change("What do I do on Sundays now?", "You sing in a choir on Sundays.", sundays) is None
+    # the older line told after the change is no older line
+    later = said("3 March 2026", "I moved squash to Friday mornings.") + "\n" + \
+        said("7 July 2026", "I play squash on Tuesday evenings again.")
+    assert repeated_before_change("When do I play squash now?", "You play squash on Tuesday evenings.", later) is None
+
+
+def test_set_be_a_where_answered_by_a_day_has_no_place():
+    """Set BE, held out: "Where do I volunteer?" -> "You moved your volunteering to Saturdays because of work."."""
+    moved = said("16 June 2026", "I moved my volunteering to Saturdays because of work.")
+    assert unanswered("Where do I volunteer?", "You moved your volunteering to Saturdays because of work.", moved)
+
+
+def test_set_bf_a_denial_in_words_never_said_beside_the_one_change_line():
+    """Set BF, held out: "What do I do on weekends now?" -> "You can't do anything on weekends now." (FAIL), beside "I
+    broke my wrist, so I've switched from skiing to hiking for now."."""
+    from panda.pipeline.answer_changes import denied_only
+
+    wrist = said("23 June 2026", "I broke my wrist, so I've switched from skiing to hiking for now.")
+    assert denied_only("What do I do on weekends now?", "You can't do anything on weekends now.", wrist) == \
+        "You told me on 23 June 2026 that you broke your wrist, so you've switched to hiking for now."
+    # two changes: which one is meant is no guard's to say
+    two = wrist + "\n" + said("2 July 2026", "I switched to oat milk.")
+    assert denied_only("What do I do on weekends now?", "You can't do anything on weekends now.", two) is None
+    # a denial a line holds the words of is the model's (or the first rule's)
+    assert denied_only("What do I do on weekends now?", "You don't ski anymore.", wrist) is None
