@@ -205,13 +205,20 @@ def reports_change_of(newer: str, older: str) -> bool:
     return bool(CHANGED.search(newer)) and bool(_shared(newer, older))
 
 
+# driving one for hire is a job, no way of getting about (set BI, held out: "I sold my noodle stall and now drive a
+# taxi." replaced "I cycle to the market every morning." for "How do I get to the market?")
+_DRIVEN_FOR_WORK = re.compile(r"\bdriv(?:e|es|ing) (?:a|an|the) (?:taxi|cab|bus|lorry|truck|tram|train|ambulance|tractor|"
+                              r"forklift|coach|minibus)\b", re.I)
+
+
 def _shared(newer: str, older: str) -> set[str]:
     """What two statements both speak of (stems; pure): the words both say, the older's words of a kind the newer
     names one of (ONE_KIND), and the older's value of a one-valued attribute both state (`_one_valued`). Examples:
     ("The clinic moved, so I take the train now.", "I cycle to work.") -> {'cycl'}; ("I got promoted to test lead in
     March.", "I'm a software tester at a bank.") -> {'softwar', 'tester'}."""
     new, old = set(words(newer)), set(words(older))  # with figures: "10k"
-    kinds = ({stem(w) for w in old & kind} for kind in _KINDS if new & kind)
+    hired = set(words(" ".join(m.group() for m in _DRIVEN_FOR_WORK.finditer(newer))))
+    kinds = ({stem(w) for w in old & kind} for kind in _KINDS if (new - hired) & kind)
     stated, before = _one_valued(newer), _one_valued(older)
     return (subject_words(newer) & subject_words(older)).union(*kinds, *(word_stems(before[a]) for a in stated.keys() & before))
 

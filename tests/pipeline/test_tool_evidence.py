@@ -113,6 +113,14 @@ def test_a_recall_answer_that_leaves_out_the_named_fact_is_caught():
     assert ignored_fact(cat, unanswered=True) == "pet: grey cat named Barsik"
     cat.input = TurnInput(user_id="bolat", timestamp=cat.input.timestamp, query="Where did we get the cat?")
     assert ignored_fact(cat, unanswered=True) is None  # no place in it
+    # set BJ, held out: a current fact is no answer to what was before ("How did I get to work before I bought the car?"
+    # got "From what you told me: owns: electric car.")
+    car = _state("I don't know - you haven't told me that.")
+    car.input = TurnInput(user_id="nasrin", timestamp=car.input.timestamp, query="How did I get to work before I bought the car?")
+    car.analysis, car.gathered = cat.analysis, [fact("owns: electric car")]
+    assert ignored_fact(car, unanswered=True) is None
+    car.input = TurnInput(user_id="nasrin", timestamp=car.input.timestamp, query="What car do I own?")
+    assert ignored_fact(car, unanswered=True) == "owns: electric car"
 
 
 def test_a_recall_answer_that_states_the_named_fact_is_approved_by_rule():
