@@ -285,6 +285,39 @@ def before_named(query: str, answer: str, context: str) -> str | None:
     return quoted(found[0][0])
 
 
+# "How did I get to work before I bought the car?": an event of the user's after "before"
+_BEFORE_EVENT = re.compile(r"^(?P<asked>.*)\bbefore (?P<event>(?:I|we)\b[^?]*?)\W*$", re.I)
+
+
+def before_event(query: str, answer: str, context: str) -> str | None:
+    """What was so before an event of the user's a question names after "before": the latest line of theirs about the
+    question's thing told before the one line telling that event, quoted with its day, when the answer says nothing of
+    it (pure). Set BJ, held out: "How did I get to work before I bought the car?" -> "You drive to work now before you
+    bought the car.", beside "I bought an electric car, so I drive to work now." (9 June) and "I take the bus to work."
+    (3 February). None when no line or more than one tells the event, or none before it speaks of the thing.
+
+    Example: that question, answer and lines -> 'You told me on 3 February 2026: “I take the bus to work.”'."""
+    asked = _BEFORE_EVENT.match(query)
+    if asked is None or not is_question(query):
+        return None
+    event, thing = asked_words(asked["event"]), asked_words(asked["asked"])
+    lines = list(user_statements(context))
+
+    def says(words: set[str], line: re.Match[str]) -> bool:
+        return any(same_word(a, w) for a in words for w in word_stems(line.group("words")))
+
+    told = [m for m in lines if event and all(says({e}, m) for e in event)]
+    if len(told) != 1 or not thing:
+        return None
+    before = [m for m in lines if day_of(m) < day_of(told[0]) and says(thing, m)]
+    if not before:
+        return None
+    latest = max(before, key=day_of)
+    if (word_stems(answer) - word_stems(query) - STOP_WORDS) & word_stems(latest.group("words")):
+        return None  # the answer says it ("You took the bus.")
+    return quoted(latest)
+
+
 def unreasoned_answer(query: str, answer: str, context: str) -> str | None:
     """A why-question about what the user said, when no line of theirs about it gives a reason: "I don't know why -
     you told me on <day>: “…”" (the line saying most of the question's words), whatever the answer (pure). The 0.5B

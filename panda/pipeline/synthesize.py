@@ -165,7 +165,8 @@ def run(state: TurnState, ctx: Home) -> Step[None]:
                                                         or told), ""
             mended.append(f"; {guards.mark('told_line_quoted')}: 'I don't know' beside the line that says it")
         earlier = (answer_lines.earlier_line(state.query, state.response, state.answer_context)
-                   or answer_lines.before_named(state.query, state.response, state.answer_context)) if guarded else None
+                   or answer_lines.before_named(state.query, state.response, state.answer_context)
+                   or answer_lines.before_event(state.query, state.response, state.answer_context)) if guarded else None
         if earlier and guards.active(ctx, "earlier_line_quoted", VOICE):
             state.response, state.answered_by_guard = earlier, ""
             mended.append(f"; {guards.mark('earlier_line_quoted')}: what was before, from the line the change changed")

@@ -1883,3 +1883,17 @@ def test_set_bj_a_consequence_is_no_reason_by_the_river_is_a_place_and_a_hint_sa
     assert names_nothing("Can you suggest a dinner for my guests?", "The suggestion names what the user must keep clear "
                          "of (allergy: walnuts). Suggest something without it.", walnuts, hint)
     assert not names_nothing("Can you suggest a dinner for my guests?", "Try grilled trout with potatoes.", walnuts, hint)
+
+
+def test_set_bj_what_was_so_before_an_event_the_question_names():
+    """Set BJ, held out: "How did I get to work before I bought the car?" -> "You drive to work now before you bought the
+    car.", beside "I bought an electric car, so I drive to work now." and the older "I take the bus to work."."""
+    from panda.pipeline.answer_lines import before_event
+
+    lines = said("9 June 2026", "I bought an electric car, so I drive to work now.") + "\n" + \
+        said("3 February 2026", "I'm lactose intolerant.") + "\n" + said("3 February 2026", "I take the bus to work.")
+    q = "How did I get to work before I bought the car?"
+    assert before_event(q, "You drive to work now before you bought the car.", lines) == \
+        "You told me on 3 February 2026: “I take the bus to work.”"
+    assert before_event(q, "You took the bus.", lines) is None  # the answer says it
+    assert before_event(q, "I don't know.", said("9 June 2026", "I take the bus to work.")) is None  # no event told
