@@ -173,8 +173,7 @@ def stale_value_said(query: str, answer: str, context: str) -> str | None:
                 # Duolingo to evening classes at the Alliance Française." (no word of the question's: a name ties them)
                 named = any(w[:1].isupper() and word_stems(w) & said for w in written_words(change["old"]))
                 if old & said and new and not word_stems(new[0]) & said and (about or named or old & said - elsewhere):
-                    words = superseded_unsaid(query, line.group("words")) or line.group("words")
-                    return f"You told me on {line.group('date')} that {_clause(words)}."
+                    return _told_new(query, line)
     return None
 
 
@@ -309,18 +308,17 @@ def denied_only(query: str, answer: str, context: str) -> str | None:
     if not about_now(query) or _YES_NO.match(query) or abstained(answer) or not DENIES.search(answer):
         return None
     own = word_stems(answer) - word_stems(query) - STOP_WORDS
-    for line in user_statements(context):
+    lines = list(user_statements(context))
+    for line in lines:
         said = word_stems(line.group("words"))
         if own and own <= said and DENIES.search(line.group("words")) and said - own - word_stems(query) - STOP_WORDS:
             return f"You told me on {line.group('date')} that {_clause(line.group('words'))}."
     # a denial in words no line says, beside the one line telling a change (set BF, held out: "What do I do on weekends
     # now?" -> "You can't do anything on weekends now.", beside "I broke my wrist, so I've switched from skiing to
     # hiking for now."): that line, the old value taken out
-    lines = list(user_statements(context))
     changes = [line for line in lines if CHANGED.search(line.group("words"))]
     if own and len(changes) == 1 and not any(own & word_stems(line.group("words")) for line in lines):
-        words = superseded_unsaid(query, changes[0].group("words")) or changes[0].group("words")
-        return f"You told me on {changes[0].group('date')} that {_clause(words)}."
+        return _told_new(query, changes[0])
     return None
 
 
@@ -357,9 +355,13 @@ def repeated_before_change(query: str, answer: str, context: str) -> str | None:
                        for old in said_before)]
     if not changes:
         return None
-    latest = max(changes, key=day_of)
-    words = superseded_unsaid(query, latest.group("words")) or latest.group("words")
-    return f"You told me on {latest.group('date')} that {_clause(words)}."
+    return _told_new(query, max(changes, key=day_of))
+
+
+def _told_new(query: str, line: re.Match[str]) -> str:
+    """A user's line telling a change, said back after "You told me on <day> that", the old value taken out (pure)."""
+    words = superseded_unsaid(query, line.group("words")) or line.group("words")
+    return f"You told me on {line.group('date')} that {_clause(words)}."
 
 
 _YOU = frozenset(word_stems("you your you're yours yourself"))
